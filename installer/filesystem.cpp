@@ -1,0 +1,198 @@
+#include "installer/filesystem.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include "installer/error.hpp"
+#include "installer/paths.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+std::vector<std::string> split_components(std::string_view path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    if (end > start) parts.emplace_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+FileType type_of(mode_t mode) {
+  if (S_ISREG(mode)) return FileType::regular;
+  if (S_ISDIR(mode)) return FileType::directory;
+  if (S_ISLNK(mode)) return FileType::symlink;
+  if (S_ISCHR(mode)) return FileType::char_device;
+  if (S_ISBLK(mode)) return FileType::block_device;
+  if (S_ISFIFO(mode)) return FileType::fifo;
+  if (S_ISSOCK(mode)) return FileType::socket;
+  return FileType::other;
+}
+
+// Closes a descriptor on every path out of a function.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+};
+
+void fsync_dir(const std::string& dir) {
+  Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (d.fd >= 0) ::fsync(d.fd);
+}
+
+}  // namespace
+
+std::string resolve_under_root(const std::string& root, const std::string& path, bool follow_last) {
+  std::vector<std::string> pending = split_components(path);
+  std::reverse(pending.begin(), pending.end());  // a stack: back() is next
+  std::vector<std::string> resolved;
+  int links = 0;
+  auto host = [&](const std::vector<std::string>& parts) {
+    std::string out = root == "/" ? "" : root;
+    for (const auto& p : parts) out += "/" + p;
+    return out.empty() ? std::string("/") : out;
+  };
+  while (!pending.empty()) {
+    std::string part = std::move(pending.back());
+    pending.pop_back();
+    if (part == ".") continue;
+    if (part == "..") {
+      if (!resolved.empty()) resolved.pop_back();
+      continue;
+    }
+    resolved.push_back(part);
+    if (pending.empty() && !follow_last) break;
+    std::string candidate = host(resolved);
+    struct stat st {};
+    if (::lstat(candidate.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) continue;
+    if (++links > 40) throw StepFailure("too many levels of symbolic links in " + path);
+    std::string target(static_cast<std::size_t>(st.st_size) + 1, '\0');
+    ssize_t n = ::readlink(candidate.c_str(), target.data(), target.size());
+    if (n < 0) continue;
+    target.resize(static_cast<std::size_t>(n));
+    resolved.pop_back();
+    if (!target.empty() && target.front() == '/') resolved.clear();
+    auto more = split_components(target);
+    for (auto it = more.rbegin(); it != more.rend(); ++it) pending.push_back(*it);
+  }
+  return host(resolved);
+}
+
+RootedFileSystem::RootedFileSystem(std::string root) : root_(normalize_path(root)) {
+  if (root_.empty()) root_ = "/";
+}
+
+std::string RootedFileSystem::host_path(const std::string& path) const {
+  return resolve_under_root(root_, path, true);
+}
+
+std::optional<FileInfo> RootedFileSystem::stat(const std::string& path) const {
+  struct stat st {};
+  if (::stat(host_path(path).c_str(), &st) != 0) return std::nullopt;
+  FileInfo info;
+  info.type = type_of(st.st_mode);
+  info.mode = st.st_mode & 07777;
+  info.uid = st.st_uid;
+  info.gid = st.st_gid;
+  info.size = static_cast<std::uint64_t>(st.st_size);
+  info.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return info;
+}
+
+std::string RootedFileSystem::read(const std::string& path) const {
+  std::string host = host_path(path);
+  Fd f(::open(host.c_str(), O_RDONLY | O_CLOEXEC));
+  if (f.fd < 0) throw StepFailure("cannot read " + path + ": " + errno_text());
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(f.fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw StepFailure("cannot read " + path + ": " + errno_text());
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+std::vector<std::string> RootedFileSystem::list(const std::string& dir) const {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(host_path(dir).c_str());
+  if (!d) return names;
+  while (auto* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(std::move(name));
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void RootedFileSystem::make_dirs(const std::string& path, std::uint32_t mode) {
+  std::string so_far;
+  for (const auto& part : split_components(path)) {
+    so_far += "/" + part;
+    std::string host = host_path(so_far);
+    if (::mkdir(host.c_str(), static_cast<mode_t>(mode)) != 0 && errno != EEXIST)
+      throw StepFailure("cannot create directory " + so_far + ": " + errno_text());
+  }
+}
+
+void RootedFileSystem::write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) {
+  make_dirs(parent_path(path), 0755);
+  std::string host = host_path(path);
+  std::string dir = parent_path(host);
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::string tmp = dir + "/." + base_name(host) + ".wslgpu-" + std::to_string(rng() % 1000000000);
+  Fd f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (f.fd < 0) throw StepFailure("cannot write " + path + ": " + errno_text());
+  bool ok = true;
+  std::size_t done = 0;
+  while (ok && done < content.size()) {
+    ssize_t n = ::write(f.fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ok = false;
+    else done += static_cast<std::size_t>(n);
+  }
+  // Owner first: chown clears setuid/setgid bits, so the mode goes after it.
+  ok = ok && ::fchown(f.fd, attrs.uid, attrs.gid) == 0;
+  ok = ok && ::fchmod(f.fd, static_cast<mode_t>(attrs.mode)) == 0;
+  ok = ok && ::fsync(f.fd) == 0;
+  if (!ok || ::rename(tmp.c_str(), host.c_str()) != 0) {
+    std::string why = errno_text();
+    ::unlink(tmp.c_str());
+    throw StepFailure("cannot write " + path + ": " + why);
+  }
+  fsync_dir(dir);
+}
+
+void RootedFileSystem::remove(const std::string& path) {
+  std::string host = resolve_under_root(root_, path, false);
+  struct stat st {};
+  if (::lstat(host.c_str(), &st) != 0) return;
+  int rc = S_ISDIR(st.st_mode) ? ::rmdir(host.c_str()) : ::unlink(host.c_str());
+  if (rc != 0 && errno != ENOENT) throw StepFailure("cannot remove " + path + ": " + errno_text());
+  fsync_dir(parent_path(host));
+}
+
+}  // namespace wslgpu

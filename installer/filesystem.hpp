@@ -1,0 +1,87 @@
+// Every file the tool reads or writes on the target machine goes through a
+// FileSystem. Paths are the target's own absolute paths ("/etc/wsl.conf");
+// the real implementation maps them under --root, so a test can point the
+// tool at a folder that looks like a WSL machine, and nothing can reach
+// outside that folder (".." and symbolic links are resolved inside the root,
+// the way chroot would). Tests use the in-memory fake in tests/support.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wslgpu {
+
+enum class FileType { regular, directory, symlink, char_device, block_device, fifo, socket, other };
+
+struct FileInfo {
+  FileType type = FileType::regular;
+  std::uint32_t mode = 0644;  // permission bits, setuid/setgid/sticky included
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+};
+
+// Mode and owner of a file being written.
+struct FileAttrs {
+  std::uint32_t mode = 0644;
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+};
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  // Metadata of PATH (symbolic links followed), or nullopt when it does not exist.
+  virtual std::optional<FileInfo> stat(const std::string& path) const = 0;
+
+  // The whole content of a regular file. Throws StepFailure when unreadable.
+  virtual std::string read(const std::string& path) const = 0;
+
+  // Entry names in a directory, sorted; empty when it does not exist.
+  virtual std::vector<std::string> list(const std::string& dir) const = 0;
+
+  // Replaces PATH with CONTENT atomically: a temporary file in the same
+  // directory is written, fsynced, given ATTRS and renamed over PATH, then the
+  // directory is fsynced. Missing parent directories are created (0755).
+  virtual void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) = 0;
+
+  // Removes a file or an empty directory; no error when it does not exist.
+  virtual void remove(const std::string& path) = 0;
+
+  // Creates PATH and its missing parents.
+  virtual void make_dirs(const std::string& path, std::uint32_t mode) = 0;
+
+  // Where PATH lives on the machine running the tool (for libraries that
+  // want a real path, such as libarchive). Same rules as the other calls.
+  virtual std::string host_path(const std::string& path) const = 0;
+};
+
+// The real file system under ROOT ("/" for the running machine).
+class RootedFileSystem : public FileSystem {
+ public:
+  explicit RootedFileSystem(std::string root);
+  const std::string& root() const { return root_; }
+
+  std::optional<FileInfo> stat(const std::string& path) const override;
+  std::string read(const std::string& path) const override;
+  std::vector<std::string> list(const std::string& dir) const override;
+  void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override;
+  void remove(const std::string& path) override;
+  void make_dirs(const std::string& path, std::uint32_t mode) override;
+  std::string host_path(const std::string& path) const override;
+
+ private:
+  std::string root_;  // absolute, no trailing slash except for "/"
+};
+
+// Resolves target PATH under ROOT the way the kernel would after chroot(ROOT):
+// ".." never climbs above ROOT and absolute symbolic link targets restart at
+// ROOT. The last component is resolved too when FOLLOW_LAST is true. Returns
+// a host path. Throws StepFailure on a symbolic link loop.
+std::string resolve_under_root(const std::string& root, const std::string& path, bool follow_last = true);
+
+}  // namespace wslgpu

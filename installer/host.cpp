@@ -1,0 +1,198 @@
+#include "installer/host.hpp"
+
+#include <sys/utsname.h>
+
+#include <sstream>
+
+#include "installer/accounts.hpp"
+#include "installer/ini.hpp"
+#include "installer/paths.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+std::string read_or_empty(const FileSystem& fs, const std::string& path) {
+  try {
+    auto info = fs.stat(path);
+    if (!info || info->type != FileType::regular) return "";
+    return fs.read(path);
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+std::string trim(std::string s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  auto e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::map<std::string, std::string> parse_os_release(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto eq = line.find('=');
+    if (eq == std::string::npos || line[0] == '#') continue;
+    std::string value = trim(line.substr(eq + 1));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+      value = value.substr(1, value.size() - 2);
+    out[trim(line.substr(0, eq))] = value;
+  }
+  return out;
+}
+
+std::string dpkg_arch_of_machine() {
+  utsname u{};
+  if (::uname(&u) != 0) return "";
+  std::string m = u.machine;
+  if (m == "x86_64") return "amd64";
+  if (m == "aarch64") return "arm64";
+  return m;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> HostFacts::as_variables() const {
+  return {
+      {"host.kernel", kernel_release}, {"host.wsl", wsl},
+      {"host.dxg", dxg ? "true" : "false"}, {"host.wsl_lib", wsl_lib ? "true" : "false"},
+      {"host.gpu_vendor", gpu_vendor}, {"host.distro", distro},
+      {"host.distro_version", distro_version}, {"host.codename", codename},
+      {"host.arch", arch}, {"host.user", user}, {"host.user_home", user_home},
+      {"host.windows_home", windows_home},
+  };
+}
+
+HostFacts probe_host(const FileSystem& fs, const std::string& root, const HostOptions& options) {
+  HostFacts h;
+  h.root = root;
+  h.kernel_release = trim(read_or_empty(fs, "/proc/sys/kernel/osrelease"));
+  if (auto dxg = fs.stat("/dev/dxg"); dxg && dxg->type == FileType::char_device) {
+    h.dxg = true;
+    h.dxg_mode = dxg->mode;
+  }
+  auto lib = fs.stat("/usr/lib/wsl/lib");
+  h.wsl_lib = lib && lib->type == FileType::directory;
+  // WSL2 kernels are Microsoft's builds ("...-microsoft-standard-WSL2");
+  // WSL1 has no Linux kernel and reports "4.4.0-19041-Microsoft".
+  const std::string& k = h.kernel_release;
+  if (k.find("WSL2") != std::string::npos || k.find("microsoft-standard") != std::string::npos) h.wsl = "2";
+  else if (k.find("Microsoft") != std::string::npos) h.wsl = "1";
+  else h.wsl = "none";
+
+  if (fs.stat("/usr/lib/wsl/lib/libcuda.so.1") || fs.stat("/usr/lib/wsl/lib/nvidia-smi")) {
+    h.gpu_vendor = "nvidia";
+  } else {
+    // The driver store folders are named after the vendor's INF file.
+    for (const auto& d : fs.list("/usr/lib/wsl/drivers")) {
+      if (d.rfind("u0", 0) == 0 || d.find("amd") != std::string::npos) h.gpu_vendor = "amd";
+      if (d.rfind("nv", 0) == 0) h.gpu_vendor = "nvidia";
+      if (d.rfind("iigd", 0) == 0) h.gpu_vendor = "intel";
+      if (!h.gpu_vendor.empty()) break;
+    }
+  }
+
+  auto os = parse_os_release(read_or_empty(fs, "/etc/os-release"));
+  h.distro = os["ID"];
+  h.distro_version = os["VERSION_ID"];
+  h.codename = os["VERSION_CODENAME"];
+  h.arch = dpkg_arch_of_machine();
+
+  auto users = parse_passwd_file(read_or_empty(fs, "/etc/passwd"));
+  auto pick = [&](const std::string& name, const char* source) {
+    for (const auto& u : users) {
+      if (u.name == name) {
+        h.user = u.name;
+        h.user_home = u.home;
+        h.user_uid = u.uid;
+        h.user_gid = u.gid;
+        h.user_source = source;
+        return true;
+      }
+    }
+    return false;
+  };
+  if (!options.user.empty()) {
+    if (!pick(options.user, "--user")) {
+      h.user = options.user;  // not in passwd: steps that need it will say so
+      h.user_source = "--user";
+    }
+  } else if (!options.sudo_user.empty() && options.sudo_user != "root" && pick(options.sudo_user, "SUDO_USER")) {
+  } else {
+    std::string wsl_conf = read_or_empty(fs, "/etc/wsl.conf");
+    bool found = false;
+    if (!wsl_conf.empty()) {
+      try {
+        IniDocument conf = IniDocument::parse(wsl_conf, "/etc/wsl.conf");
+        if (auto def = conf.get("user", "default")) found = pick(*def, "wsl.conf");
+      } catch (const std::exception&) {
+      }
+    }
+    if (!found) {
+      for (const auto& u : users) {
+        if (u.uid >= 1000 && u.uid < 60000) {
+          pick(u.name, "passwd");
+          break;
+        }
+      }
+    }
+  }
+
+  if (!options.windows_home.empty()) {
+    h.windows_home = normalize_path(options.windows_home);
+  } else {
+    // Without interop, the one user folder under /mnt/<drive>/Users that is
+    // not a Windows built-in is the profile folder.
+    std::vector<std::string> candidates;
+    for (const auto& drive : fs.list("/mnt")) {
+      std::string users_dir = "/mnt/" + drive + "/Users";
+      for (const auto& name : fs.list(users_dir)) {
+        if (name == "Public" || name == "Default" || name == "Default User" || name == "All Users" ||
+            name == "desktop.ini")
+          continue;
+        auto info = fs.stat(users_dir + "/" + name);
+        if (info && info->type == FileType::directory) candidates.push_back(users_dir + "/" + name);
+      }
+    }
+    if (candidates.size() == 1) h.windows_home = candidates.front();
+  }
+  return h;
+}
+
+int compare_versions(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() || j < b.size()) {
+    // Compare one numeric or textual part of each.
+    if (i < a.size() && j < b.size() && is_digit(a[i]) && is_digit(b[j])) {
+      std::size_t si = i, sj = j;
+      while (i < a.size() && is_digit(a[i])) ++i;
+      while (j < b.size() && is_digit(b[j])) ++j;
+      std::string na = a.substr(si, i - si), nb = b.substr(sj, j - sj);
+      na.erase(0, std::min(na.find_first_not_of('0'), na.size()));
+      nb.erase(0, std::min(nb.find_first_not_of('0'), nb.size()));
+      if (na.size() != nb.size()) return na.size() < nb.size() ? -1 : 1;
+      if (int c = na.compare(nb); c != 0) return c < 0 ? -1 : 1;
+      continue;
+    }
+    if (i >= a.size()) return -1;
+    if (j >= b.size()) return 1;
+    // Separators: a '.' continues the version; anything else ends it.
+    bool end_a = !is_digit(a[i]) && a[i] != '.';
+    bool end_b = !is_digit(b[j]) && b[j] != '.';
+    if (end_a && end_b) return 0;
+    if (end_a) return -1;
+    if (end_b) return 1;
+    if (a[i] == '.' && b[j] == '.') {
+      ++i;
+      ++j;
+      continue;
+    }
+    return a[i] == '.' ? 1 : -1;
+  }
+  return 0;
+}
+
+}  // namespace wslgpu

@@ -1,0 +1,52 @@
+// Facts about the target machine, read once and read-only under --root:
+// the kernel release (ROOT/proc/sys/kernel/osrelease), /dev/dxg, the WSL
+// driver mount (/usr/lib/wsl/lib), the distribution (/etc/os-release), the
+// user being provisioned and the Windows profile folder. Manifests test them
+// in `when` conditions as host.NAME; plan prints them in its header.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+
+#include "installer/filesystem.hpp"
+
+namespace wslgpu {
+
+struct HostFacts {
+  std::string root = "/";
+  std::string kernel_release;     // "5.15.153.1-microsoft-standard-WSL2", empty when unknown
+  std::string wsl;                // "2", "1" or "none"
+  bool dxg = false;               // /dev/dxg exists as a character device
+  std::uint32_t dxg_mode = 0;     // its permission bits
+  bool wsl_lib = false;           // /usr/lib/wsl/lib exists
+  std::string gpu_vendor;         // "nvidia", "amd", "intel" or "" (from the driver mount)
+  std::string distro;             // os-release ID: "ubuntu", "debian"
+  std::string distro_version;     // os-release VERSION_ID: "24.04"
+  std::string codename;           // os-release VERSION_CODENAME: "noble"
+  std::string arch;               // dpkg architecture: "amd64"
+  std::string user;               // the Linux user to provision ("" when none found)
+  std::string user_home;          // that user's home directory
+  std::uint32_t user_uid = 0;
+  std::uint32_t user_gid = 0;
+  std::string user_source;        // how the user was chosen: "--user", "SUDO_USER", "wsl.conf", "passwd"
+  std::string windows_home;       // target path of %USERPROFILE%, "" when not found
+
+  // host.NAME values for `when` conditions: every field above by name.
+  std::map<std::string, std::string> as_variables() const;
+};
+
+struct HostOptions {
+  std::string user;          // --user, "" for automatic
+  std::string windows_home;  // --windows-home, "" for automatic
+  std::string sudo_user;     // $SUDO_USER
+};
+
+// Reads every fact. Never runs a program and never fails: an unreadable fact
+// is left empty, and whoever needs it says so.
+HostFacts probe_host(const FileSystem& fs, const std::string& root, const HostOptions& options);
+
+// Compares dotted versions by their numeric parts: "5.15.153.1-microsoft" vs
+// "5.10.60.1". Returns <0, 0 or >0. Non-numeric parts compare as text.
+int compare_versions(const std::string& a, const std::string& b);
+
+}  // namespace wslgpu

@@ -1,0 +1,190 @@
+#include "installer/ini.hpp"
+
+#include <algorithm>
+
+namespace wslgpu {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t");
+  auto e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+bool is_comment_or_blank(const std::string& t) {
+  std::string s = trim(t);
+  return s.empty() || s[0] == '#' || s[0] == ';';
+}
+
+}  // namespace
+
+bool looks_like_utf16(const std::string& text) {
+  if (text.size() >= 2) {
+    auto b0 = static_cast<unsigned char>(text[0]), b1 = static_cast<unsigned char>(text[1]);
+    if ((b0 == 0xFF && b1 == 0xFE) || (b0 == 0xFE && b1 == 0xFF)) return true;
+  }
+  return text.find('\0') != std::string::npos;
+}
+
+IniDocument IniDocument::parse(const std::string& input, const std::string& file) {
+  if (looks_like_utf16(input)) {
+    throw InputError(SourcePos{file, 1, 1},
+                     "the file is saved as UTF-16, which WSL silently ignores; save it as UTF-8");
+  }
+  IniDocument doc;
+  std::string text = input;
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) {
+    doc.bom_ = true;
+    text.erase(0, 3);
+  }
+  auto first_nl = text.find('\n');
+  doc.crlf_ = first_nl != std::string::npos && first_nl > 0 && text[first_nl - 1] == '\r';
+  doc.final_newline_ = text.empty() || text.back() == '\n';
+
+  std::vector<Diagnostic> problems;
+  std::string section;
+  std::size_t start = 0;
+  std::uint32_t number = 0;
+  while (start < text.size()) {
+    auto end = text.find('\n', start);
+    std::string raw = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    ++number;
+    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+    Line line;
+    line.text = raw;
+    std::string t = trim(raw);
+    if (is_comment_or_blank(t)) {
+      line.section = section;
+    } else if (t.front() == '[') {
+      auto close = t.find(']');
+      if (close == std::string::npos) {
+        problems.push_back({{file, number, 1}, "section header \"" + t + "\" has no closing ]"});
+      } else {
+        std::string rest = trim(t.substr(close + 1));
+        if (!rest.empty() && rest[0] != '#' && rest[0] != ';') {
+          problems.push_back({{file, number, static_cast<std::uint32_t>(raw.find(rest) + 1)},
+                              "\"" + rest + "\" follows the section header on the same line; WSL ignores it: "
+                              "put each key on its own line"});
+        }
+        line.kind = Line::Kind::section;
+        line.name = trim(t.substr(1, close - 1));
+        section = lower(line.name);
+        line.section = section;
+      }
+    } else if (auto eq = t.find('='); eq != std::string::npos) {
+      line.kind = Line::Kind::key;
+      line.name = trim(t.substr(0, eq));
+      line.value = trim(t.substr(eq + 1));
+      line.section = section;
+      if (section.empty()) {
+        problems.push_back({{file, number, 1}, "key \"" + line.name + "\" is outside any section; WSL ignores it: "
+                                               "put it under a [section] header"});
+      }
+    } else {
+      problems.push_back({{file, number, 1}, "\"" + t + "\" is not a comment, a [section] or a key = value line"});
+    }
+    doc.lines_.push_back(std::move(line));
+  }
+  if (!problems.empty()) throw InputError(std::move(problems));
+  return doc;
+}
+
+std::optional<std::string> IniDocument::get(const std::string& section, const std::string& key) const {
+  std::optional<std::string> out;
+  std::string s = lower(section), k = lower(key);
+  for (const auto& l : lines_)
+    if (l.kind == Line::Kind::key && l.section == s && lower(l.name) == k) out = l.value;
+  return out;
+}
+
+std::uint32_t IniDocument::line_of(const std::string& section, const std::string& key) const {
+  std::uint32_t out = 0;
+  std::string s = lower(section), k = lower(key);
+  for (std::size_t i = 0; i < lines_.size(); ++i)
+    if (lines_[i].kind == Line::Kind::key && lines_[i].section == s && lower(lines_[i].name) == k)
+      out = static_cast<std::uint32_t>(i + 1);
+  return out;
+}
+
+void IniDocument::set(const std::string& section, const std::string& key, const std::string& value) {
+  std::string s = lower(section), k = lower(key);
+  // Replace the last occurrence in place, keeping indentation and spacing.
+  for (auto it = lines_.rbegin(); it != lines_.rend(); ++it) {
+    if (it->kind == Line::Kind::key && it->section == s && lower(it->name) == k) {
+      auto eq = it->text.find('=');
+      std::string after = it->text.substr(eq + 1);
+      std::size_t lead = after.find_first_not_of(" \t");
+      std::string spacing = lead == std::string::npos ? after : after.substr(0, lead);
+      it->text = it->text.substr(0, eq + 1) + spacing + value;
+      it->value = value;
+      return;
+    }
+  }
+  Line line;
+  line.kind = Line::Kind::key;
+  line.name = key;
+  line.value = value;
+  line.section = s;
+  line.text = key + "=" + value;
+  // Append after the last non-blank line of the section's last block.
+  std::optional<std::size_t> insert_at;
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
+    if (lines_[i].section != s) continue;
+    if (lines_[i].kind != Line::Kind::other || !trim(lines_[i].text).empty()) insert_at = i + 1;
+  }
+  if (insert_at) {
+    lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(*insert_at), std::move(line));
+    return;
+  }
+  if (!lines_.empty() && !trim(lines_.back().text).empty()) lines_.push_back(Line{Line::Kind::other, "", "", "", ""});
+  Line header;
+  header.kind = Line::Kind::section;
+  header.name = section;
+  header.section = s;
+  header.text = "[" + section + "]";
+  lines_.push_back(std::move(header));
+  lines_.push_back(std::move(line));
+  final_newline_ = true;
+}
+
+bool IniDocument::erase(const std::string& section, const std::string& key) {
+  std::string s = lower(section), k = lower(key);
+  auto before = lines_.size();
+  std::erase_if(lines_, [&](const Line& l) { return l.kind == Line::Kind::key && l.section == s && lower(l.name) == k; });
+  return lines_.size() != before;
+}
+
+std::vector<std::string> IniDocument::sections() const {
+  std::vector<std::string> out;
+  for (const auto& l : lines_)
+    if (l.kind == Line::Kind::section && std::find(out.begin(), out.end(), l.section) == out.end())
+      out.push_back(l.section);
+  return out;
+}
+
+std::vector<std::string> IniDocument::keys(const std::string& section) const {
+  std::vector<std::string> out;
+  std::string s = lower(section);
+  for (const auto& l : lines_)
+    if (l.kind == Line::Kind::key && l.section == s) out.push_back(l.name);
+  return out;
+}
+
+std::string IniDocument::str() const {
+  std::string out = bom_ ? "\xEF\xBB\xBF" : "";
+  const char* eol = crlf_ ? "\r\n" : "\n";
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
+    out += lines_[i].text;
+    if (i + 1 < lines_.size() || final_newline_) out += eol;
+  }
+  return out;
+}
+
+}  // namespace wslgpu

@@ -1,0 +1,65 @@
+// A line-preserving INI document, the format of Windows' %USERPROFILE%\.wslconfig
+// and of /etc/wsl.conf. Editing keeps everything it does not touch byte for
+// byte: comments, order, other keys and sections, the UTF-8 byte-order mark
+// and the line endings (.wslconfig is usually written with CRLF by Windows
+// editors). WSL silently ignores a file saved as UTF-16 and a key written on
+// its section's line, so parse() reports both instead of guessing.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "installer/error.hpp"
+
+namespace wslgpu {
+
+class IniDocument {
+ public:
+  // Parses TEXT; FILE names it in diagnostics. Throws InputError (with file
+  // and line) for UTF-16 text, a key outside any section, a line that is
+  // neither a comment, a section nor key=value, and a section header with
+  // text after it ("[wsl2] memory=8GB").
+  static IniDocument parse(const std::string& text, const std::string& file);
+
+  // The value of KEY in SECTION (the last one when repeated); section and key
+  // names compare case-insensitively, as WSL does.
+  std::optional<std::string> get(const std::string& section, const std::string& key) const;
+
+  // Sets KEY in SECTION: replaces the value in place when the key exists
+  // (keeping the text around it), else appends a line to the section's last
+  // block, else appends a new section at the end.
+  void set(const std::string& section, const std::string& key, const std::string& value);
+
+  // Removes every KEY line in SECTION. Returns whether something was removed.
+  bool erase(const std::string& section, const std::string& key);
+
+  // Section names in order of first appearance, and the keys of one.
+  std::vector<std::string> sections() const;
+  std::vector<std::string> keys(const std::string& section) const;
+
+  // 1-based line of KEY in SECTION (the last one), 0 when absent.
+  std::uint32_t line_of(const std::string& section, const std::string& key) const;
+
+  // The document as text, with its original BOM and line endings.
+  std::string str() const;
+
+  bool crlf() const { return crlf_; }
+
+ private:
+  struct Line {
+    enum class Kind { other, section, key } kind = Kind::other;
+    std::string text;     // without the line ending
+    std::string section;  // the section this line belongs to (lowercase)
+    std::string name;     // section or key name as written
+    std::string value;    // the key's value, trimmed
+  };
+  std::vector<Line> lines_;
+  bool bom_ = false;
+  bool crlf_ = false;
+  bool final_newline_ = true;
+};
+
+// True when TEXT looks like UTF-16 (a UTF-16 BOM, or NUL bytes in what should be text).
+bool looks_like_utf16(const std::string& text);
+
+}  // namespace wslgpu

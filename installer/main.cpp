@@ -1,0 +1,124 @@
+// wslgpu-setup: the command line. Only wiring lives here: options are parsed
+// with CLI11, logging is set up, and each subcommand calls its function in
+// installer/commands.cpp. Every error reaches the one catch chain below,
+// which prints it and returns its exit status.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "installer/commands.hpp"
+#include "installer/error.hpp"
+
+namespace {
+
+const char* kExitCodes =
+    "Exit status:\n"
+    "  0   success, or nothing to do\n"
+    "  1   a step failed (what was done was rolled back)\n"
+    "  2   bad input: malformed manifest, unknown option or value\n"
+    "  3   refused by a guard, or the machine no longer matches a saved plan\n"
+    "  4   another run holds the lock\n"
+    "  5   an interrupted run must be recovered first\n"
+    "  10  changes pending (plan --detailed-exitcode)\n";
+
+void setup_logging(const wslgpu::GlobalOptions& g) {
+  std::vector<spdlog::sink_ptr> sinks;
+  auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>(
+      g.color ? spdlog::color_mode::always : spdlog::color_mode::never);
+  console->set_level(g.verbosity >= 2 ? spdlog::level::debug
+                     : g.verbosity == 1 ? spdlog::level::info
+                     : g.verbosity < 0  ? spdlog::level::err
+                                        : spdlog::level::warn);
+  console->set_pattern("%^%l%$: %v");
+  sinks.push_back(console);
+  if (!g.log_file.empty()) {
+    auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(g.log_file);
+    file->set_level(spdlog::level::trace);
+    file->set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
+    sinks.push_back(file);
+  }
+  auto logger = std::make_shared<spdlog::logger>("wslgpu", sinks.begin(), sinks.end());
+  logger->set_level(spdlog::level::trace);
+  logger->flush_on(spdlog::level::trace);
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace wslgpu;
+  CLI::App app{"wslgpu-setup: turn a WSL2 distribution into a GPU compute machine (AMD ROCm, NVIDIA CUDA)",
+               "wslgpu-setup"};
+  app.footer(kExitCodes);
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.set_version_flag("--version", std::string("wslgpu-setup ") + WSLGPU_VERSION);
+
+  GlobalOptions g;
+  bool no_color = false;
+  int verbose = 0;
+  bool quiet = false;
+  app.add_option("--root", g.root, "The machine to act on: every path and host fact is read under it")
+      ->capture_default_str();
+  app.add_option("--user", g.user, "The Linux user to provision (default: SUDO_USER, wsl.conf, first uid >= 1000)");
+  app.add_option("--windows-home", g.windows_home, "The Windows profile folder that holds .wslconfig (a target path)");
+  app.add_option("--set", g.sets, "Override a manifest variable: NAME=VALUE (repeatable)");
+  app.add_flag("-v,--verbose", verbose, "More output: every detail line, the commands run (-vv: their output)");
+  app.add_flag("-q,--quiet", quiet, "Print only errors");
+  app.add_flag("--no-color", no_color, "No colour, even on a terminal (NO_COLOR does the same)");
+  app.add_option("--log-file", g.log_file, "Log every decision and every command's output here, with timestamps");
+
+  auto* validate = app.add_subcommand("validate", "Check manifests; print ok or every error found");
+  std::vector<std::string> validate_profiles;
+  validate->add_option("profile", validate_profiles, "Bundled profile names or paths to .toml files")->required();
+
+  auto* plan = app.add_subcommand("plan", "Show exactly what install would change, changing nothing");
+  PlanOptions plan_options;
+  std::string plan_output = "text";
+  plan->add_option("profile", plan_options.profile, "A bundled profile name or a path to a .toml file")->required();
+  plan->add_option("--output,-o", plan_output, "text or json")->check(CLI::IsMember({"text", "json"}));
+  plan->add_flag("--detailed-exitcode", plan_options.detailed_exitcode,
+                 "Exit 0 when nothing would change and 10 when changes are pending");
+
+  auto* list = app.add_subcommand("list", "List the bundled profiles");
+  auto* kinds = app.add_subcommand("kinds", "List the step kinds a manifest can use");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
+  }
+
+  g.verbosity = quiet ? -1 : verbose;
+  g.color = !no_color && std::getenv("NO_COLOR") == nullptr && ::isatty(STDOUT_FILENO);
+  plan_options.output = plan_output == "json" ? OutputFormat::json : OutputFormat::text;
+
+  try {
+    setup_logging(g);
+    spdlog::debug("wslgpu-setup {} started", WSLGPU_VERSION);
+    if (*validate) return run_validate(g, validate_profiles);
+    if (*plan) return run_plan(g, plan_options);
+    if (*list) return run_list(g);
+    if (*kinds) return run_kinds(g);
+  } catch (const InputError& e) {
+    for (const auto& d : e.diagnostics()) std::cerr << "error: " << d.str() << "\n";
+    return static_cast<int>(e.code());
+  } catch (const Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return static_cast<int>(e.code());
+  } catch (const spdlog::spdlog_ex& e) {
+    std::cerr << "error: cannot open the log file: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::bad_input);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::failed);
+  }
+  return 0;
+}

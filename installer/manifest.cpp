@@ -1,0 +1,389 @@
+#include "installer/manifest.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "installer/bundled_manifests.hpp"
+#include "installer/step_keys.hpp"
+#include "steps/registry.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+bool is_identifier(const std::string& s, bool allow_dash) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || (allow_dash && c == '-');
+  });
+}
+
+std::string scalar_to_string(const toml::node& n) {
+  if (n.is_string()) return n.as_string()->get();
+  if (n.is_integer()) return std::to_string(n.as_integer()->get());
+  if (n.is_boolean()) return n.as_boolean()->get() ? "true" : "false";
+  if (n.is_floating_point()) {
+    std::ostringstream o;
+    o << n.as_floating_point()->get();
+    return o.str();
+  }
+  return "";
+}
+
+// Sorted by position, so that diagnostics come out in file order.
+std::vector<std::pair<std::string, const toml::node*>> in_file_order(const toml::table& t) {
+  std::vector<std::tuple<toml::source_position, std::string, const toml::node*>> entries;
+  for (auto&& [k, v] : t) entries.emplace_back(k.source().begin, std::string(k.str()), &v);
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    const auto& pa = std::get<0>(a);
+    const auto& pb = std::get<0>(b);
+    return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+  });
+  std::vector<std::pair<std::string, const toml::node*>> out;
+  for (auto& [p, k, v] : entries) out.emplace_back(k, v);
+  return out;
+}
+
+SourcePos key_pos(const toml::table& t, const std::string& key, const std::string& file) {
+  for (auto&& [k, v] : t)
+    if (k.str() == key) return toml_pos(k.source(), file);
+  return toml_pos(t, file);
+}
+
+class Loader {
+ public:
+  Loader(const ManifestSource& source, const Variables& overrides, const HostFacts& host)
+      : source_(source), overrides_(overrides), host_(host) {}
+
+  Manifest load() {
+    const std::string& file = source_.display;
+    toml::table root;
+    try {
+      root = toml::parse(source_.text, file);
+    } catch (const toml::parse_error& e) {
+      throw InputError(toml_pos(e.source(), file), "TOML syntax error: " + std::string(e.description()));
+    }
+    manifest_.source = file;
+    static const std::vector<std::string> top_level = {"manifest", "vars", "step", "guards"};
+    for (const auto& [key, node] : in_file_order(root)) {
+      if (std::find(top_level.begin(), top_level.end(), key) == top_level.end()) {
+        std::string hint = suggest(key, top_level);
+        error(key_pos(root, key, file), "unknown top-level table \"" + key + "\"" +
+                                            (hint.empty() ? " (known: manifest, vars, step, guards)"
+                                                          : " (did you mean \"" + hint + "\"?)"));
+      }
+    }
+    read_header(root);
+    read_vars(root);
+    read_guards(root);
+    read_steps(root);
+    if (!diagnostics_.empty()) throw InputError(std::move(diagnostics_));
+    return std::move(manifest_);
+  }
+
+ private:
+  void error(const SourcePos& pos, const std::string& message) { diagnostics_.push_back({pos, message}); }
+
+  // Reports keys of T outside KNOWN, naming WHERE.
+  void check_keys(const toml::table& t, const std::vector<std::string>& known, const std::string& where) {
+    for (const auto& [key, node] : in_file_order(t)) {
+      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      std::string hint = suggest(key, known);
+      error(key_pos(t, key, source_.display),
+            "unknown key \"" + key + "\" in " + where + (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+    }
+  }
+
+  const toml::table* table_at(const toml::table& root, const std::string& key, bool required) {
+    const toml::node* n = root.get(key);
+    if (!n) {
+      if (required) error(SourcePos{source_.display, 1, 1}, "the manifest has no [" + key + "] table");
+      return nullptr;
+    }
+    if (!n->is_table()) {
+      error(toml_pos(*n, source_.display), "\"" + key + "\" must be a table ([" + key + "]), not " + toml_type_name(*n));
+      return nullptr;
+    }
+    return n->as_table();
+  }
+
+  void read_header(const toml::table& root) {
+    const toml::table* t = table_at(root, "manifest", true);
+    if (!t) return;
+    check_keys(*t, {"name", "description", "schema_version"}, "[manifest]");
+    const std::string& file = source_.display;
+    if (const toml::node* n = t->get("name"); !n) {
+      error(toml_pos(*t, file), "[manifest] needs the key \"name\"");
+    } else if (!n->is_string()) {
+      error(toml_pos(*n, file), "\"name\" must be a string, not " + toml_type_name(*n));
+    } else {
+      manifest_.name = n->as_string()->get();
+      if (!is_identifier(manifest_.name, true))
+        error(toml_pos(*n, file), "manifest name \"" + manifest_.name +
+                                      "\" must start with a letter and hold only letters, digits, '-' and '_'");
+    }
+    if (const toml::node* n = t->get("description")) {
+      if (n->is_string()) manifest_.description = n->as_string()->get();
+      else error(toml_pos(*n, file), "\"description\" must be a string, not " + toml_type_name(*n));
+    }
+    if (const toml::node* n = t->get("schema_version"); !n) {
+      error(toml_pos(*t, file), "[manifest] needs the key \"schema_version\" (this version reads schema_version = 1)");
+    } else if (!n->is_integer()) {
+      error(toml_pos(*n, file), "\"schema_version\" must be an integer, not " + toml_type_name(*n));
+    } else if (n->as_integer()->get() != 1) {
+      error(toml_pos(*n, file), "schema_version " + std::to_string(n->as_integer()->get()) +
+                                    " is not supported (this version of wslgpu-setup reads schema_version = 1)");
+    }
+  }
+
+  void read_vars(const toml::table& root) {
+    const std::string& file = source_.display;
+    Variables raw;
+    std::map<std::string, SourcePos> where;
+    if (const toml::table* t = table_at(root, "vars", false)) {
+      for (const auto& [key, node] : in_file_order(*t)) {
+        if (!is_identifier(key, false)) {
+          error(key_pos(*t, key, file), "variable name \"" + key + "\" must hold only letters, digits and '_'");
+          continue;
+        }
+        if (node->is_table() || node->is_array()) {
+          error(toml_pos(*node, file), "variable \"" + key + "\" must be a string, number or boolean, not " +
+                                           toml_type_name(*node));
+          continue;
+        }
+        raw[key] = scalar_to_string(*node);
+        where[key] = toml_pos(*node, file);
+      }
+    }
+    for (const auto& [key, value] : overrides_) {
+      if (!raw.count(key)) {
+        std::vector<std::string> known;
+        for (const auto& [k, v] : raw) known.push_back(k);
+        std::string hint = suggest(key, known);
+        error(SourcePos{"--set " + key, 0, 0},
+              "the manifest has no variable \"" + key + "\"" +
+                  (hint.empty() ? (known.empty() ? "" : " (it has: " + join(known) + ")")
+                                : " (did you mean \"" + hint + "\"?)"));
+        continue;
+      }
+      raw[key] = value;
+      where[key] = SourcePos{"--set " + key, 0, 0};
+    }
+    // Variables may use each other ("${rocm_version}" in a URL) and host
+    // facts; resolve depth-first, refusing cycles.
+    Variables scope = host_.as_variables();
+    std::set<std::string> visiting;
+    std::function<void(const std::string&)> resolve = [&](const std::string& name) {
+      if (manifest_.vars.count(name)) return;
+      if (visiting.count(name)) {
+        error(where[name], "variable \"" + name + "\" refers to itself through ${...}");
+        manifest_.vars[name] = raw[name];
+        return;
+      }
+      visiting.insert(name);
+      const std::string& text = raw[name];
+      for (std::size_t i = text.find("${"); i != std::string::npos; i = text.find("${", i + 2)) {
+        if (i > 0 && text[i - 1] == '$') continue;
+        auto close = text.find('}', i);
+        if (close == std::string::npos) break;
+        std::string ref = text.substr(i + 2, close - i - 2);
+        if (raw.count(ref)) resolve(ref);
+      }
+      Variables local = scope;
+      for (const auto& [k, v] : manifest_.vars) local[k] = v;
+      manifest_.vars[name] = substitute(text, local, where[name], diagnostics_);
+      visiting.erase(name);
+    };
+    for (const auto& [name, text] : raw) resolve(name);
+  }
+
+  static std::string join(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+    return out;
+  }
+
+  void read_guards(const toml::table& root) {
+    const toml::table* t = table_at(root, "guards", false);
+    if (!t) return;
+    const std::string& file = source_.display;
+    check_keys(*t, {"refuse_packages", "min_kernel", "require_wsl2", "require_dxg"}, "[guards]");
+    if (const toml::node* n = t->get("refuse_packages")) {
+      if (!n->is_array()) {
+        error(toml_pos(*n, file), "\"refuse_packages\" must be an array of package names or patterns, not " +
+                                      toml_type_name(*n));
+      } else {
+        for (const toml::node& item : *n->as_array()) {
+          if (!item.is_string()) {
+            error(toml_pos(item, file), "\"refuse_packages\" must hold only strings, not " + toml_type_name(item));
+            continue;
+          }
+          std::string pattern = item.as_string()->get();
+          std::string plain = pattern;
+          std::erase_if(plain, [](char c) { return c == '*' || c == '?'; });
+          if (pattern.empty() || pattern.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+-.*?") != std::string::npos) {
+            error(toml_pos(item, file), "\"" + pattern + "\" is not a package name or pattern (lowercase letters, "
+                                        "digits, '+', '-', '.' and the wildcards '*' and '?')");
+            continue;
+          }
+          manifest_.guards.refuse_packages.push_back(pattern);
+        }
+      }
+    }
+    if (const toml::node* n = t->get("min_kernel")) {
+      if (n->is_string()) manifest_.guards.min_kernel = n->as_string()->get();
+      else error(toml_pos(*n, file), "\"min_kernel\" must be a string such as \"5.10.60.1\", not " + toml_type_name(*n));
+    }
+    for (const char* key : {"require_wsl2", "require_dxg"}) {
+      if (const toml::node* n = t->get(key)) {
+        if (!n->is_boolean()) {
+          error(toml_pos(*n, file), std::string("\"") + key + "\" must be true or false, not " + toml_type_name(*n));
+          continue;
+        }
+        (std::string(key) == "require_wsl2" ? manifest_.guards.require_wsl2 : manifest_.guards.require_dxg) =
+            n->as_boolean()->get();
+      }
+    }
+  }
+
+  void read_steps(const toml::table& root) {
+    const std::string& file = source_.display;
+    const toml::node* n = root.get("step");
+    if (!n) {
+      error(SourcePos{file, 1, 1}, "the manifest has no steps (add [[step]] tables)");
+      return;
+    }
+    if (!n->is_array_of_tables()) {
+      error(toml_pos(*n, file), "\"step\" must be written as [[step]] tables, not " + toml_type_name(*n));
+      return;
+    }
+    Variables scope = host_.as_variables();
+    for (const auto& [k, v] : manifest_.vars) scope[k] = v;
+    std::vector<std::string> kind_names;
+    for (const auto& k : step_kinds()) kind_names.push_back(k.name);
+    std::map<std::string, SourcePos> ids;
+
+    for (const toml::node& node : *n->as_array()) {
+      const toml::table& t = *node.as_table();
+      ManifestStep step;
+      step.pos = toml_pos(t, file);
+      if (const toml::node* id = t.get("id"); !id) {
+        error(step.pos, "a step needs the key \"id\"");
+      } else if (!id->is_string()) {
+        error(toml_pos(*id, file), "\"id\" must be a string, not " + toml_type_name(*id));
+      } else {
+        step.id = id->as_string()->get();
+        if (!is_identifier(step.id, true)) {
+          error(toml_pos(*id, file), "step id \"" + step.id + "\" must start with a letter and hold only letters, "
+                                                             "digits, '-' and '_'");
+        } else if (auto seen = ids.find(step.id); seen != ids.end()) {
+          error(toml_pos(*id, file), "duplicate step id \"" + step.id + "\" (first used at " + seen->second.str() + ")");
+        } else {
+          ids[step.id] = toml_pos(*id, file);
+        }
+      }
+      if (const toml::node* name = t.get("name")) {
+        if (name->is_string()) step.name = substitute(name->as_string()->get(), scope, toml_pos(*name, file), diagnostics_);
+        else error(toml_pos(*name, file), "\"name\" must be a string, not " + toml_type_name(*name));
+      }
+      if (step.name.empty()) step.name = step.id;
+      if (const toml::node* when = t.get("when")) read_when(*when, step);
+
+      const toml::node* kind = t.get("kind");
+      if (!kind) {
+        error(step.pos, "step \"" + step.id + "\" needs the key \"kind\"");
+        continue;
+      }
+      if (!kind->is_string()) {
+        error(toml_pos(*kind, file), "\"kind\" must be a string, not " + toml_type_name(*kind));
+        continue;
+      }
+      step.kind = kind->as_string()->get();
+      const StepKind* k = find_step_kind(step.kind);
+      if (!k) {
+        std::string hint = suggest(step.kind, kind_names);
+        error(toml_pos(*kind, file), "unknown step kind \"" + step.kind + "\"" +
+                                         (hint.empty() ? " (known: " + join(kind_names) + ")"
+                                                       : " (did you mean \"" + hint + "\"?)"));
+        continue;
+      }
+      StepKeys kind_keys(t, file, step.kind, scope, diagnostics_);
+      for (const char* common : {"id", "kind", "name", "when"}) kind_keys.mark_common(common);
+      step.step = k->make(kind_keys);
+      kind_keys.finish();
+      manifest_.steps.push_back(std::move(step));
+    }
+  }
+
+  void read_when(const toml::node& node, ManifestStep& step) {
+    const std::string& file = source_.display;
+    if (!node.is_string()) {
+      error(toml_pos(node, file), "\"when\" must be a condition written as a string, not " + toml_type_name(node));
+      return;
+    }
+    std::string text = node.as_string()->get();
+    std::string message;
+    std::size_t column = 0;
+    step.when = Condition::parse(text, message, column);
+    SourcePos p = toml_pos(node, file);
+    if (!step.when) {
+      p.column += static_cast<std::uint32_t>(column + 1);
+      error(p, "bad condition: " + message);
+      return;
+    }
+    std::set<std::string> names;
+    step.when->names(names);
+    auto host_vars = host_.as_variables();
+    for (const auto& name : names) {
+      if (manifest_.vars.count(name) || host_vars.count(name)) continue;
+      std::vector<std::string> known;
+      for (const auto& [k, v] : manifest_.vars) known.push_back(k);
+      for (const auto& [k, v] : host_vars) known.push_back(k);
+      std::string hint = suggest(name, known);
+      error(p, "condition refers to \"" + name + "\", which is neither a variable nor a host fact" +
+                   (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+    }
+  }
+
+  const ManifestSource& source_;
+  const Variables& overrides_;
+  const HostFacts& host_;
+  Manifest manifest_;
+  std::vector<Diagnostic> diagnostics_;
+};
+
+}  // namespace
+
+ManifestSource find_manifest(const std::string& profile_or_file) {
+  const std::string& arg = profile_or_file;
+  bool is_path = arg.find('/') != std::string::npos ||
+                 (arg.size() > 5 && arg.compare(arg.size() - 5, 5, ".toml") == 0);
+  if (is_path) {
+    std::ifstream in(arg, std::ios::binary);
+    if (!in) throw InputError(SourcePos{arg, 0, 0}, "cannot read the manifest: no such file, or not readable");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return {arg, text.str(), false};
+  }
+  std::vector<std::string> names;
+  for (const auto& m : bundled_manifests()) {
+    if (m.name == arg) return {std::string(m.path), std::string(m.content), true};
+    names.emplace_back(m.name);
+  }
+  std::string hint = suggest(arg, names);
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  throw InputError(SourcePos{arg, 0, 0}, "no bundled profile is called \"" + arg + "\"" +
+                                             (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") +
+                                             "; bundled: " + list + ". A manifest file needs a path such as ./" +
+                                             arg + ".toml");
+}
+
+Manifest load_manifest(const ManifestSource& source, const Variables& overrides, const HostFacts& host) {
+  return Loader(source, overrides, host).load();
+}
+
+}  // namespace wslgpu

@@ -1,0 +1,67 @@
+// The manifest model: what a TOML profile says, checked and with ${var}
+// substituted, before anything about the machine is known beyond its facts.
+//
+//   [manifest]  name, description, schema_version (= 1)
+//   [vars]      defaults, overridden by --set key=value
+//   [[step]]    id, kind, name, optional when, and the kind's own keys
+//   [guards]    refuse_packages, min_kernel, require_wsl2, require_dxg
+//
+// docs/manifest.md describes every key. load_manifest() reports every error
+// it finds (not just the first) as an InputError with FILE:LINE:COLUMN.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "installer/condition.hpp"
+#include "installer/error.hpp"
+#include "installer/host.hpp"
+#include "installer/substitute.hpp"
+#include "steps/step.hpp"
+
+namespace wslgpu {
+
+struct ManifestStep {
+  std::string id;
+  std::string kind;
+  std::string name;
+  std::shared_ptr<const Condition> when;  // null: always
+  SourcePos pos;                          // the [[step]] table
+  std::shared_ptr<Step> step;             // the kind's own parsed configuration
+};
+
+struct Guards {
+  std::vector<std::string> refuse_packages;  // extra patterns ("*-dkms" style globs)
+  std::string min_kernel;                    // "" for no minimum
+  bool require_wsl2 = true;
+  bool require_dxg = false;
+};
+
+struct Manifest {
+  std::string name;
+  std::string description;
+  std::int64_t schema_version = 1;
+  std::string source;  // file path shown in messages
+  Variables vars;      // [vars] with --set applied, host facts not included
+  std::vector<ManifestStep> steps;
+  Guards guards;
+};
+
+// Where a manifest comes from: a bundled profile name or a path.
+struct ManifestSource {
+  std::string display;  // "manifests/rocm.toml" or the path as given
+  std::string text;
+  bool bundled = false;
+};
+
+// Finds PROFILE_OR_FILE: a path (anything with a '/' or ending in .toml) is
+// read from the running machine; else a bundled profile by name. Throws
+// InputError naming the bundled profiles when neither exists.
+ManifestSource find_manifest(const std::string& profile_or_file);
+
+// Parses and checks SOURCE. OVERRIDES are --set values; HOST supplies the
+// host.* variables. Throws InputError with every diagnostic found.
+Manifest load_manifest(const ManifestSource& source, const Variables& overrides, const HostFacts& host);
+
+}  // namespace wslgpu

@@ -1,0 +1,56 @@
+#include "installer/overlay_filesystem.hpp"
+
+#include <algorithm>
+
+#include "installer/error.hpp"
+#include "installer/paths.hpp"
+
+namespace wslgpu {
+
+std::optional<FileInfo> OverlayFileSystem::stat(const std::string& path) const {
+  auto it = entries_.find(normalize_path(path));
+  if (it == entries_.end()) return base_.stat(path);
+  if (it->second.removed) return std::nullopt;
+  FileInfo info;
+  info.type = it->second.directory ? FileType::directory : FileType::regular;
+  info.mode = it->second.attrs.mode;
+  info.uid = it->second.attrs.uid;
+  info.gid = it->second.attrs.gid;
+  info.size = it->second.content.size();
+  return info;
+}
+
+std::string OverlayFileSystem::read(const std::string& path) const {
+  auto it = entries_.find(normalize_path(path));
+  if (it == entries_.end()) return base_.read(path);
+  if (it->second.removed || it->second.directory) throw StepFailure("cannot read " + path + ": not a file");
+  return it->second.content;
+}
+
+std::vector<std::string> OverlayFileSystem::list(const std::string& dir) const {
+  std::vector<std::string> names = base_.list(dir);
+  std::string prefix = normalize_path(dir);
+  if (prefix != "/") prefix += "/";
+  for (const auto& [path, entry] : entries_) {
+    if (path.rfind(prefix, 0) != 0 || path.size() == prefix.size()) continue;
+    std::string rest = path.substr(prefix.size());
+    if (rest.find('/') != std::string::npos) continue;
+    auto pos = std::find(names.begin(), names.end(), rest);
+    if (entry.removed && pos != names.end()) names.erase(pos);
+    if (!entry.removed && pos == names.end()) names.push_back(rest);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void OverlayFileSystem::write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) {
+  entries_[normalize_path(path)] = Entry{false, false, std::string(content), attrs};
+}
+
+void OverlayFileSystem::remove(const std::string& path) { entries_[normalize_path(path)] = Entry{true, false, "", {}}; }
+
+void OverlayFileSystem::make_dirs(const std::string& path, std::uint32_t mode) {
+  if (!stat(path)) entries_[normalize_path(path)] = Entry{false, true, "", FileAttrs{mode, 0, 0}};
+}
+
+}  // namespace wslgpu

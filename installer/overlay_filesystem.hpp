@@ -1,0 +1,35 @@
+// A FileSystem that reads through to another one but keeps writes in memory.
+// The planner gives it to steps so that step N sees the files that steps
+// 1..N-1 would write, without anything touching the disk: this is what makes
+// a plan exact for manifests whose steps build on each other.
+#pragma once
+#include <map>
+
+#include "installer/filesystem.hpp"
+
+namespace wslgpu {
+
+class OverlayFileSystem : public FileSystem {
+ public:
+  explicit OverlayFileSystem(const FileSystem& base) : base_(base) {}
+
+  std::optional<FileInfo> stat(const std::string& path) const override;
+  std::string read(const std::string& path) const override;
+  std::vector<std::string> list(const std::string& dir) const override;
+  void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override;
+  void remove(const std::string& path) override;
+  void make_dirs(const std::string& path, std::uint32_t mode) override;
+  std::string host_path(const std::string& path) const override { return base_.host_path(path); }
+
+ private:
+  struct Entry {
+    bool removed = false;
+    bool directory = false;
+    std::string content;
+    FileAttrs attrs;
+  };
+  const FileSystem& base_;
+  std::map<std::string, Entry> entries_;  // normalized target path -> state
+};
+
+}  // namespace wslgpu

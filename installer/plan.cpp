@@ -1,0 +1,28 @@
+#include "installer/plan.hpp"
+
+namespace wslgpu {
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::noop: return "no-op";
+    case Verdict::change: return "change";
+    case Verdict::refused: return "refused";
+    case Verdict::verify: return "verify";
+    case Verdict::skipped: return "skipped";
+  }
+  return "?";
+}
+
+bool Plan::changes_pending() const {
+  for (const auto& s : steps)
+    if (s.plan.verdict == Verdict::change || s.plan.verdict == Verdict::refused) return true;
+  return false;
+}
+
+std::size_t Plan::count(Verdict v) const {
+  std::size_t n = 0;
+  for (const auto& s : steps) n += s.plan.verdict == v;
+  return n;
+}
+
+}  // namespace wslgpu

@@ -1,0 +1,133 @@
+#include "installer/plan_output.hpp"
+
+#include <algorithm>
+
+namespace wslgpu {
+
+std::string paint(const TextStyle& style, const char* code, const std::string& text) {
+  if (!style.color) return text;
+  return std::string("\x1b[") + code + "m" + text + "\x1b[0m";
+}
+
+namespace {
+
+const char* verdict_color(Verdict v) {
+  switch (v) {
+    case Verdict::change: return "33";
+    case Verdict::refused: return "1;31";
+    case Verdict::verify: return "36";
+    case Verdict::noop: return "32";
+    case Verdict::skipped: return "2";
+  }
+  return "0";
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+std::string machine_line(const HostFacts& h) {
+  std::string out = "Machine: ";
+  if (h.wsl == "2") out += "WSL2";
+  else if (h.wsl == "1") out += "WSL1";
+  else out += "not WSL";
+  out += " kernel " + (h.kernel_release.empty() ? std::string("unknown") : h.kernel_release);
+  out += std::string(" · /dev/dxg ") + (h.dxg ? "ok" : "missing");
+  if (!h.distro.empty()) {
+    out += " · " + h.distro + (h.distro_version.empty() ? "" : " " + h.distro_version);
+    if (!h.codename.empty()) out += " (" + h.codename + ")";
+  }
+  if (!h.gpu_vendor.empty()) out += " · GPU driver " + h.gpu_vendor;
+  out += " · Windows home " + (h.windows_home.empty() ? std::string("not found") : h.windows_home);
+  return out;
+}
+
+}  // namespace
+
+std::string render_plan_text(const Plan& plan, const TextStyle& style, const std::string& profile_arg) {
+  std::string out;
+  out += "wslgpu-setup " WSLGPU_VERSION " · profile " + plan.manifest_name;
+  if (!plan.manifest_description.empty()) out += " (" + plan.manifest_description + ")";
+  out += " · root " + plan.host.root + " · user " + (plan.host.user.empty() ? std::string("none found") : plan.host.user);
+  out += "\n" + machine_line(plan.host) + "\n\n";
+
+  std::size_t kind_w = 4, id_w = 2;
+  for (const auto& s : plan.steps) {
+    kind_w = std::max(kind_w, s.kind.size());
+    id_w = std::max(id_w, s.id.size());
+  }
+  std::size_t num_w = std::to_string(plan.steps.size()).size();
+  std::size_t indent = 2 + num_w + 2 + kind_w + 2 + id_w + 2 + 9;
+  for (const auto& s : plan.steps) {
+    std::string num = std::to_string(s.index);
+    out += "  " + std::string(num_w - num.size(), ' ') + num + "  " + pad(s.kind, kind_w + 1) + " " + pad(s.id, id_w + 1) +
+           " " + paint(style, verdict_color(s.plan.verdict), pad(verdict_name(s.plan.verdict), 8)) + " " + s.plan.summary +
+           (s.plan.irreversible ? " (cannot be undone)" : "") + "\n";
+    if (s.plan.verdict == Verdict::skipped) continue;
+    const std::size_t limit = style.verbose ? s.plan.details.size() : 40;
+    std::size_t shown = 0;
+    for (const auto& line : s.plan.details) {
+      if (shown == limit) {
+        out += std::string(indent, ' ') + "… " + std::to_string(s.plan.details.size() - shown) +
+               " more lines (-v shows all)\n";
+        break;
+      }
+      const char* color = nullptr;
+      if (line.rfind("+", 0) == 0 && line.rfind("+++", 0) != 0) color = "32";
+      if (line.rfind("-", 0) == 0 && line.rfind("---", 0) != 0) color = "31";
+      out += std::string(indent, ' ') + (color ? paint(style, color, line) : line) + "\n";
+      ++shown;
+    }
+  }
+
+  std::size_t changes = plan.count(Verdict::change), done = plan.count(Verdict::noop),
+              checks = plan.count(Verdict::verify), refused = plan.count(Verdict::refused),
+              skipped = plan.count(Verdict::skipped);
+  out += "\nPlan: " + std::to_string(changes) + (changes == 1 ? " change, " : " changes, ") + std::to_string(done) +
+         " already done, " + std::to_string(checks) + (checks == 1 ? " check" : " checks");
+  if (skipped) out += ", " + std::to_string(skipped) + " skipped";
+  if (refused) out += ", " + paint(style, "1;31", std::to_string(refused) + " refused");
+  out += ". Nothing has been changed.\n";
+  if (refused) {
+    out += "Install would stop before changing anything: fix what is refused above first.\n";
+  } else if (changes) {
+    out += "Run `sudo wslgpu-setup install " + profile_arg + "` to apply it.\n";
+  } else {
+    out += "The machine already matches this profile.\n";
+  }
+  return out;
+}
+
+nlohmann::json plan_to_json(const Plan& plan) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : plan.steps) {
+    steps.push_back({{"index", s.index},
+                     {"id", s.id},
+                     {"kind", s.kind},
+                     {"name", s.name},
+                     {"action", verdict_name(s.plan.verdict)},
+                     {"summary", s.plan.summary},
+                     {"details", s.plan.details},
+                     {"changes", s.plan.changes},
+                     {"irreversible", s.plan.irreversible}});
+  }
+  const HostFacts& h = plan.host;
+  return {{"format_version", kPlanFormatVersion},
+          {"tool_version", WSLGPU_VERSION},
+          {"manifest", {{"name", plan.manifest_name}, {"description", plan.manifest_description}, {"source", plan.source}}},
+          {"root", h.root},
+          {"host",
+           {{"kernel", h.kernel_release}, {"wsl", h.wsl}, {"dxg", h.dxg}, {"wsl_lib", h.wsl_lib},
+            {"gpu_vendor", h.gpu_vendor}, {"distro", h.distro}, {"distro_version", h.distro_version},
+            {"codename", h.codename}, {"arch", h.arch}, {"user", h.user}, {"user_source", h.user_source},
+            {"windows_home", h.windows_home}}},
+          {"vars", plan.vars},
+          {"changes_pending", plan.changes_pending()},
+          {"counts",
+           {{"change", plan.count(Verdict::change)}, {"no-op", plan.count(Verdict::noop)},
+            {"verify", plan.count(Verdict::verify)}, {"refused", plan.count(Verdict::refused)},
+            {"skipped", plan.count(Verdict::skipped)}}},
+          {"steps", steps}};
+}
+
+}  // namespace wslgpu

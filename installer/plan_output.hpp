@@ -1,0 +1,27 @@
+// How a plan is shown: aligned text for people (coloured on a terminal) and
+// one JSON document for scripts. The JSON carries format_version so that a
+// script can tell when its shape changes.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "installer/plan.hpp"
+
+namespace wslgpu {
+
+struct TextStyle {
+  bool color = false;
+  bool verbose = false;  // every detail line, however many
+};
+
+std::string render_plan_text(const Plan& plan, const TextStyle& style, const std::string& profile_arg);
+
+inline constexpr int kPlanFormatVersion = 1;
+
+nlohmann::json plan_to_json(const Plan& plan);
+
+// ANSI colour helpers shared by every text output; plain when !style.color.
+std::string paint(const TextStyle& style, const char* code, const std::string& text);
+
+}  // namespace wslgpu

@@ -1,0 +1,141 @@
+#include "installer/process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+namespace wslgpu {
+
+std::string Command::display() const {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`;&|<>()*?[]{}!#~") == std::string::npos;
+    if (plain) {
+      out += a;
+    } else {
+      out += '\'';
+      for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      out += '\'';
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The environment a child sees: a fixed, minimal one plus what the command
+// asks for, so that the user's shell settings cannot change what apt does.
+std::vector<std::string> child_environment(const Command& cmd) {
+  std::map<std::string, std::string> env = {
+      {"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
+      {"LC_ALL", "C.UTF-8"},
+      {"HOME", "/root"},
+  };
+  for (const auto& [k, v] : cmd.env) env[k] = v;
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+}  // namespace
+
+ProcessResult RealProcessRunner::run(const Command& cmd) {
+  ProcessResult result;
+  if (cmd.argv.empty()) {
+    result.not_found = true;
+    return result;
+  }
+  spdlog::debug("run: {}", cmd.display());
+  int out_pipe[2], err_pipe[2], in_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(in_pipe, O_CLOEXEC) != 0) {
+    result.err = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+  std::vector<std::string> env_strings = child_environment(cmd);
+  std::vector<char*> argv, envp;
+  for (const auto& a : cmd.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const bool chroot_needed = cmd.in_root && root_ != "/" && !root_.empty();
+
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    // Child: only async-signal-safe calls from here on.
+    ::setpgid(0, 0);
+    ::dup2(in_pipe[0], 0);
+    ::dup2(out_pipe[1], 1);
+    ::dup2(err_pipe[1], 2);
+    if (chroot_needed && (::chroot(root_.c_str()) != 0 || ::chdir("/") != 0)) {
+      const char msg[] = "wslgpu-setup: chroot into the target root failed\n";
+      (void)!::write(2, msg, sizeof msg - 1);
+      ::_exit(126);
+    }
+    ::execvpe(argv[0], argv.data(), envp.data());
+    ::_exit(errno == ENOENT ? 127 : 126);
+  }
+  ::close(in_pipe[0]);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  if (pid < 0) {
+    ::close(in_pipe[1]);
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    result.err = std::string("fork: ") + std::strerror(errno);
+    return result;
+  }
+  // Feed stdin (small inputs only) and close it so the child sees EOF.
+  if (!cmd.stdin_data.empty()) {
+    (void)!::write(in_pipe[1], cmd.stdin_data.data(), cmd.stdin_data.size());
+  }
+  ::close(in_pipe[1]);
+
+  auto deadline = std::chrono::steady_clock::now() + cmd.timeout;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+      break;
+    }
+    int n = ::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (n < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        (i == 0 ? result.out : result.err).append(buf, static_cast<std::size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  for (auto& f : fds)
+    if (f.fd >= 0) ::close(f.fd);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
+  if (result.exit_code == 127 && result.out.empty() && result.err.empty()) result.not_found = true;
+  spdlog::debug("exit {}{}: {}", result.exit_code, result.timed_out ? " (timed out)" : "", cmd.display());
+  if (!result.out.empty()) spdlog::trace("stdout:\n{}", result.out);
+  if (!result.err.empty()) spdlog::debug("stderr:\n{}", result.err);
+  return result;
+}
+
+}  // namespace wslgpu

@@ -1,0 +1,167 @@
+#include "steps/check.hpp"
+
+#include <regex>
+#include <sstream>
+
+#include "steps/file_change.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+const char* type_name(FileType t) {
+  switch (t) {
+    case FileType::regular: return "file";
+    case FileType::directory: return "directory";
+    case FileType::char_device: return "char_device";
+    case FileType::block_device: return "block_device";
+    case FileType::symlink: return "symlink";
+    case FileType::fifo: return "fifo";
+    case FileType::socket: return "socket";
+    default: return "other";
+  }
+}
+
+class CheckStep : public Step {
+ public:
+  enum class Subject { path, kernel, command } subject = Subject::path;
+  std::string path;
+  std::string type = "any";
+  std::optional<std::uint32_t> mode;
+  std::optional<std::string> contains_line;
+  std::string kernel_min;
+  std::vector<std::string> command;
+  std::string output_pattern;
+  std::optional<std::regex> output_regex;
+  std::int64_t timeout_s = 30;
+  bool abort_on_fail = true;
+  std::string advice;
+
+  std::string describe() const {
+    switch (subject) {
+      case Subject::path: {
+        std::string d = path + (type == "any" ? " exists" : " is a " + type);
+        if (mode) d += " with mode " + mode_string(*mode);
+        if (contains_line) d += " and holds the line \"" + *contains_line + "\"";
+        return d;
+      }
+      case Subject::kernel: return "kernel release is at least " + kernel_min;
+      case Subject::command: {
+        Command c;
+        c.argv = command;
+        return "`" + c.display() + "` succeeds" + (output_pattern.empty() ? "" : " and prints /" + output_pattern + "/");
+      }
+    }
+    return "";
+  }
+
+  // Empty when the assertion holds, else what was seen instead.
+  std::string evaluate(StepContext& ctx) const {
+    switch (subject) {
+      case Subject::path: {
+        auto info = ctx.fs.stat(path);
+        if (!info) return path + " does not exist";
+        if (type != "any" && type != type_name(info->type))
+          return path + " is a " + std::string(type_name(info->type)) + ", not a " + type;
+        if (mode && info->mode != *mode) return path + " has mode " + mode_string(info->mode) + ", not " + mode_string(*mode);
+        if (contains_line) {
+          if (info->type != FileType::regular) return path + " is not a regular file";
+          std::istringstream in(ctx.fs.read(path));
+          std::string line;
+          while (std::getline(in, line)) {
+            if (!line.empty() && line.back() == '\r') line.pop_back();
+            if (line == *contains_line) return "";
+          }
+          return path + " has no line \"" + *contains_line + "\"";
+        }
+        return "";
+      }
+      case Subject::kernel: {
+        if (ctx.host.kernel_release.empty()) return "the kernel release is unknown (no /proc/sys/kernel/osrelease)";
+        if (compare_versions(ctx.host.kernel_release, kernel_min) < 0)
+          return "the kernel is " + ctx.host.kernel_release + ", older than " + kernel_min;
+        return "";
+      }
+      case Subject::command: {
+        Command c;
+        c.argv = command;
+        c.timeout = std::chrono::seconds(timeout_s);
+        ProcessResult r = ctx.runner.run(c);
+        if (r.not_found) return command.front() + " was not found";
+        if (r.timed_out) return "`" + c.display() + "` did not finish within " + std::to_string(timeout_s) + " s";
+        if (r.exit_code != 0) {
+          std::string first = r.err.empty() ? r.out : r.err;
+          first = first.substr(0, first.find('\n'));
+          return "`" + c.display() + "` exited " + std::to_string(r.exit_code) + (first.empty() ? "" : ": " + first);
+        }
+        if (output_regex && !std::regex_search(r.out, *output_regex))
+          return "`" + c.display() + "` printed nothing matching /" + output_pattern + "/";
+        return "";
+      }
+    }
+    return "";
+  }
+
+  StepPlan plan(StepContext& ctx) const override {
+    StepPlan p;
+    p.verdict = Verdict::verify;
+    p.summary = describe();
+    if (subject == Subject::command) {
+      p.details.push_back("runs during install, after the steps before it");
+    } else {
+      std::string problem = evaluate(ctx);
+      p.details.push_back(problem.empty() ? "now: holds" : "now: fails: " + problem);
+      p.fingerprint["check:" + p.summary] = problem.empty() ? "holds" : problem;
+    }
+    if (!abort_on_fail) p.details.push_back("on failure: warn and go on");
+    return p;
+  }
+
+  nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
+    std::string problem = evaluate(ctx);
+    if (problem.empty()) return nlohmann::json::object();
+    std::string message = "check failed: " + problem + (advice.empty() ? "" : "\n" + advice);
+    if (abort_on_fail) throw StepFailure(message);
+    return {{"warning", message}};
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Step> make_check_step(StepKeys& keys) {
+  auto s = std::make_shared<CheckStep>();
+  int subjects = keys.has("path") + keys.has("kernel_min") + keys.has("command");
+  if (subjects != 1) {
+    keys.error_at(keys.pos("kind"), subjects == 0 ? "a check needs one subject: \"path\", \"kernel_min\" or \"command\""
+                                                  : "a check takes only one of \"path\", \"kernel_min\" and \"command\"");
+  }
+  if (keys.has("path")) {
+    s->subject = CheckStep::Subject::path;
+    s->path = keys.required_path("path");
+    s->type = keys.choice("type", {"any", "file", "directory", "char_device", "block_device", "symlink"}, "any");
+    s->mode = keys.mode("mode");
+    s->contains_line = keys.optional_string("contains_line");
+  } else if (keys.has("kernel_min")) {
+    s->subject = CheckStep::Subject::kernel;
+    s->kernel_min = keys.required_string("kernel_min");
+    if (s->kernel_min.empty() || !std::isdigit(static_cast<unsigned char>(s->kernel_min[0])))
+      keys.error("kernel_min", "\"kernel_min\" must be a version such as \"5.10.60.1\"");
+  } else if (keys.has("command")) {
+    s->subject = CheckStep::Subject::command;
+    s->command = keys.argv("command").value_or(std::vector<std::string>{});
+    s->output_pattern = keys.string_or("output_matches", "");
+    if (!s->output_pattern.empty()) {
+      try {
+        s->output_regex.emplace(s->output_pattern, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        keys.error("output_matches", "\"output_matches\" is not a valid regular expression: " + std::string(e.what()));
+      }
+    }
+    s->timeout_s = keys.integer("timeout", 30, 1, 3600);
+  }
+  s->abort_on_fail = keys.choice("on_fail", {"abort", "warn"}, "abort") == "abort";
+  s->advice = keys.string_or("advice", "");
+  return s;
+}
+
+}  // namespace wslgpu

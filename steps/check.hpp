@@ -1,0 +1,31 @@
+// kind = "check": a read-only assertion, used as a precondition or to verify
+// an install. Exactly one subject per step:
+//
+//   [[step]]
+//   id = "dxg"
+//   kind = "check"
+//   path = "/dev/dxg"            # a path exists...
+//   type = "char_device"         # ...of this type: file, directory, char_device, any (default any)
+//   mode = "0666"                # ...optionally with this mode
+//   contains_line = "..."        # ...optionally holding this exact line (regular files)
+//
+//   kernel_min = "5.10.60.1"     # or: the kernel release is at least this version
+//
+//   command = ["rocminfo"]       # or: a command exits 0 ...
+//   output_matches = "gfx[0-9]+" # ...and its output matches this regular expression
+//   timeout = 30                 # seconds (default 30): these tools are known to hang
+//
+//   on_fail = "abort"            # abort (roll the run back) or warn (report and go on)
+//   advice = "Run wsl --update"  # told to the user when the check fails
+//
+// A check never changes anything. In plan, path and kernel checks are
+// evaluated at once; command checks run during install, in their place.
+#pragma once
+#include "installer/step_keys.hpp"
+#include "steps/step.hpp"
+
+namespace wslgpu {
+
+std::shared_ptr<Step> make_check_step(StepKeys& keys);
+
+}  // namespace wslgpu

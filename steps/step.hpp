@@ -1,0 +1,47 @@
+// The one interface every step kind implements. A step is built from its
+// [[step]] table when the manifest loads (so every key is checked before
+// anything runs), then:
+//   plan(ctx)   probes the machine and says what apply would change. It never
+//               changes anything; file effects are returned as FileWrites.
+//   apply(ctx)  carries out what is not a plain file write (apt, usermod, a
+//               command); the runner has already written plan.writes, with
+//               backups. Returns the data undo needs, stored in the journal.
+//   undo(ctx)   reverses apply from that data. File writes are restored by
+//               the runner from its backups.
+// Kinds that only write files implement plan() alone.
+#pragma once
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "installer/filesystem.hpp"
+#include "installer/host.hpp"
+#include "installer/plan.hpp"
+#include "installer/process.hpp"
+
+namespace wslgpu {
+
+// What a step may use. During plan, FS is an overlay that already holds the
+// files earlier steps of the same plan would write, so a plan is exact even
+// when one step depends on another.
+struct StepContext {
+  FileSystem& fs;
+  ProcessRunner& runner;
+  const HostFacts& host;
+  std::string manifest_name;
+  std::string state_dir = "/var/lib/wslgpu-setup";  // target path of our own state
+};
+
+class Step {
+ public:
+  virtual ~Step() = default;
+
+  virtual StepPlan plan(StepContext& ctx) const = 0;
+
+  virtual nlohmann::json apply(StepContext& /*ctx*/, const StepPlan& /*plan*/) { return nlohmann::json::object(); }
+
+  virtual void undo(StepContext& /*ctx*/, const nlohmann::json& /*undo_data*/) {}
+};
+
+}  // namespace wslgpu

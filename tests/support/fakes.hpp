@@ -1,0 +1,70 @@
+// Fakes for unit tests: an in-memory FileSystem and a scripted
+// ProcessRunner. The real-root tier (tests/realroot) proves that the real
+// implementations behave as these pretend.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "installer/filesystem.hpp"
+#include "installer/process.hpp"
+
+namespace wslgpu::testing {
+
+class MemoryFileSystem : public FileSystem {
+ public:
+  struct Node {
+    FileInfo info;
+    std::string content;
+  };
+
+  // Test set-up helpers.
+  void add_file(const std::string& path, const std::string& content, std::uint32_t mode = 0644, std::uint32_t uid = 0,
+                std::uint32_t gid = 0);
+  void add_dir(const std::string& path, std::uint32_t mode = 0755);
+  void add_char_device(const std::string& path, std::uint32_t mode = 0666);
+  const std::map<std::string, Node>& nodes() const { return nodes_; }
+  int writes = 0;  // how many write_atomic and remove calls changed something
+
+  std::optional<FileInfo> stat(const std::string& path) const override;
+  std::string read(const std::string& path) const override;
+  std::vector<std::string> list(const std::string& dir) const override;
+  void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override;
+  void remove(const std::string& path) override;
+  void make_dirs(const std::string& path, std::uint32_t mode) override;
+  std::string host_path(const std::string& path) const override { return "/fake" + path; }
+
+ private:
+  std::map<std::string, Node> nodes_;
+};
+
+// Answers commands from a script: the first rule whose argv prefix matches
+// gives the result. Every command run is recorded in `calls`.
+class FakeProcessRunner : public ProcessRunner {
+ public:
+  void on(std::vector<std::string> argv_prefix, ProcessResult result);
+  void on(std::vector<std::string> argv_prefix, std::function<ProcessResult(const Command&)> handler);
+  ProcessResult run(const Command& cmd) override;
+  std::vector<Command> calls;
+
+ private:
+  std::vector<std::pair<std::vector<std::string>, std::function<ProcessResult(const Command&)>>> rules_;
+};
+
+// A temporary folder, removed (recursively) when the object goes.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // Writes a file under the folder (PATH relative, parents created).
+  void write(const std::string& relative, const std::string& content) const;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace wslgpu::testing
