@@ -2,38 +2,204 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <toml++/toml.h>
 
 #include "installer/bundled_manifests.hpp"
 #include "installer/error.hpp"
 #include "installer/filesystem.hpp"
+#include "installer/guards.hpp"
 #include "installer/host.hpp"
+#include "installer/lock.hpp"
 #include "installer/manifest.hpp"
 #include "installer/plan_output.hpp"
 #include "installer/planner.hpp"
 #include "installer/process.hpp"
+#include "installer/transaction.hpp"
 #include "steps/registry.hpp"
 
 namespace wslgpu {
 
 namespace {
 
-HostFacts probe(const GlobalOptions& g, const FileSystem& fs) {
-  HostOptions options;
-  options.user = g.user;
-  options.windows_home = g.windows_home;
-  if (const char* sudo_user = std::getenv("SUDO_USER")) options.sudo_user = sudo_user;
-  return probe_host(fs, g.root, options);
-}
+constexpr const char* kStateDir = "/var/lib/wslgpu-setup";
+constexpr int kSavedPlanFormat = 1;
 
 void check_root(const std::string& root) {
   if (root.empty() || root.front() != '/')
     throw InputError(SourcePos{"--root", 0, 0}, "\"" + root + "\" must be an absolute path");
   if (::access(root.c_str(), F_OK) != 0)
     throw InputError(SourcePos{"--root", 0, 0}, "\"" + root + "\" does not exist");
+}
+
+// The machine a command acts on: its files, its processes and its facts.
+struct Session {
+  RootedFileSystem fs;
+  RealProcessRunner runner;
+  HostFacts host;
+
+  explicit Session(const GlobalOptions& g) : fs((check_root(g.root), g.root)), runner(g.root) {
+    HostOptions options;
+    options.user = g.user;
+    options.windows_home = g.windows_home;
+    if (const char* sudo_user = std::getenv("SUDO_USER")) options.sudo_user = sudo_user;
+    host = probe_host(fs, g.root, options);
+  }
+};
+
+// Everything needed to resolve a plan again later: stored as plan.json in
+// each transaction and written by `plan --out`.
+nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source, const Plan& plan) {
+  nlohmann::json fingerprints = nlohmann::json::object();
+  for (const auto& s : plan.steps) fingerprints[s.id] = {{"action", verdict_name(s.plan.verdict)},
+                                                          {"facts", s.plan.fingerprint},
+                                                          {"changes", s.plan.changes}};
+  return {{"saved_plan_format", kSavedPlanFormat},
+          {"tool_version", WSLGPU_VERSION},
+          {"root", g.root},
+          {"source", source.display},
+          {"manifest_text", source.text},
+          {"sets", parse_sets(g.sets)},
+          {"user", g.user},
+          {"windows_home", g.windows_home},
+          {"not_wsl", g.not_wsl},
+          {"fingerprints", fingerprints},
+          {"plan", plan_to_json(plan)}};
+}
+
+struct Resolved {
+  ManifestSource source;
+  Manifest manifest;
+  Plan plan;
+};
+
+Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, const Variables& sets, bool changing) {
+  Manifest manifest = load_manifest(source, sets, s.host);
+  Plan plan = resolve_plan(manifest, source.display, s.fs, s.runner, s.host);
+  GuardOptions guard_options{g.not_wsl, changing, ::geteuid() == 0};
+  plan.refusals = guard_environment(s.host, manifest.guards, s.fs, guard_options);
+  return {std::move(source), std::move(manifest), std::move(plan)};
+}
+
+// Re-creates the manifest a transaction ran, for its step objects.
+Manifest manifest_of(const Journal& journal, Session& s) {
+  nlohmann::json record = journal.read_plan();
+  ManifestSource source{record.value("source", ""), record.value("manifest_text", ""), false};
+  return load_manifest(source, record.value("sets", Variables{}), s.host);
+}
+
+bool confirm(const std::string& question) {
+  std::cout << question << " [y/N] " << std::flush;
+  std::string answer;
+  if (!std::getline(std::cin, answer)) return false;
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+bool interactive(const ChangeOptions& o) { return !o.yes && o.output == OutputFormat::text && ::isatty(STDIN_FILENO); }
+
+std::string refusal_text(const Plan& plan) {
+  std::string out;
+  for (const auto& r : plan.refusals) out += "error: " + r + "\n";
+  for (const auto& s : plan.steps) {
+    if (s.plan.verdict != Verdict::refused) continue;
+    out += "error: step " + std::to_string(s.index) + " \"" + s.id + "\": " + s.plan.summary + "\n";
+    for (const auto& d : s.plan.details) out += "  " + d + "\n";
+  }
+  return out + "Nothing was changed (exit 3).\n";
+}
+
+nlohmann::json result_json(const RunResult& r) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : r.steps)
+    steps.push_back({{"id", s.id}, {"kind", s.kind}, {"changed", s.changed}, {"failed", s.failed}, {"msg", s.msg},
+                     {"diff", s.diff}});
+  return {{"changed", r.changed},   {"failed", r.failed}, {"rc", r.rc},         {"transaction_id", r.transaction_id},
+          {"steps", steps},         {"undone", r.undone}, {"notices", r.notices}, {"error", r.error}};
+}
+
+// Progress lines for people; nothing in JSON mode or with -q.
+RunCallbacks text_callbacks(const GlobalOptions& g, bool enabled) {
+  RunCallbacks cb;
+  if (!enabled || g.verbosity < 0) return cb;
+  auto total = std::make_shared<std::size_t>(0);
+  cb.step_started = [total](std::size_t, std::size_t n, const std::string&) { *total = n; };
+  cb.step_finished = [g, total](const StepReport& r) {
+    if (!r.changed && !r.failed && r.msg.rfind("ok: ", 0) != 0 && r.msg.find("check failed") == std::string::npos)
+      return;
+    std::string status = r.failed ? paint({g.color, false}, "1;31", "failed: " + r.msg)
+                         : r.changed ? paint({g.color, false}, "33", "changed")
+                                     : r.msg;
+    std::cout << "  " << r.id << std::string(r.id.size() < 20 ? 20 - r.id.size() : 1, ' ') << status << "\n"
+              << std::flush;
+  };
+  cb.step_undone = [](const std::string& id, const std::string& what) {
+    std::cout << "  undo " << id << ": " << what << "\n" << std::flush;
+  };
+  return cb;
+}
+
+int finish_run(const GlobalOptions& g, const ChangeOptions& o, const RunResult& r, const std::string& verb) {
+  if (o.output == OutputFormat::json) {
+    std::cout << result_json(r).dump(2) << "\n";
+    return r.rc;
+  }
+  for (const auto& n : r.notices) std::cout << "note: " << n << "\n";
+  if (r.failed) {
+    std::cerr << "error: " << r.error << "\n";
+    std::cout << "Transaction " << r.transaction_id << " rolled back " << r.undone.size()
+              << (r.undone.size() == 1 ? " step" : " steps") << "; the machine is as it was (exit 1).\n"
+              << "Log and journal: " << kStateDir << "/tx/" << r.transaction_id << "/ under " << g.root << "\n";
+  } else {
+    std::cout << "Transaction " << r.transaction_id << " " << verb << ".\n";
+  }
+  return r.rc;
+}
+
+std::chrono::milliseconds lock_timeout(const ChangeOptions& o) {
+  return std::chrono::milliseconds(static_cast<long long>(o.lock_timeout_s * 1000));
+}
+
+void refuse_if_interrupted(const Transactions& tx) {
+  if (auto t = tx.interrupted()) {
+    throw Error(ExitCode::needs_recovery,
+                "transaction " + t->id + " (" + t->manifest + ") was interrupted" +
+                    (t->interrupted_step.empty() ? "" : " at step \"" + t->interrupted_step + "\"") +
+                    "\n  Roll it back:   sudo wslgpu-setup recover --rollback\n"
+                    "  Or finish it:   sudo wslgpu-setup recover --resume");
+  }
+}
+
+// Compares a freshly resolved plan with a saved one; returns the differences.
+std::vector<std::string> plan_drift(const nlohmann::json& saved, const Plan& fresh) {
+  std::vector<std::string> out;
+  const auto& fp = saved["fingerprints"];
+  std::set<std::string> seen;
+  for (const auto& s : fresh.steps) {
+    seen.insert(s.id);
+    if (!fp.contains(s.id)) {
+      out.push_back("step \"" + s.id + "\" is not in the saved plan");
+      continue;
+    }
+    const auto& old = fp[s.id];
+    if (old.value("action", "") != verdict_name(s.plan.verdict))
+      out.push_back("step \"" + s.id + "\" was " + old.value("action", "") + ", now " + verdict_name(s.plan.verdict));
+    for (const auto& [fact, value] : s.plan.fingerprint.items()) {
+      auto it = old["facts"].find(fact);
+      if (it == old["facts"].end() || *it != value)
+        out.push_back("step \"" + s.id + "\": " + fact + " was " +
+                      (it == old["facts"].end() ? std::string("not probed") : it->dump()) + ", now " + value.dump());
+    }
+    if (old["changes"] != s.plan.changes && old.value("action", "") == verdict_name(s.plan.verdict))
+      out.push_back("step \"" + s.id + "\" would now change something else");
+  }
+  for (const auto& [id, v] : fp.items())
+    if (!seen.count(id)) out.push_back("step \"" + id + "\" of the saved plan is gone");
+  return out;
 }
 
 }  // namespace
@@ -50,15 +216,13 @@ std::map<std::string, std::string> parse_sets(const std::vector<std::string>& se
 }
 
 int run_validate(const GlobalOptions& g, const std::vector<std::string>& profiles) {
-  check_root(g.root);
-  RootedFileSystem fs(g.root);
-  HostFacts host = probe(g, fs);
+  Session s(g);
   auto sets = parse_sets(g.sets);
   bool all_ok = true;
   for (const auto& profile : profiles) {
     try {
       ManifestSource source = find_manifest(profile);
-      Manifest m = load_manifest(source, sets, host);
+      Manifest m = load_manifest(source, sets, s.host);
       std::cout << source.display << ": ok (" << m.steps.size() << (m.steps.size() == 1 ? " step)" : " steps)") << "\n";
     } catch (const InputError& e) {
       all_ok = false;
@@ -69,19 +233,232 @@ int run_validate(const GlobalOptions& g, const std::vector<std::string>& profile
 }
 
 int run_plan(const GlobalOptions& g, const PlanOptions& options) {
+  Session s(g);
+  Resolved r = resolve(g, s, find_manifest(options.profile), parse_sets(g.sets), false);
+  if (!options.out_file.empty()) {
+    std::ofstream out(options.out_file, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(SourcePos{"--out", 0, 0}, "cannot write \"" + options.out_file + "\"");
+    out << plan_record(g, r.source, r.plan).dump(2) << "\n";
+  }
+  if (options.output == OutputFormat::json) {
+    std::cout << plan_to_json(r.plan).dump(2) << "\n";
+  } else if (g.verbosity >= 0) {
+    std::cout << render_plan_text(r.plan, TextStyle{g.color, g.verbosity > 0}, options.profile);
+    if (!options.out_file.empty())
+      std::cout << "Saved to " << options.out_file << ": `sudo wslgpu-setup install --plan " << options.out_file
+                << "` runs exactly this plan, and refuses if the machine has changed since.\n";
+  }
+  if (options.detailed_exitcode && r.plan.changes_pending()) return static_cast<int>(ExitCode::changes_pending);
+  return 0;
+}
+
+int run_install(const GlobalOptions& given, const InstallOptions& options) {
+  GlobalOptions g = given;
+  nlohmann::json saved;
+  ManifestSource source;
+  if (!options.saved_plan.empty()) {
+    std::ifstream in(options.saved_plan, std::ios::binary);
+    if (!in) throw InputError(SourcePos{options.saved_plan, 0, 0}, "cannot read the saved plan");
+    try {
+      saved = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(SourcePos{options.saved_plan, 0, 0}, std::string("not a saved plan: ") + e.what());
+    }
+    if (saved.value("saved_plan_format", 0) != kSavedPlanFormat)
+      throw InputError(SourcePos{options.saved_plan, 0, 0}, "not a saved plan of this version (make it again with `plan --out`)");
+    if (saved.value("root", "") != g.root)
+      throw Error(ExitCode::refused, "the saved plan was made for --root " + saved.value("root", "") + ", not " + g.root);
+    source = {saved.value("source", ""), saved.value("manifest_text", ""), false};
+    g.sets.clear();
+    for (const auto& [k, v] : saved["sets"].items()) g.sets.push_back(k + "=" + v.get<std::string>());
+    g.user = saved.value("user", "");
+    g.windows_home = saved.value("windows_home", "");
+    g.not_wsl = saved.value("not_wsl", false);
+  } else {
+    if (options.profile.empty())
+      throw InputError(SourcePos{"install", 0, 0}, "name a profile or a manifest file (see `wslgpu-setup list`), "
+                                                   "or pass --plan FILE");
+    source = find_manifest(options.profile);
+  }
+  Session s(g);
+  Transactions tx(s.fs, s.runner, s.host, kStateDir);
+  s.fs.make_dirs(kStateDir, 0755);
+  RunLock lock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(options.change));
+  refuse_if_interrupted(tx);
+
+  Resolved r = resolve(g, s, source, parse_sets(g.sets), true);
+  if (!saved.is_null()) {
+    auto drift = plan_drift(saved, r.plan);
+    if (!drift.empty()) {
+      std::string msg = "the machine no longer matches the saved plan " + options.saved_plan + ":";
+      for (const auto& d : drift) msg += "\n  " + d;
+      throw Error(ExitCode::refused, msg + "\nNothing was changed. Make a new plan with `plan --out`.");
+    }
+  }
+  const ChangeOptions& o = options.change;
+  const std::string profile_arg = options.profile.empty() ? options.saved_plan : options.profile;
+  if (r.plan.refused()) {
+    if (o.output == OutputFormat::json) {
+      std::cout << nlohmann::json{{"changed", false}, {"failed", true}, {"rc", 3}, {"transaction_id", ""},
+                                  {"refusals", plan_to_json(r.plan)["refusals"]}, {"steps", plan_to_json(r.plan)["steps"]}}
+                       .dump(2)
+                << "\n";
+    } else {
+      std::cerr << refusal_text(r.plan);
+    }
+    return static_cast<int>(ExitCode::refused);
+  }
+  if (!r.plan.changes_pending()) {
+    // Converged: run the checks, write nothing, record no transaction.
+    bool has_checks = r.plan.count(Verdict::verify) > 0;
+    RunResult result;
+    if (has_checks) {
+      StepContext ctx{s.fs, s.runner, s.host, r.manifest.name, kStateDir};
+      for (const auto& ps : r.plan.steps) {
+        if (ps.plan.verdict != Verdict::verify) continue;
+        for (const auto& ms : r.manifest.steps) {
+          if (ms.id != ps.id) continue;
+          StepReport rep{ps.id, ps.kind, false, false, "ok: " + ps.plan.summary, ""};
+          try {
+            auto w = ms.step->apply(ctx, ps.plan);
+            if (w.contains("warning")) rep.msg = w["warning"].get<std::string>();
+          } catch (const StepFailure& e) {
+            rep.failed = true;
+            rep.msg = e.what();
+            result.failed = true;
+            result.rc = static_cast<int>(ExitCode::failed);
+            result.error = "check \"" + ps.id + "\" failed: " + e.what();
+          }
+          result.steps.push_back(rep);
+        }
+      }
+    }
+    if (o.output == OutputFormat::json) {
+      std::cout << result_json(result).dump(2) << "\n";
+    } else if (g.verbosity >= 0) {
+      for (const auto& rep : result.steps) std::cout << "  " << rep.id << ": " << rep.msg << "\n";
+      if (result.failed) std::cerr << "error: " << result.error << "\n";
+      std::cout << "Nothing to do: the machine already matches " << r.manifest.name << ".\n";
+    }
+    return result.rc;
+  }
+  if (o.output == OutputFormat::text && g.verbosity >= 0)
+    std::cout << render_plan_text(r.plan, TextStyle{g.color, g.verbosity > 0}, profile_arg) << "\n";
+  if (interactive(o) && !confirm("Apply these changes?")) {
+    std::cout << "Nothing was changed.\n";
+    return 0;
+  }
+  lock.record_holder(g.command_line);
+  RunResult result = tx.run(r.manifest, r.plan, plan_record(g, r.source, r.plan),
+                            text_callbacks(g, o.output == OutputFormat::text));
+  return finish_run(g, o, result, "committed");
+}
+
+int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOptions& o) {
+  Session s(g);
+  Transactions tx(s.fs, s.runner, s.host, kStateDir);
+  s.fs.make_dirs(kStateDir, 0755);
+  RunLock lock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(o));
+  Journal journal = Journal::open(tx.tx_root(), id);
+  TransactionSummary summary = summarize(id, journal.records());
+  if (summary.status == "rolled_back") {
+    std::cout << "Transaction " << id << " is already rolled back; nothing to do.\n";
+    return 0;
+  }
+  if (summary.status == "interrupted")
+    throw Error(ExitCode::needs_recovery, "transaction " + id + " was interrupted; use `wslgpu-setup recover --rollback`");
+  auto drift = tx.drifted_files(journal);
+  if (!drift.empty() && !o.force) {
+    std::string msg = "files that transaction " + id + " wrote have changed since:";
+    for (const auto& d : drift) msg += "\n  " + d;
+    throw Error(ExitCode::refused, msg + "\nRolling back would overwrite those changes. Nothing was changed; "
+                                         "pass --force to roll back anyway.");
+  }
+  if (interactive(o) && !confirm("Roll back transaction " + id + " (" + summary.manifest + ")?")) return 0;
+  lock.record_holder(g.command_line);
+  Manifest manifest = manifest_of(journal, s);
+  RunResult r;
+  r.transaction_id = id;
+  r.undone = tx.rollback(journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
+  r.changed = !r.undone.empty();
+  return finish_run(g, o, r, "rolled back");
+}
+
+int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& o) {
+  GlobalOptions g = given;
+  Session s(g);
+  Transactions tx(s.fs, s.runner, s.host, kStateDir);
+  s.fs.make_dirs(kStateDir, 0755);
+  RunLock lock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(o));
+  auto t = tx.interrupted();
+  if (!t) {
+    if (o.output == OutputFormat::json) std::cout << nlohmann::json{{"changed", false}, {"rc", 0}}.dump(2) << "\n";
+    else std::cout << "No interrupted transaction: nothing to recover.\n";
+    return 0;
+  }
+  Journal journal = Journal::open(tx.tx_root(), t->id);
+  lock.record_holder(g.command_line);
+  Manifest manifest = manifest_of(journal, s);
+  if (rollback) {
+    RunResult r;
+    r.transaction_id = t->id;
+    r.undone = tx.rollback(journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
+    r.changed = !r.undone.empty();
+    return finish_run(g, o, r, "rolled back");
+  }
+  nlohmann::json record = journal.read_plan();
+  ManifestSource source{record.value("source", ""), record.value("manifest_text", ""), false};
+  g.not_wsl = record.value("not_wsl", g.not_wsl);
+  Resolved r = resolve(g, s, source, record.value("sets", Variables{}), true);
+  if (r.plan.refused()) {
+    std::cerr << refusal_text(r.plan);
+    return static_cast<int>(ExitCode::refused);
+  }
+  RunResult result = tx.resume(journal, r.manifest, r.plan, text_callbacks(g, o.output == OutputFormat::text));
+  return finish_run(g, o, result, "finished");
+}
+
+int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat output) {
   check_root(g.root);
   RootedFileSystem fs(g.root);
-  RealProcessRunner runner(g.root);
-  HostFacts host = probe(g, fs);
-  ManifestSource source = find_manifest(options.profile);
-  Manifest manifest = load_manifest(source, parse_sets(g.sets), host);
-  Plan plan = resolve_plan(manifest, source.display, fs, runner, host);
-  if (options.output == OutputFormat::json) {
-    std::cout << plan_to_json(plan).dump(2) << "\n";
-  } else {
-    std::cout << render_plan_text(plan, TextStyle{g.color, g.verbosity > 0}, options.profile);
+  std::string tx_root = fs.host_path(std::string(kStateDir) + "/tx");
+  if (!show_id.empty()) {
+    Journal j = Journal::open(tx_root, show_id);
+    auto records = j.records();
+    TransactionSummary s = summarize(show_id, records);
+    if (output == OutputFormat::json) {
+      std::cout << nlohmann::json{{"id", s.id}, {"time", s.time}, {"manifest", s.manifest}, {"source", s.source},
+                                  {"status", s.status}, {"changed_steps", s.changed_steps}, {"records", records}}
+                       .dump(2)
+                << "\n";
+      return 0;
+    }
+    std::cout << "Transaction " << s.id << "\n  time      " << s.time << "\n  profile   " << s.manifest << " ("
+              << s.source << ")\n  result    " << s.status << "\n  changed   " << s.changed_steps << " steps\n";
+    for (const auto& r : records) {
+      std::string type = r.value("type", "");
+      if (type == "outcome") std::cout << "  step " << r.value("step", "") << ": " << r.value("status", "") << "\n";
+      if (type == "written")
+        std::cout << "    " << (r["sha256"].is_null() ? "removed " : "wrote ") << r.value("path", "") << "\n";
+      if (type == "undone") std::cout << "  step " << r.value("step", "") << ": undone\n";
+    }
+    return 0;
   }
-  if (options.detailed_exitcode && plan.changes_pending()) return static_cast<int>(ExitCode::changes_pending);
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& id : list_transactions(tx_root)) {
+    TransactionSummary s = summarize(id, Journal::open(tx_root, id).records());
+    all.push_back({{"id", s.id}, {"time", s.time}, {"manifest", s.manifest}, {"status", s.status},
+                   {"changed_steps", s.changed_steps}});
+  }
+  if (output == OutputFormat::json) {
+    std::cout << all.dump(2) << "\n";
+    return 0;
+  }
+  if (all.empty()) std::cout << "No transactions yet.\n";
+  for (const auto& t : all)
+    std::cout << t["id"].get<std::string>() << "  " << t["time"].get<std::string>() << "  "
+              << t["manifest"].get<std::string>() << "  " << t["status"].get<std::string>() << "  "
+              << t["changed_steps"].get<std::size_t>() << " changed\n";
   return 0;
 }
 

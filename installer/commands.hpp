@@ -14,22 +14,42 @@ struct GlobalOptions {
   std::string root = "/";
   std::string user;
   std::string windows_home;
-  int verbosity = 0;  // -1 quiet, 0 normal, 1 -v, 2 -vv
+  int verbosity = 0;   // -1 quiet, 0 normal, 1 -v, 2 -vv
   bool color = false;  // decided in main: a terminal, no NO_COLOR, no --no-color
   std::string log_file;
   std::vector<std::string> sets;  // --set key=value
+  bool not_wsl = false;           // --not-wsl
+  std::string command_line;       // for the lock holder record
 };
 
 struct PlanOptions {
   std::string profile;
   OutputFormat output = OutputFormat::text;
   bool detailed_exitcode = false;
+  std::string out_file;  // --out: save the plan
+};
+
+struct ChangeOptions {
+  OutputFormat output = OutputFormat::text;
+  bool yes = false;
+  double lock_timeout_s = 0;
+  bool force = false;  // rollback despite drift
+};
+
+struct InstallOptions {
+  std::string profile;      // "" with --plan, or to detect the vendor
+  std::string saved_plan;   // --plan FILE
+  ChangeOptions change;
 };
 
 int run_validate(const GlobalOptions& g, const std::vector<std::string>& profiles);
 int run_plan(const GlobalOptions& g, const PlanOptions& options);
 int run_list(const GlobalOptions& g);
 int run_kinds(const GlobalOptions& g);
+int run_install(const GlobalOptions& g, const InstallOptions& options);
+int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOptions& options);
+int run_recover(const GlobalOptions& g, bool rollback, const ChangeOptions& options);
+int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat output);
 
 // Parses --set values into a map; a value without '=' is a usage error.
 std::map<std::string, std::string> parse_sets(const std::vector<std::string>& sets);

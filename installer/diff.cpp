@@ -44,10 +44,10 @@ std::vector<Edit> edit_script(const std::vector<std::string>& a, const std::vect
   while (i < n || j < m) {
     if (i < n && j < m && a[i] == b[j]) {
       out.push_back({' ', i++, j++});
-    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      out.push_back({'+', i, j++});
+    } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+      out.push_back({'-', i++, j});  // removals first, as diff -u prints them
     } else {
-      out.push_back({'-', i++, j});
+      out.push_back({'+', i, j++});
     }
   }
   return out;

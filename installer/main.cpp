@@ -73,6 +73,9 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "Print only errors");
   app.add_flag("--no-color", no_color, "No colour, even on a terminal (NO_COLOR does the same)");
   app.add_option("--log-file", g.log_file, "Log every decision and every command's output here, with timestamps");
+  app.add_flag("--not-wsl", g.not_wsl,
+               "Run outside WSL2 (image builders, tests): the WSL, kernel and /dev/dxg guards are off, the package "
+               "guards stay on");
 
   auto* validate = app.add_subcommand("validate", "Check manifests; print ok or every error found");
   std::vector<std::string> validate_profiles;
@@ -86,6 +89,42 @@ int main(int argc, char** argv) {
   plan->add_flag("--detailed-exitcode", plan_options.detailed_exitcode,
                  "Exit 0 when nothing would change and 10 when changes are pending");
 
+  plan->add_option("--out", plan_options.out_file, "Save the plan to FILE for `install --plan FILE`");
+
+  // Options shared by the commands that change the machine.
+  auto add_change_options = [](CLI::App* cmd, ChangeOptions& o, std::string& output) {
+    cmd->add_flag("-y,--yes", o.yes, "Do not ask for confirmation (also the case without a terminal)");
+    cmd->add_option("--output,-o", output, "text or json (json never prompts)")->check(CLI::IsMember({"text", "json"}));
+    cmd->add_option("--lock-timeout", o.lock_timeout_s, "Seconds to wait for another run's lock (default 0)");
+  };
+  auto* install = app.add_subcommand("install", "Apply a profile as one transaction, rolled back if a step fails");
+  InstallOptions install_options;
+  std::string install_output = "text";
+  install->add_option("profile", install_options.profile, "A bundled profile name or a path to a .toml file");
+  install->add_option("--plan", install_options.saved_plan, "Run exactly this saved plan (from `plan --out`)");
+  add_change_options(install, install_options.change, install_output);
+
+  auto* rollback = app.add_subcommand("rollback", "Undo a finished transaction");
+  ChangeOptions rollback_options;
+  std::string rollback_output = "text", rollback_id;
+  rollback->add_option("id", rollback_id, "Transaction id (see `history`)")->required();
+  rollback->add_flag("--force", rollback_options.force, "Roll back even when files changed since");
+  add_change_options(rollback, rollback_options, rollback_output);
+
+  auto* recover = app.add_subcommand("recover", "Roll back or finish an interrupted transaction");
+  ChangeOptions recover_options;
+  std::string recover_output = "text";
+  bool recover_rollback = false, recover_resume = false;
+  auto* rb = recover->add_flag("--rollback", recover_rollback, "Undo what the interrupted run did");
+  auto* rs = recover->add_flag("--resume", recover_resume, "Finish the interrupted run");
+  rb->excludes(rs);
+  add_change_options(recover, recover_options, recover_output);
+
+  auto* history = app.add_subcommand("history", "List transactions, or show one");
+  std::string history_show, history_output = "text";
+  history->add_option("id", history_show, "Show this transaction");
+  history->add_option("--output,-o", history_output, "text or json")->check(CLI::IsMember({"text", "json"}));
+
   auto* list = app.add_subcommand("list", "List the bundled profiles");
   auto* kinds = app.add_subcommand("kinds", "List the step kinds a manifest can use");
 
@@ -98,13 +137,28 @@ int main(int argc, char** argv) {
 
   g.verbosity = quiet ? -1 : verbose;
   g.color = !no_color && std::getenv("NO_COLOR") == nullptr && ::isatty(STDOUT_FILENO);
-  plan_options.output = plan_output == "json" ? OutputFormat::json : OutputFormat::text;
+  auto format = [](const std::string& s) { return s == "json" ? OutputFormat::json : OutputFormat::text; };
+  plan_options.output = format(plan_output);
+  install_options.change.output = format(install_output);
+  rollback_options.output = format(rollback_output);
+  recover_options.output = format(recover_output);
+  for (int i = 0; i < argc; ++i) g.command_line += (i ? " " : "") + std::string(argv[i]);
 
   try {
     setup_logging(g);
     spdlog::debug("wslgpu-setup {} started", WSLGPU_VERSION);
     if (*validate) return run_validate(g, validate_profiles);
     if (*plan) return run_plan(g, plan_options);
+    if (*install) return run_install(g, install_options);
+    if (*rollback) return run_rollback(g, rollback_id, rollback_options);
+    if (*recover) {
+      if (!recover_rollback && !recover_resume) {
+        std::cerr << "error: say what to do with the interrupted run: recover --rollback or recover --resume\n";
+        return static_cast<int>(ExitCode::bad_input);
+      }
+      return run_recover(g, recover_rollback, recover_options);
+    }
+    if (*history) return run_history(g, history_show, format(history_output));
     if (*list) return run_list(g);
     if (*kinds) return run_kinds(g);
   } catch (const InputError& e) {

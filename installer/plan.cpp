@@ -19,6 +19,8 @@ bool Plan::changes_pending() const {
   return false;
 }
 
+bool Plan::refused() const { return !refusals.empty() || count(Verdict::refused) > 0; }
+
 std::size_t Plan::count(Verdict v) const {
   std::size_t n = 0;
   for (const auto& s : steps) n += s.plan.verdict == v;

@@ -61,8 +61,10 @@ struct Plan {
   std::map<std::string, std::string> vars;
   HostFacts host;
   std::vector<PlannedStep> steps;
+  std::vector<std::string> refusals;  // guards on the machine itself (installer/guards.hpp)
 
   bool changes_pending() const;
+  bool refused() const;
   std::size_t count(Verdict v) const;
 };
 

@@ -50,6 +50,10 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
   if (!plan.manifest_description.empty()) out += " (" + plan.manifest_description + ")";
   out += " · root " + plan.host.root + " · user " + (plan.host.user.empty() ? std::string("none found") : plan.host.user);
   out += "\n" + machine_line(plan.host) + "\n\n";
+  for (const auto& r : plan.refusals) {
+    out += paint(style, "1;31", r.substr(0, r.find('\n'))) + (r.find('\n') == std::string::npos ? "" : r.substr(r.find('\n'))) + "\n";
+  }
+  if (!plan.refusals.empty()) out += "\n";
 
   std::size_t kind_w = 4, id_w = 2;
   for (const auto& s : plan.steps) {
@@ -87,8 +91,9 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
          " already done, " + std::to_string(checks) + (checks == 1 ? " check" : " checks");
   if (skipped) out += ", " + std::to_string(skipped) + " skipped";
   if (refused) out += ", " + paint(style, "1;31", std::to_string(refused) + " refused");
+  if (!plan.refusals.empty()) out += ", " + paint(style, "1;31", "the machine itself refused");
   out += ". Nothing has been changed.\n";
-  if (refused) {
+  if (plan.refused()) {
     out += "Install would stop before changing anything: fix what is refused above first.\n";
   } else if (changes) {
     out += "Run `sudo wslgpu-setup install " + profile_arg + "` to apply it.\n";
@@ -123,6 +128,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
             {"windows_home", h.windows_home}}},
           {"vars", plan.vars},
           {"changes_pending", plan.changes_pending()},
+          {"refusals", plan.refusals},
           {"counts",
            {{"change", plan.count(Verdict::change)}, {"no-op", plan.count(Verdict::noop)},
             {"verify", plan.count(Verdict::verify)}, {"refused", plan.count(Verdict::refused)},

@@ -1,5 +1,6 @@
 #include "installer/planner.hpp"
 
+#include "installer/guards.hpp"
 #include "installer/overlay_filesystem.hpp"
 
 namespace wslgpu {
@@ -34,6 +35,7 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
       ps.plan.summary = "skipped: " + ms.when->text() + " is false";
     } else {
       ps.plan = ms.step->plan(ctx);
+      guard_step(ps, manifest.guards);
       for (const auto& w : ps.plan.writes) {
         if (w.content) overlay.write_atomic(w.path, *w.content, w.attrs);
         else overlay.remove(w.path);

@@ -110,7 +110,8 @@ class CheckStep : public Step {
       p.details.push_back("runs during install, after the steps before it");
     } else {
       std::string problem = evaluate(ctx);
-      p.details.push_back(problem.empty() ? "now: holds" : "now: fails: " + problem);
+      // The plan's file view already holds what earlier steps would write.
+      p.details.push_back(problem.empty() ? "holds (with the changes above)" : "would fail: " + problem);
       p.fingerprint["check:" + p.summary] = problem.empty() ? "holds" : problem;
     }
     if (!abort_on_fail) p.details.push_back("on failure: warn and go on");
@@ -130,10 +131,17 @@ class CheckStep : public Step {
 
 std::shared_ptr<Step> make_check_step(StepKeys& keys) {
   auto s = std::make_shared<CheckStep>();
-  int subjects = keys.has("path") + keys.has("kernel_min") + keys.has("command");
-  if (subjects != 1) {
-    keys.error_at(keys.pos("kind"), subjects == 0 ? "a check needs one subject: \"path\", \"kernel_min\" or \"command\""
-                                                  : "a check takes only one of \"path\", \"kernel_min\" and \"command\"");
+  std::vector<std::string> subjects;
+  for (const char* key : {"path", "kernel_min", "command"})
+    if (keys.has(key)) subjects.emplace_back(key);
+  if (subjects.empty()) {
+    keys.error_at(keys.pos("kind"), "a check needs one subject: \"path\", \"kernel_min\" or \"command\"");
+  }
+  for (std::size_t i = 1; i < subjects.size(); ++i) {
+    // Only the first subject is read; the others are reported here, not as unknown keys.
+    keys.mark_common(subjects[i]);
+    keys.error(subjects[i], "a check has one subject, and this one already has \"" + subjects[0] + "\": put \"" +
+                                subjects[i] + "\" in a check step of its own");
   }
   if (keys.has("path")) {
     s->subject = CheckStep::Subject::path;

@@ -8,6 +8,10 @@
 //               backups. Returns the data undo needs, stored in the journal.
 //   undo(ctx)   reverses apply from that data. File writes are restored by
 //               the runner from its backups.
+//   snapshot(ctx) runs before apply and its result is journalled first, so
+//               that a run killed in the middle of apply can still be undone:
+//               undo then receives {"partial": true, "pre": snapshot} instead
+//               of apply's data.
 // Kinds that only write files implement plan() alone.
 #pragma once
 #include <memory>
@@ -41,7 +45,12 @@ class Step {
 
   virtual nlohmann::json apply(StepContext& /*ctx*/, const StepPlan& /*plan*/) { return nlohmann::json::object(); }
 
+  // UNDO_DATA is what apply() returned or, when apply never finished,
+  // {"partial": true, "pre": what snapshot() returned}. Must be idempotent:
+  // a rollback killed halfway runs it again.
   virtual void undo(StepContext& /*ctx*/, const nlohmann::json& /*undo_data*/) {}
+
+  virtual nlohmann::json snapshot(StepContext& /*ctx*/) const { return nlohmann::json::object(); }
 };
 
 }  // namespace wslgpu

@@ -1,0 +1,81 @@
+// The transaction journal: one directory per run under the state directory
+// (ROOT/var/lib/wslgpu-setup/tx/<id>/) holding
+//   plan.json      the resolved plan and what is needed to resolve it again
+//   journal.jsonl  append-only, one JSON record per line, each fsynced
+//                  before the side effect it announces
+//   backups/N      the files the run replaced, as they were
+// Records, in order of a run:
+//   begin    {id, time, manifest, source, command}
+//   intent   {step, index, pre}           before the step's first side effect
+//   backup   {step, path, existed, blob, sha256, mode, uid, gid}
+//   written  {step, path, sha256}         after a file write (for drift checks)
+//   outcome  {step, status, undo, msg}    status: applied | failed
+//   undone   {step}                       rollback reversed this step
+//   end      {status}                     committed | rolled_back | failed
+// A journal without an end record belongs to an interrupted run.
+// docs/transactions.md describes the format and the guarantees.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wslgpu {
+
+class Journal {
+ public:
+  // Creates a new transaction directory under TX_ROOT (a host path).
+  static Journal create(const std::string& tx_root, const std::string& id);
+  // Opens an existing one for appending (recovery, rollback).
+  static Journal open(const std::string& tx_root, const std::string& id);
+
+  const std::string& id() const { return id_; }
+  const std::string& dir() const { return dir_; }
+
+  // Appends RECORD (with a "type" field) and fsyncs it. Throws StepFailure
+  // when the disk refuses: no side effect may go unrecorded.
+  void append(const nlohmann::json& record);
+
+  // Stores CONTENT as a backup blob (temp file, fsync, rename, fsync dir);
+  // returns its name relative to the transaction directory.
+  std::string store_blob(const std::string& content);
+  std::string read_blob(const std::string& name) const;
+
+  // Writes plan.json atomically.
+  void write_plan(const nlohmann::json& plan);
+  nlohmann::json read_plan() const;
+
+  // Every record so far (a torn last line from a crash is ignored).
+  std::vector<nlohmann::json> records() const;
+
+ private:
+  std::string id_;
+  std::string dir_;
+  int blob_counter_ = 0;
+};
+
+// What a journal says about a run, folded from its records.
+struct TransactionSummary {
+  std::string id;
+  std::string time;
+  std::string manifest;
+  std::string source;
+  std::string status;  // committed, rolled_back, failed, interrupted
+  std::size_t changed_steps = 0;
+  std::string interrupted_step;  // the step with an intent and no outcome
+};
+
+TransactionSummary summarize(const std::string& id, const std::vector<nlohmann::json>& records);
+
+// Transaction ids under TX_ROOT, oldest first (ids sort by time).
+std::vector<std::string> list_transactions(const std::string& tx_root);
+
+// "20261130-101502-7f3a": sortable, unique enough for one machine.
+std::string new_transaction_id();
+
+// Writes CONTENT to PATH (host path) through a temporary file, fsync and
+// rename, then fsyncs the directory.
+void write_file_durably(const std::string& path, const std::string& content);
+
+}  // namespace wslgpu

@@ -1,0 +1,273 @@
+#include "installer/transaction.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+
+#include <spdlog/spdlog.h>
+
+#include "installer/error.hpp"
+#include "installer/paths.hpp"
+#include "installer/sha256.hpp"
+
+namespace wslgpu {
+
+void crash_point(const std::string& step_id, const char* when) {
+  const char* spec = std::getenv("WSLGPU_SETUP_CRASH_AT");
+  if (!spec || step_id + ":" + when != spec) return;
+  ::kill(::getpid(), SIGKILL);
+}
+
+namespace {
+
+std::string now_iso() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+const ManifestStep* find_step(const Manifest& m, const std::string& id) {
+  for (const auto& s : m.steps)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+// What a journal says about each step, in order of first intent.
+struct StepRecord {
+  std::string id;
+  nlohmann::json pre = nlohmann::json::object();
+  std::optional<nlohmann::json> undo;  // from the last "applied" outcome
+  bool failed = false;
+  bool undone = false;
+  std::vector<nlohmann::json> backups;  // in order
+};
+
+std::vector<StepRecord> fold(const std::vector<nlohmann::json>& records) {
+  std::vector<StepRecord> steps;
+  auto get = [&](const std::string& id) -> StepRecord& {
+    for (auto& s : steps)
+      if (s.id == id) return s;
+    steps.push_back(StepRecord{id, nlohmann::json::object(), std::nullopt, false, false, {}});
+    return steps.back();
+  };
+  for (const auto& r : records) {
+    std::string type = r.value("type", "");
+    if (type == "intent") {
+      StepRecord& s = get(r.value("step", ""));
+      if (s.pre.empty() && r.contains("pre")) s.pre = r["pre"];
+      s.undone = false;
+    } else if (type == "backup") {
+      get(r.value("step", "")).backups.push_back(r);
+    } else if (type == "outcome") {
+      StepRecord& s = get(r.value("step", ""));
+      if (r.value("status", "") == "applied") s.undo = r.value("undo", nlohmann::json::object());
+      else s.failed = true;
+    } else if (type == "undone") {
+      get(r.value("step", "")).undone = true;
+    }
+  }
+  return steps;
+}
+
+}  // namespace
+
+Transactions::Transactions(FileSystem& fs, ProcessRunner& runner, const HostFacts& host, std::string state_dir)
+    : fs_(fs), runner_(runner), host_(host), state_dir_(std::move(state_dir)) {}
+
+std::string Transactions::tx_root() const { return fs_.host_path(state_dir_ + "/tx"); }
+
+std::optional<TransactionSummary> Transactions::interrupted() const {
+  auto ids = list_transactions(tx_root());
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    Journal j = Journal::open(tx_root(), *it);
+    TransactionSummary s = summarize(*it, j.records());
+    if (s.status == "interrupted") return s;
+  }
+  return std::nullopt;
+}
+
+RunResult Transactions::run(const Manifest& manifest, const Plan& plan, const nlohmann::json& plan_record,
+                            const RunCallbacks& callbacks) {
+  RunResult result;
+  fs_.make_dirs(state_dir_ + "/tx", 0700);
+  Journal journal = Journal::create(tx_root(), new_transaction_id());
+  result.transaction_id = journal.id();
+  journal.write_plan(plan_record);
+  journal.append({{"type", "begin"},
+                  {"id", journal.id()},
+                  {"time", now_iso()},
+                  {"manifest", manifest.name},
+                  {"source", plan.source},
+                  {"pid", ::getpid()}});
+  apply_steps(journal, manifest, plan, callbacks, result);
+  return result;
+}
+
+RunResult Transactions::resume(Journal& journal, const Manifest& manifest, const Plan& plan,
+                               const RunCallbacks& callbacks) {
+  RunResult result;
+  result.transaction_id = journal.id();
+  journal.append({{"type", "resume"}, {"time", now_iso()}, {"pid", ::getpid()}});
+  apply_steps(journal, manifest, plan, callbacks, result);
+  return result;
+}
+
+void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const Plan& plan,
+                               const RunCallbacks& callbacks, RunResult& result) {
+  StepContext ctx{fs_, runner_, host_, manifest.name, state_dir_};
+  const std::size_t total = plan.steps.size();
+  for (const auto& ps : plan.steps) {
+    StepReport report{ps.id, ps.kind, false, false, ps.plan.summary, ""};
+    if (ps.plan.verdict == Verdict::skipped || ps.plan.verdict == Verdict::noop) {
+      if (callbacks.step_finished) callbacks.step_finished(report);
+      result.steps.push_back(report);
+      continue;
+    }
+    if (callbacks.step_started) callbacks.step_started(ps.index, total, ps.id);
+    const ManifestStep* ms = find_step(manifest, ps.id);
+    try {
+      if (!ms) throw StepFailure("the plan names step \"" + ps.id + "\", which the manifest does not have");
+      if (ps.plan.verdict == Verdict::verify) {
+        nlohmann::json r = ms->step->apply(ctx, ps.plan);
+        if (r.contains("warning")) {
+          report.msg = r["warning"].get<std::string>();
+          result.notices.push_back(ps.id + ": " + report.msg);
+        } else {
+          report.msg = "ok: " + ps.plan.summary;
+        }
+      } else {
+        nlohmann::json pre = ms->step->snapshot(ctx);
+        journal.append({{"type", "intent"}, {"step", ps.id}, {"index", ps.index}, {"pre", pre}});
+        crash_point(ps.id, "before");
+        for (const auto& w : ps.plan.writes) {
+          auto info = fs_.stat(w.path);
+          nlohmann::json backup = {{"type", "backup"}, {"step", ps.id}, {"path", w.path}, {"existed", info.has_value()}};
+          if (info) {
+            std::string old = info->type == FileType::regular ? fs_.read(w.path) : std::string();
+            backup["blob"] = journal.store_blob(old);
+            backup["sha256"] = sha256_hex(old);
+            backup["mode"] = info->mode;
+            backup["uid"] = info->uid;
+            backup["gid"] = info->gid;
+          }
+          // Directories the write creates are recorded too, so that undo
+          // leaves no empty folder behind.
+          nlohmann::json created = nlohmann::json::array();
+          for (std::string dir = parent_path(w.path); w.content && dir != "/" && !fs_.stat(dir); dir = parent_path(dir))
+            created.insert(created.begin(), dir);
+          backup["created_dirs"] = created;
+          journal.append(backup);
+          if (w.content) {
+            fs_.write_atomic(w.path, *w.content, w.attrs);
+            journal.append({{"type", "written"}, {"step", ps.id}, {"path", w.path}, {"sha256", sha256_hex(*w.content)}});
+          } else {
+            fs_.remove(w.path);
+            journal.append({{"type", "written"}, {"step", ps.id}, {"path", w.path}, {"sha256", nullptr}});
+          }
+        }
+        nlohmann::json undo = ms->step->apply(ctx, ps.plan);
+        journal.append({{"type", "outcome"}, {"step", ps.id}, {"status", "applied"}, {"undo", undo}});
+        crash_point(ps.id, "after");
+        report.changed = true;
+        result.changed = true;
+        for (const auto& c : ps.plan.changes)
+          if (c.contains("diff")) report.diff += c["diff"].get<std::string>();
+        for (const auto& n : ps.plan.notices) result.notices.push_back(n);
+      }
+    } catch (const std::exception& e) {
+      report.failed = true;
+      report.msg = e.what();
+      result.failed = true;
+      result.error = "step " + std::to_string(ps.index) + " \"" + ps.id + "\" failed: " + e.what();
+      spdlog::debug("{}", result.error);
+      if (ps.plan.verdict != Verdict::verify)
+        journal.append({{"type", "outcome"}, {"step", ps.id}, {"status", "failed"}, {"msg", e.what()}});
+      if (callbacks.step_finished) callbacks.step_finished(report);
+      result.steps.push_back(report);
+      result.undone = rollback(journal, manifest, callbacks);
+      result.rc = static_cast<int>(ExitCode::failed);
+      return;
+    }
+    if (callbacks.step_finished) callbacks.step_finished(report);
+    result.steps.push_back(report);
+  }
+  journal.append({{"type", "end"}, {"status", "committed"}, {"time", now_iso()}});
+}
+
+std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest& manifest,
+                                                const RunCallbacks& callbacks) {
+  StepContext ctx{fs_, runner_, host_, manifest.name, state_dir_};
+  auto records = journal.records();
+  auto steps = fold(records);
+  // The earliest backup of each path in the whole transaction is what the
+  // machine held before it; later ones may hold a resumed step's partial work.
+  std::map<std::string, std::string> first_owner;
+  for (const auto& s : steps)
+    for (const auto& b : s.backups) first_owner.emplace(b.value("path", ""), s.id);
+
+  std::vector<std::string> undone;
+  journal.append({{"type", "rollback"}, {"time", now_iso()}, {"pid", ::getpid()}});
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    const StepRecord& s = *it;
+    if (s.undone) continue;
+    const ManifestStep* ms = find_step(manifest, s.id);
+    if (!ms) throw StepFailure("cannot undo step \"" + s.id + "\": the manifest no longer has it");
+    crash_point(s.id, "undo");
+    nlohmann::json data = s.undo ? *s.undo : nlohmann::json{{"partial", true}, {"pre", s.pre}};
+    if (s.undo || s.failed || !s.pre.empty()) ms->step->undo(ctx, data);
+    std::string what;
+    for (const auto& b : s.backups) {
+      std::string path = b.value("path", "");
+      if (first_owner[path] != s.id) continue;
+      first_owner[path] = "";  // restore each path once
+      if (b.value("existed", false)) {
+        FileAttrs attrs{b.value("mode", 0644u), b.value("uid", 0u), b.value("gid", 0u)};
+        fs_.write_atomic(path, journal.read_blob(b.value("blob", "")), attrs);
+        what += (what.empty() ? "restored " : ", ") + path;
+      } else {
+        fs_.remove(path);
+        what += (what.empty() ? "removed " : ", ") + path;
+      }
+      if (b.contains("created_dirs")) {
+        const auto& dirs = b["created_dirs"];
+        for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) {
+          std::string dir = d->get<std::string>();
+          if (fs_.list(dir).empty()) fs_.remove(dir);
+        }
+      }
+    }
+    journal.append({{"type", "undone"}, {"step", s.id}});
+    undone.push_back(s.id);
+    if (callbacks.step_undone) callbacks.step_undone(s.id, what.empty() ? "undone" : what);
+  }
+  journal.append({{"type", "end"}, {"status", "rolled_back"}, {"time", now_iso()}});
+  return undone;
+}
+
+std::vector<std::string> Transactions::drifted_files(const Journal& journal) const {
+  std::map<std::string, nlohmann::json> last;
+  for (const auto& r : journal.records())
+    if (r.value("type", "") == "written") last[r.value("path", "")] = r["sha256"];
+  std::vector<std::string> drifted;
+  for (const auto& [path, sha] : last) {
+    auto info = fs_.stat(path);
+    if (sha.is_null()) {
+      if (info) drifted.push_back(path + " (removed by the transaction, now present)");
+      continue;
+    }
+    if (!info) {
+      drifted.push_back(path + " (now missing)");
+    } else if (info->type != FileType::regular || sha256_hex(fs_.read(path)) != sha.get<std::string>()) {
+      drifted.push_back(path + " (changed since)");
+    }
+  }
+  return drifted;
+}
+
+}  // namespace wslgpu

@@ -1,0 +1,92 @@
+// Runs a plan as a transaction, and undoes one. Either every step of a run
+// is applied, or every step it applied is undone in reverse; a run killed
+// partway leaves its journal (installer/journal.hpp), from which
+// `recover --rollback` undoes it and `recover --resume` finishes it.
+//
+// For each step that changes something: an intent record (with the step's
+// snapshot) is fsynced, then every file the step writes is backed up and
+// written atomically, then the step's apply() runs, then an outcome record
+// holding its undo data is fsynced. Undo runs the step's undo() and restores
+// the step's files from the earliest backup of each path in the transaction.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "installer/journal.hpp"
+#include "installer/manifest.hpp"
+#include "installer/plan.hpp"
+#include "steps/step.hpp"
+
+namespace wslgpu {
+
+struct StepReport {
+  std::string id;
+  std::string kind;
+  bool changed = false;
+  bool failed = false;
+  std::string msg;
+  std::string diff;
+};
+
+struct RunResult {
+  std::string transaction_id;  // "" when nothing needed changing
+  bool changed = false;
+  bool failed = false;
+  int rc = 0;
+  std::vector<StepReport> steps;
+  std::vector<std::string> undone;  // step ids rolled back, in order
+  std::vector<std::string> notices;
+  std::string error;
+};
+
+// What the runner tells the user as it goes; every hook may be left empty.
+struct RunCallbacks {
+  std::function<void(std::size_t index, std::size_t total, const std::string& id)> step_started;
+  std::function<void(const StepReport&)> step_finished;
+  std::function<void(const std::string& id, const std::string& what)> step_undone;
+};
+
+class Transactions {
+ public:
+  // STATE_DIR is the target path of our state ("/var/lib/wslgpu-setup").
+  Transactions(FileSystem& fs, ProcessRunner& runner, const HostFacts& host, std::string state_dir);
+
+  std::string tx_root() const;  // host path of STATE_DIR/tx
+
+  // Runs PLAN (resolved from MANIFEST) in a new transaction. PLAN_RECORD is
+  // stored as plan.json so the run can be rolled back or resumed later.
+  RunResult run(const Manifest& manifest, const Plan& plan, const nlohmann::json& plan_record,
+                const RunCallbacks& callbacks);
+
+  // Continues an interrupted transaction with a freshly resolved PLAN.
+  RunResult resume(Journal& journal, const Manifest& manifest, const Plan& plan, const RunCallbacks& callbacks);
+
+  // Undoes every applied, not yet undone step of JOURNAL in reverse order,
+  // then records the end. MANIFEST supplies the step objects.
+  std::vector<std::string> rollback(Journal& journal, const Manifest& manifest, const RunCallbacks& callbacks);
+
+  // Files that the transaction wrote and that have changed since (drift).
+  std::vector<std::string> drifted_files(const Journal& journal) const;
+
+  // The interrupted transaction, if any (the newest without an end record).
+  std::optional<TransactionSummary> interrupted() const;
+
+ private:
+  void apply_steps(Journal& journal, const Manifest& manifest, const Plan& plan, const RunCallbacks& callbacks,
+                   RunResult& result);
+
+  FileSystem& fs_;
+  ProcessRunner& runner_;
+  const HostFacts& host_;
+  std::string state_dir_;
+};
+
+// The testing hook: with WSLGPU_SETUP_CRASH_AT=<step-id>:<before|after>, the
+// process kills itself with SIGKILL at that point of that step.
+void crash_point(const std::string& step_id, const char* when);
+
+}  // namespace wslgpu
