@@ -81,12 +81,14 @@ std::optional<GroupEntry> Accounts::group(const std::string& name) const {
 
 std::optional<std::uint32_t> Accounts::uid_of(const std::string& name_or_id) const {
   if (auto n = number(name_or_id)) return n;
+  if (name_or_id == "root" && !user("root")) return 0;  // uid 0 is root on every Linux
   if (auto u = user(name_or_id)) return u->uid;
   return std::nullopt;
 }
 
 std::optional<std::uint32_t> Accounts::gid_of(const std::string& name_or_id) const {
   if (auto n = number(name_or_id)) return n;
+  if (name_or_id == "root" && !group("root")) return 0;
   if (auto g = group(name_or_id)) return g->gid;
   return std::nullopt;
 }

@@ -133,6 +133,7 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
     const ManifestStep* ms = find_step(manifest, ps.id);
     try {
       if (!ms) throw StepFailure("the plan names step \"" + ps.id + "\", which the manifest does not have");
+      if (ps.plan.verdict == Verdict::refused) throw StepFailure("refused: " + ps.plan.summary);
       if (ps.plan.verdict == Verdict::verify) {
         nlohmann::json r = ms->step->apply(ctx, ps.plan);
         if (r.contains("warning")) {

@@ -1,0 +1,180 @@
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "installer/error.hpp"
+#include "installer/filesystem.hpp"
+#include "installer/journal.hpp"
+#include "installer/lock.hpp"
+#include "installer/manifest.hpp"
+#include "installer/planner.hpp"
+#include "installer/transaction.hpp"
+#include "support/fakes.hpp"
+
+using namespace wslgpu;
+using wslgpu::testing::FakeProcessRunner;
+using wslgpu::testing::TempDir;
+
+namespace {
+
+const char* kTwoFilesThenFailingCheck = R"(
+[manifest]
+name = "t"
+schema_version = 1
+[[step]]
+id = "motd"
+kind = "file"
+path = "/etc/motd"
+content = "new\n"
+mode = "0600"
+[[step]]
+id = "deep"
+kind = "file"
+path = "/opt/a/b/c.conf"
+content = "c\n"
+[[step]]
+id = "gate"
+kind = "check"
+path = "/must/exist"
+)";
+
+struct Fixture {
+  TempDir root;
+  RootedFileSystem fs{root.path()};
+  FakeProcessRunner runner;
+  HostFacts host;
+
+  Fixture() {
+    root.write("etc/motd", "old\n");
+    std::filesystem::permissions(root.path() + "/etc/motd", std::filesystem::perms(0644));
+    host.root = root.path();
+  }
+
+  Manifest manifest(const std::string& text) { return load_manifest({"t.toml", text, false}, {}, host); }
+};
+
+std::string slurp(const std::string& path) {
+  RootedFileSystem fs("/");
+  return fs.read(path);
+}
+
+}  // namespace
+
+TEST_CASE("a failing step rolls back every earlier step and leaves no folder behind") {
+  Fixture f;
+  Manifest m = f.manifest(kTwoFilesThenFailingCheck);
+  Plan plan = resolve_plan(m, "t.toml", f.fs, f.runner, f.host);
+  Transactions tx(f.fs, f.runner, f.host, "/var/lib/wslgpu-setup");
+  std::vector<std::string> undone_seen;
+  RunCallbacks cb;
+  cb.step_undone = [&](const std::string& id, const std::string&) { undone_seen.push_back(id); };
+
+  RunResult r = tx.run(m, plan, nlohmann::json::object(), cb);
+
+  CHECK(r.failed);
+  CHECK(r.rc == 1);
+  CHECK(r.error == "step 3 \"gate\" failed: check failed: /must/exist does not exist");
+  CHECK(r.undone == std::vector<std::string>{"deep", "motd"});
+  CHECK(undone_seen == r.undone);
+  CHECK(slurp(f.root.path() + "/etc/motd") == "old\n");
+  CHECK(f.fs.stat("/etc/motd")->mode == 0644);
+  CHECK_FALSE(f.fs.stat("/opt"));
+  auto records = Journal::open(tx.tx_root(), r.transaction_id).records();
+  CHECK(summarize(r.transaction_id, records).status == "rolled_back");
+}
+
+TEST_CASE("a committed transaction rolls back later, and refuses when its files drifted") {
+  Fixture f;
+  Manifest m = f.manifest(R"(
+[manifest]
+name = "t"
+schema_version = 1
+[[step]]
+id = "motd"
+kind = "file"
+path = "/etc/motd"
+content = "new\n"
+)");
+  Plan plan = resolve_plan(m, "t.toml", f.fs, f.runner, f.host);
+  Transactions tx(f.fs, f.runner, f.host, "/var/lib/wslgpu-setup");
+  RunResult r = tx.run(m, plan, nlohmann::json::object(), {});
+  REQUIRE_FALSE(r.failed);
+  CHECK(r.changed);
+  CHECK(f.fs.read("/etc/motd") == "new\n");
+
+  Journal j = Journal::open(tx.tx_root(), r.transaction_id);
+  CHECK(summarize(r.transaction_id, j.records()).status == "committed");
+  CHECK(tx.drifted_files(j).empty());
+
+  f.fs.write_atomic("/etc/motd", "edited by hand\n", FileAttrs{0644, 0, 0});
+  CHECK(tx.drifted_files(j) == std::vector<std::string>{"/etc/motd (changed since)"});
+
+  f.fs.write_atomic("/etc/motd", "new\n", FileAttrs{0644, 0, 0});
+  CHECK(tx.rollback(j, m, {}) == std::vector<std::string>{"motd"});
+  CHECK(f.fs.read("/etc/motd") == "old\n");
+}
+
+TEST_CASE("an interrupted run is found and rolled back from its journal alone") {
+  Fixture f;
+  Manifest m = f.manifest(kTwoFilesThenFailingCheck);
+  Transactions tx(f.fs, f.runner, f.host, "/var/lib/wslgpu-setup");
+  f.fs.make_dirs("/var/lib/wslgpu-setup/tx", 0700);
+  // What a run killed right after writing /etc/motd leaves behind.
+  Journal j = Journal::create(tx.tx_root(), "20261130-000000-0001");
+  j.append({{"type", "begin"}, {"id", j.id()}, {"manifest", "t"}});
+  j.append({{"type", "intent"}, {"step", "motd"}, {"index", 1}, {"pre", nlohmann::json::object()}});
+  std::string blob = j.store_blob("old\n");
+  j.append({{"type", "backup"}, {"step", "motd"}, {"path", "/etc/motd"}, {"existed", true}, {"blob", blob},
+            {"mode", 0644}, {"uid", 0}, {"gid", 0}});
+  f.fs.write_atomic("/etc/motd", "half-done\n", FileAttrs{0600, 0, 0});
+
+  auto found = tx.interrupted();
+  REQUIRE(found);
+  CHECK(found->id == "20261130-000000-0001");
+  CHECK(found->interrupted_step == "motd");
+
+  CHECK(tx.rollback(j, m, {}) == std::vector<std::string>{"motd"});
+  CHECK(f.fs.read("/etc/motd") == "old\n");
+  CHECK(f.fs.stat("/etc/motd")->mode == 0644);
+  CHECK_FALSE(tx.interrupted());
+  // Rolling back again changes nothing: every step is already undone.
+  CHECK(tx.rollback(j, m, {}).empty());
+}
+
+TEST_CASE("a torn last journal line from a crash is ignored") {
+  TempDir dir;
+  Journal j = Journal::create(dir.path(), "x");
+  j.append({{"type", "begin"}});
+  {
+    std::ofstream out(j.dir() + "/journal.jsonl", std::ios::app);
+    out << "{\"type\": \"inte";
+  }
+  CHECK(j.records().size() == 1);
+}
+
+TEST_CASE("a second run waiting for the lock gives up and names the holder") {
+  TempDir dir;
+  std::string path = dir.path() + "/lock";
+  RunLock first(path, std::chrono::milliseconds(0));
+  first.record_holder("wslgpu-setup install rocm");
+  try {
+    RunLock second(path, std::chrono::milliseconds(200));
+    FAIL("the second lock must not be granted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::locked);
+    CHECK(std::string(e.what()).find("`wslgpu-setup install rocm`") != std::string::npos);
+    CHECK(std::string(e.what()).find("pid ") != std::string::npos);
+  }
+}
+
+TEST_CASE("transaction ids sort in the order they were made") {
+  std::string a = new_transaction_id();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  std::string b = new_transaction_id();
+  CHECK(a < b);
+  CHECK(a.size() == std::string("20261130-101502-7f3a").size());
+}
