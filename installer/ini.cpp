@@ -32,6 +32,60 @@ bool looks_like_utf16(const std::string& text) {
   return text.find('\0') != std::string::npos;
 }
 
+std::optional<std::string> utf16_to_utf8(const std::string& text) {
+  std::size_t start = 0;
+  bool little = true;
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  if (text.size() >= 2 && byte(0) == 0xFF && byte(1) == 0xFE) {
+    start = 2;
+  } else if (text.size() >= 2 && byte(0) == 0xFE && byte(1) == 0xFF) {
+    start = 2;
+    little = false;
+  } else {
+    // No BOM: ASCII text has its NUL bytes at odd offsets in little-endian.
+    std::size_t even = 0, odd = 0;
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\0') ++(i % 2 ? odd : even);
+    little = odd >= even;
+  }
+  if ((text.size() - start) % 2 != 0) return std::nullopt;
+  std::string out;
+  auto unit = [&](std::size_t i) -> std::uint32_t {
+    return little ? (byte(i) | (static_cast<std::uint32_t>(byte(i + 1)) << 8))
+                  : ((static_cast<std::uint32_t>(byte(i)) << 8) | byte(i + 1));
+  };
+  for (std::size_t i = start; i < text.size(); i += 2) {
+    std::uint32_t cp = unit(i);
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (i + 3 >= text.size()) return std::nullopt;
+      std::uint32_t low = unit(i + 2);
+      if (low < 0xDC00 || low > 0xDFFF) return std::nullopt;
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+      i += 2;
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+      return std::nullopt;
+    }
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  // A BOM written inside the text (U+FEFF) says nothing in UTF-8: drop it.
+  if (out.rfind("\xEF\xBB\xBF", 0) == 0) out.erase(0, 3);
+  return out;
+}
+
 IniDocument IniDocument::parse(const std::string& input, const std::string& file) {
   if (looks_like_utf16(input)) {
     throw InputError(SourcePos{file, 1, 1},
@@ -113,20 +167,38 @@ std::uint32_t IniDocument::line_of(const std::string& section, const std::string
   return out;
 }
 
+std::vector<std::string> IniDocument::values(const std::string& section, const std::string& key) const {
+  std::vector<std::string> out;
+  std::string s = lower(section), k = lower(key);
+  for (const auto& l : lines_)
+    if (l.kind == Line::Kind::key && l.section == s && lower(l.name) == k) out.push_back(l.value);
+  return out;
+}
+
+std::vector<std::uint32_t> IniDocument::section_lines(const std::string& section) const {
+  std::vector<std::uint32_t> out;
+  std::string s = lower(section);
+  for (std::size_t i = 0; i < lines_.size(); ++i)
+    if (lines_[i].kind == Line::Kind::section && lines_[i].section == s) out.push_back(static_cast<std::uint32_t>(i + 1));
+  return out;
+}
+
 void IniDocument::set(const std::string& section, const std::string& key, const std::string& value) {
   std::string s = lower(section), k = lower(key);
-  // Replace the last occurrence in place, keeping indentation and spacing.
-  for (auto it = lines_.rbegin(); it != lines_.rend(); ++it) {
-    if (it->kind == Line::Kind::key && it->section == s && lower(it->name) == k) {
-      auto eq = it->text.find('=');
-      std::string after = it->text.substr(eq + 1);
+  // Replace every occurrence in place, keeping indentation and spacing.
+  bool replaced = false;
+  for (auto& l : lines_) {
+    if (l.kind == Line::Kind::key && l.section == s && lower(l.name) == k) {
+      auto eq = l.text.find('=');
+      std::string after = l.text.substr(eq + 1);
       std::size_t lead = after.find_first_not_of(" \t");
       std::string spacing = lead == std::string::npos ? after : after.substr(0, lead);
-      it->text = it->text.substr(0, eq + 1) + spacing + value;
-      it->value = value;
-      return;
+      l.text = l.text.substr(0, eq + 1) + spacing + value;
+      l.value = value;
+      replaced = true;
     }
   }
+  if (replaced) return;
   Line line;
   line.kind = Line::Kind::key;
   line.name = key;

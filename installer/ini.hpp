@@ -5,6 +5,7 @@
 // editors). WSL silently ignores a file saved as UTF-16 and a key written on
 // its section's line, so parse() reports both instead of guessing.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,9 +26,15 @@ class IniDocument {
   // names compare case-insensitively, as WSL does.
   std::optional<std::string> get(const std::string& section, const std::string& key) const;
 
-  // Sets KEY in SECTION: replaces the value in place when the key exists
-  // (keeping the text around it), else appends a line to the section's last
-  // block, else appends a new section at the end.
+  // Every value of KEY in SECTION, in file order (a key may be repeated, and
+  // a section may appear more than once).
+  std::vector<std::string> values(const std::string& section, const std::string& key) const;
+
+  // Sets KEY in SECTION: replaces the value in place on every line that
+  // holds the key (keeping the text around it, so that a repeated key cannot
+  // keep an old value whichever occurrence WSL reads), else appends a line
+  // after the last non-blank line of the section's last block, else appends
+  // a new section at the end (after a blank line).
   void set(const std::string& section, const std::string& key, const std::string& value);
 
   // Removes every KEY line in SECTION. Returns whether something was removed.
@@ -39,6 +46,12 @@ class IniDocument {
 
   // 1-based line of KEY in SECTION (the last one), 0 when absent.
   std::uint32_t line_of(const std::string& section, const std::string& key) const;
+
+  // 1-based lines of every [SECTION] header (more than one when repeated).
+  std::vector<std::uint32_t> section_lines(const std::string& section) const;
+
+  // Line endings used when the document was empty or is new.
+  void use_crlf(bool crlf) { crlf_ = crlf; }
 
   // The document as text, with its original BOM and line endings.
   std::string str() const;
@@ -61,5 +74,10 @@ class IniDocument {
 
 // True when TEXT looks like UTF-16 (a UTF-16 BOM, or NUL bytes in what should be text).
 bool looks_like_utf16(const std::string& text);
+
+// TEXT decoded from UTF-16 (little- or big-endian, by its BOM, else by where
+// the NUL bytes fall) to UTF-8 without a BOM; nullopt when it is not valid
+// UTF-16 (odd length, a lone surrogate).
+std::optional<std::string> utf16_to_utf8(const std::string& text);
 
 }  // namespace wslgpu

@@ -53,6 +53,11 @@ std::string StepKeys::expect_string(const std::string& key, const toml::node& no
   return substitute(node.as_string()->get(), vars_, toml_pos(node, file_), diagnostics_);
 }
 
+std::string StepKeys::substitute_node(const toml::node& string_node) {
+  if (!string_node.is_string()) return "";
+  return substitute(string_node.as_string()->get(), vars_, toml_pos(string_node, file_), diagnostics_);
+}
+
 std::string StepKeys::required_string(const std::string& key) {
   const toml::node* n = get(key);
   if (!n) {

@@ -18,6 +18,8 @@
 
 namespace wslgpu {
 
+SourcePos toml_pos(const toml::node& node, const std::string& file);
+
 class StepKeys {
  public:
   StepKeys(const toml::table& table, std::string file, std::string kind, const Variables& vars,
@@ -50,6 +52,13 @@ class StepKeys {
   std::optional<std::uint32_t> mode(const std::string& key);
   // One of CHOICES.
   std::string choice(const std::string& key, const std::vector<std::string>& choices, const std::string& fallback);
+
+  // The raw value of KEY, recorded as known; nullptr when absent. For kinds
+  // whose keys hold nested tables (wslconfig's settings). Strings found in it
+  // go through substitute_node() so that ${var} works there too.
+  const toml::node* node(const std::string& key) { return get(key); }
+  std::string substitute_node(const toml::node& string_node);
+  SourcePos pos_of(const toml::node& n) const { return toml_pos(n, file_); }
 
   // Where KEY's value is (or the table, when KEY is absent).
   SourcePos pos(const std::string& key) const;

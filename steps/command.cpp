@@ -1,0 +1,159 @@
+#include "steps/command.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace wslgpu {
+
+std::string process_failure_message(const Command& cmd, const ProcessResult& r) {
+  std::string shown = "`" + cmd.display() + "`";
+  if (r.not_found) return shown + " failed: " + (cmd.argv.empty() ? std::string("?") : cmd.argv.front()) +
+                          " was not found in the root";
+  if (r.timed_out)
+    return shown + " did not finish within " +
+           std::to_string(std::chrono::duration_cast<std::chrono::seconds>(cmd.timeout).count()) + " s and was stopped";
+  // The last few lines of standard error (else of standard output) say why.
+  std::string text = r.err.find_first_not_of(" \t\r\n") == std::string::npos ? r.out : r.err;
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto nl = text.find('\n', start);
+    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty()) lines.push_back(line);
+    start = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  constexpr std::size_t keep = 5;
+  std::string out = shown + " exited " + std::to_string(r.exit_code);
+  if (lines.empty()) return out + " (it printed nothing)";
+  out += ":";
+  for (std::size_t i = lines.size() > keep ? lines.size() - keep : 0; i < lines.size(); ++i) out += "\n  " + lines[i];
+  return out;
+}
+
+namespace {
+
+bool valid_env_name(const std::string& name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+class CommandStep : public Step {
+ public:
+  std::vector<std::string> argv;
+  std::optional<std::string> creates;
+  std::optional<std::vector<std::string>> unless;
+  std::optional<std::vector<std::string>> undo_argv;
+  std::int64_t timeout_s = 600;
+  std::map<std::string, std::string> env;
+
+  Command make(const std::vector<std::string>& a) const {
+    Command c;
+    c.argv = a;
+    c.env = env;
+    c.timeout = std::chrono::seconds(timeout_s);
+    return c;
+  }
+
+  // Why the command need not run now, or "".
+  std::string satisfied(StepContext& ctx, StepPlan* plan) const {
+    if (creates) {
+      bool exists = ctx.fs.stat(*creates).has_value();
+      if (plan) plan->fingerprint["path:" + *creates] = exists ? "present" : "absent";
+      if (exists) return *creates + " exists";
+    }
+    if (unless) {
+      Command c = make(*unless);
+      ProcessResult r = ctx.runner.run(c);
+      if (plan)
+        plan->fingerprint["unless:" + c.display()] = r.not_found ? std::string("not found")
+                                                      : r.timed_out ? std::string("timed out")
+                                                                    : "exit " + std::to_string(r.exit_code);
+      if (r.ok()) return "`" + c.display() + "` exits 0";
+      if (plan) {
+        plan->details.push_back(r.not_found ? "`" + c.display() + "`: " + unless->front() + " is not found now"
+                                : r.timed_out ? "`" + c.display() + "` did not finish within " +
+                                                    std::to_string(timeout_s) + " s"
+                                              : "`" + c.display() + "` exits " + std::to_string(r.exit_code) + " now");
+      }
+    }
+    return "";
+  }
+
+  StepPlan plan(StepContext& ctx) const override {
+    StepPlan p;
+    Command c = make(argv);
+    std::string why = satisfied(ctx, &p);
+    if (!why.empty()) {
+      p.details.clear();
+      p.summary = "skip `" + c.display() + "`: " + why;
+      return p;
+    }
+    p.verdict = Verdict::change;
+    p.summary = "run `" + c.display() + "`";
+    if (!creates && !unless) {
+      p.details.insert(p.details.begin(), "runs on every install: it has no \"creates\" or \"unless\"");
+    } else {
+      std::string cond;
+      if (creates) cond = "until " + *creates + " exists";
+      if (unless) cond += (cond.empty() ? "" : " and ") + std::string("unless `") + make(*unless).display() + "` exits 0";
+      p.details.insert(p.details.begin(), "runs " + cond);
+    }
+    nlohmann::json change = {{"type", "command"}, {"argv", argv}};
+    if (undo_argv) {
+      change["undo"] = *undo_argv;
+      p.details.push_back("undo: `" + make(*undo_argv).display() + "`");
+    } else {
+      p.irreversible = true;
+      p.details.push_back("cannot be undone: the step has no \"undo\" command");
+    }
+    p.changes.push_back(change);
+    return p;
+  }
+
+  nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
+    if (!satisfied(ctx, nullptr).empty()) return {{"ran", false}};
+    Command c = make(argv);
+    ProcessResult r = ctx.runner.run(c);
+    if (!r.ok()) throw StepFailure(process_failure_message(c, r));
+    nlohmann::json data = {{"ran", true}, {"timeout", timeout_s}, {"env", env}};
+    if (undo_argv) data["undo"] = *undo_argv;
+    return data;
+  }
+
+  void undo(StepContext& ctx, const nlohmann::json& data) override {
+    if (!data.value("ran", false) || !data.contains("undo")) return;
+    Command c;
+    c.argv = data["undo"].get<std::vector<std::string>>();
+    c.env = data.value("env", std::map<std::string, std::string>{});
+    c.timeout = std::chrono::seconds(data.value("timeout", std::int64_t{600}));
+    ProcessResult r = ctx.runner.run(c);
+    if (!r.ok()) throw StepFailure(process_failure_message(c, r));
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Step> make_command_step(StepKeys& keys) {
+  auto s = std::make_shared<CommandStep>();
+  auto argv = keys.argv("argv");
+  if (!argv && !keys.has("argv"))
+    keys.error_at(keys.pos("kind"), "step kind \"command\" needs the key \"argv\", an argument list such as "
+                                    "[\"ldconfig\"]");
+  s->argv = argv.value_or(std::vector<std::string>{});
+  s->creates = keys.optional_path("creates");
+  s->unless = keys.argv("unless");
+  s->undo_argv = keys.argv("undo");
+  s->timeout_s = keys.integer("timeout", 600, 1, 86400);
+  for (auto& [name, value] : keys.string_table("env")) {
+    if (!valid_env_name(name))
+      keys.error("env", "\"" + name + "\" is not a valid environment variable name (letters, digits and '_', "
+                                      "not starting with a digit)");
+    else
+      s->env[name] = value;
+  }
+  return s;
+}
+
+}  // namespace wslgpu

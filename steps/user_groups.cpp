@@ -1,0 +1,182 @@
+#include "steps/user_groups.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "installer/accounts.hpp"
+#include "steps/command.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+// A user or group name that the shadow tools accept and that cannot be read
+// as an option: letters, digits, '_', '.', '-', not starting with '-', an
+// optional trailing '$', at most 32 characters.
+bool valid_account_name(const std::string& name) {
+  if (name.empty() || name.size() > 32 || name[0] == '-' || name[0] == '.') return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (c == '$' && i + 1 == name.size() && i > 0) continue;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')) return false;
+  }
+  return true;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
+  return out;
+}
+
+void run_or_throw(StepContext& ctx, std::vector<std::string> argv) {
+  Command c;
+  c.argv = std::move(argv);
+  c.timeout = std::chrono::seconds(60);
+  ProcessResult r = ctx.runner.run(c);
+  if (!r.ok()) throw StepFailure(process_failure_message(c, r));
+}
+
+class UserGroupsStep : public Step {
+ public:
+  std::vector<std::string> groups;
+  std::string user;  // "" for the provisioned user
+  bool create_missing = true;
+
+  StepPlan plan(StepContext& ctx) const override {
+    StepPlan p;
+    std::string who = user.empty() ? ctx.host.user : user;
+    if (who.empty()) {
+      p.verdict = Verdict::refused;
+      p.summary = "no user to add to groups: pass --user NAME or set \"user\" in the step";
+      return p;
+    }
+    if (!valid_account_name(who)) {
+      p.verdict = Verdict::refused;
+      p.summary = "\"" + who + "\" is not a valid user name";
+      return p;
+    }
+    Accounts accounts(ctx.fs);
+    auto entry = accounts.user(who);
+    p.fingerprint["user:" + who] = entry ? "uid:" + std::to_string(entry->uid) : std::string("absent");
+    if (!entry) {
+      p.verdict = Verdict::refused;
+      p.summary = "user " + who + " does not exist in /etc/passwd; create the user first, or pass --user NAME";
+      return p;
+    }
+    std::vector<std::string> already, to_add, to_create, missing;
+    for (const auto& g : groups) {
+      auto group = accounts.group(g);
+      if (!group) {
+        p.fingerprint["group:" + g] = "absent";
+        if (create_missing) {
+          to_create.push_back(g);
+          to_add.push_back(g);
+        } else {
+          missing.push_back(g);
+        }
+        continue;
+      }
+      p.fingerprint["group:" + g] = "gid:" + std::to_string(group->gid) + " members:" + join(group->members, ",");
+      bool member = group->gid == entry->gid ||
+                    std::find(group->members.begin(), group->members.end(), who) != group->members.end();
+      (member ? already : to_add).push_back(g);
+    }
+    if (!missing.empty()) {
+      p.verdict = Verdict::refused;
+      p.summary = "group" + std::string(missing.size() > 1 ? "s " : " ") + join(missing, ", ") +
+                  (missing.size() > 1 ? " do" : " does") + " not exist in /etc/group and create_missing is false";
+      return p;
+    }
+    if (to_add.empty()) {
+      p.summary = who + " is already in " + join(already, ", ");
+      return p;
+    }
+    p.verdict = Verdict::change;
+    p.summary = "add " + who + " to " + join(to_add, ", ");
+    if (!to_create.empty()) p.summary += " (creating " + join(to_create, ", ") + " as system group" +
+                                         (to_create.size() > 1 ? "s)" : ")");
+    if (!already.empty()) p.details.push_back(who + " is already in " + join(already, ", "));
+    for (const auto& g : to_create) {
+      p.details.push_back("groupadd --system " + g);
+      p.changes.push_back({{"type", "group"}, {"action", "create"}, {"name", g}, {"system", true}});
+    }
+    p.details.push_back("usermod -aG " + join(to_add, ",") + " " + who);
+    for (const auto& g : to_add) p.changes.push_back({{"type", "group"}, {"action", "add_member"}, {"name", g}, {"user", who}});
+    p.notices.push_back(who + "'s new groups (" + join(to_add, ", ") + ") take effect at the next login: in WSL, run "
+                        "`wsl --terminate <distro>` from Windows, or open a new login shell.");
+    return p;
+  }
+
+  nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override {
+    std::vector<std::string> create, add;
+    std::string who;
+    for (const auto& c : plan.changes) {
+      if (c.value("type", "") != "group") continue;
+      if (c.value("action", "") == "create") create.push_back(c.at("name").get<std::string>());
+      if (c.value("action", "") == "add_member") {
+        add.push_back(c.at("name").get<std::string>());
+        who = c.at("user").get<std::string>();
+      }
+    }
+    nlohmann::json data = {{"user", who}, {"created", nlohmann::json::array()}, {"added", nlohmann::json::array()}};
+    if (add.empty()) return data;
+    try {
+      for (const auto& g : create) {
+        run_or_throw(ctx, {"groupadd", "--system", g});
+        data["created"].push_back(g);
+      }
+      run_or_throw(ctx, {"usermod", "-aG", join(add, ","), who});
+      data["added"] = add;
+    } catch (const StepFailure& e) {
+      // Leave nothing half-done: the journal never saw this data.
+      try {
+        undo(ctx, data);
+      } catch (const StepFailure& u) {
+        throw StepFailure(std::string(e.what()) + "\nUndoing this step's own changes failed too: " + u.what());
+      }
+      throw;
+    }
+    return data;
+  }
+
+  void undo(StepContext& ctx, const nlohmann::json& data) override {
+    std::string who = data.value("user", "");
+    std::vector<std::string> problems;
+    auto attempt = [&](std::vector<std::string> argv) {
+      try {
+        run_or_throw(ctx, std::move(argv));
+      } catch (const StepFailure& e) {
+        problems.push_back(e.what());
+      }
+    };
+    if (data.contains("added"))
+      for (const auto& g : data["added"]) attempt({"gpasswd", "-d", who, g.get<std::string>()});
+    if (data.contains("created")) {
+      const auto& created = data["created"];
+      for (auto it = created.rbegin(); it != created.rend(); ++it) attempt({"groupdel", it->get<std::string>()});
+    }
+    if (!problems.empty()) throw StepFailure(join(problems, "\n"));
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Step> make_user_groups_step(StepKeys& keys) {
+  auto s = std::make_shared<UserGroupsStep>();
+  for (auto& g : keys.required_string_list("groups")) {
+    if (!valid_account_name(g)) {
+      keys.error("groups", "\"" + g + "\" is not a valid group name (letters, digits, '_', '.' and '-', "
+                                     "not starting with '-' or '.', at most 32 characters)");
+    } else if (std::find(s->groups.begin(), s->groups.end(), g) == s->groups.end()) {
+      s->groups.push_back(g);
+    }
+  }
+  s->user = keys.string_or("user", "");
+  if (!s->user.empty() && !valid_account_name(s->user))
+    keys.error("user", "\"" + s->user + "\" is not a valid user name");
+  s->create_missing = keys.boolean("create_missing", true);
+  return s;
+}
+
+}  // namespace wslgpu

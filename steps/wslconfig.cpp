@@ -1,0 +1,534 @@
+#include "steps/wslconfig.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "installer/ini.hpp"
+#include "installer/paths.hpp"
+#include "steps/file_change.hpp"
+#include "steps/registry.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+enum class ValueType { boolean, count, size, windows_path, text, choice, ipv4, ports };
+
+struct KeySpec {
+  const char* name;
+  ValueType type;
+  std::vector<std::string> choices = {};  // for ValueType::choice, spelled as Microsoft documents them
+};
+
+struct SectionSpec {
+  const char* name;
+  std::vector<KeySpec> keys;
+};
+
+// Microsoft's wsl-config.md, [wsl2] and [experimental] of .wslconfig.
+const std::vector<SectionSpec>& wslconfig_schema() {
+  static const std::vector<SectionSpec> schema = {
+      {"wsl2",
+       {{"kernel", ValueType::windows_path},
+        {"kernelModules", ValueType::windows_path},
+        {"memory", ValueType::size},
+        {"processors", ValueType::count},
+        {"localhostForwarding", ValueType::boolean},
+        {"kernelCommandLine", ValueType::text},
+        {"safeMode", ValueType::boolean},
+        {"swap", ValueType::size},
+        {"swapFile", ValueType::windows_path},
+        {"pageReporting", ValueType::boolean},
+        {"guiApplications", ValueType::boolean},
+        {"debugConsole", ValueType::boolean},
+        {"maxCrashDumpCount", ValueType::count},
+        {"nestedVirtualization", ValueType::boolean},
+        {"vmIdleTimeout", ValueType::count},
+        {"dnsProxy", ValueType::boolean},
+        {"networkingMode", ValueType::choice, {"none", "nat", "bridged", "mirrored", "virtioproxy"}},
+        {"firewall", ValueType::boolean},
+        {"dnsTunneling", ValueType::boolean},
+        {"autoProxy", ValueType::boolean},
+        {"defaultVhdSize", ValueType::size}}},
+      {"experimental",
+       {{"autoMemoryReclaim", ValueType::choice, {"disabled", "gradual", "dropCache"}},
+        {"sparseVhd", ValueType::boolean},
+        {"bestEffortDnsParsing", ValueType::boolean},
+        {"dnsTunnelingIpAddress", ValueType::ipv4},
+        {"initialAutoProxyTimeout", ValueType::count},
+        {"ignoredPorts", ValueType::ports},
+        {"hostAddressLoopback", ValueType::boolean}}},
+  };
+  return schema;
+}
+
+// Microsoft's wsl-config.md, the sections of /etc/wsl.conf.
+const std::vector<SectionSpec>& wslconf_schema() {
+  static const std::vector<SectionSpec> schema = {
+      {"automount",
+       {{"enabled", ValueType::boolean},
+        {"mountFsTab", ValueType::boolean},
+        {"root", ValueType::text},
+        {"options", ValueType::text}}},
+      {"network",
+       {{"generateHosts", ValueType::boolean}, {"generateResolvConf", ValueType::boolean}, {"hostname", ValueType::text}}},
+      {"interop", {{"enabled", ValueType::boolean}, {"appendWindowsPath", ValueType::boolean}}},
+      {"user", {{"default", ValueType::text}}},
+      {"boot", {{"systemd", ValueType::boolean}, {"command", ValueType::text}, {"protectBinfmt", ValueType::boolean}}},
+      {"gpu", {{"enabled", ValueType::boolean}}},
+      {"time", {{"useWindowsTimezone", ValueType::boolean}}},
+  };
+  return schema;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  auto e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+bool has_control_character(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
+}
+
+bool valid_ini_name(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  });
+}
+
+// "C:\temp\kernel" or "C:\\temp\\kernel" -> "C:\\temp\\kernel": Microsoft
+// documents path values with escaped backslashes.
+std::string escape_windows_path(const std::string& path) {
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '\\') {
+      while (i + 1 < path.size() && path[i + 1] == '\\') ++i;
+      out += "\\\\";
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
+// How two values of TYPE compare: WSL reads booleans, words and units
+// without regard to case, and a value may be written in double quotes.
+std::string comparable(ValueType type, std::string value) {
+  value = trim(value);
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+  switch (type) {
+    case ValueType::boolean:
+    case ValueType::choice:
+    case ValueType::size: return lower(value);
+    case ValueType::windows_path: return lower(escape_windows_path(value));
+    default: return value;
+  }
+}
+
+struct Setting {
+  std::string section;  // as the manifest spells it (the schema's spelling when known)
+  std::string key;
+  std::string value;    // as it will be written
+  ValueType type = ValueType::text;
+};
+
+// Turns one manifest value into the text written to the file, or sets PROBLEM.
+std::string convert(const KeySpec& spec, const toml::node& node, StepKeys& keys, std::string& problem) {
+  auto text_of = [&]() -> std::optional<std::string> {
+    if (node.is_string()) return keys.substitute_node(node);
+    return std::nullopt;
+  };
+  switch (spec.type) {
+    case ValueType::boolean: {
+      if (node.is_boolean()) return node.as_boolean()->get() ? "true" : "false";
+      if (auto s = text_of(); s && (lower(*s) == "true" || lower(*s) == "false")) return lower(*s);
+      problem = "must be true or false";
+      return "";
+    }
+    case ValueType::count: {
+      if (node.is_integer() && node.as_integer()->get() >= 0) return std::to_string(node.as_integer()->get());
+      if (auto s = text_of(); s && all_digits(*s)) return *s;
+      problem = "must be a whole number such as 8";
+      return "";
+    }
+    case ValueType::size: {
+      if (node.is_integer() && node.as_integer()->get() >= 0) return std::to_string(node.as_integer()->get());
+      if (auto s = text_of()) {
+        std::size_t digits = s->find_first_not_of("0123456789");
+        std::string number = s->substr(0, digits);
+        std::string unit = digits == std::string::npos ? "" : s->substr(digits);
+        std::string u = lower(unit);
+        if (all_digits(number) && (u.empty() || u == "b" || u == "kb" || u == "mb" || u == "gb" || u == "tb")) {
+          std::string upper = unit;
+          std::transform(upper.begin(), upper.end(), upper.begin(),
+                         [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+          return number + upper;
+        }
+      }
+      problem = "must be a size such as \"16GB\" or \"512MB\" (a number of bytes, or with the unit B, KB, MB, GB or TB)";
+      return "";
+    }
+    case ValueType::windows_path: {
+      auto s = text_of();
+      if (s && s->size() >= 3 && std::isalpha(static_cast<unsigned char>((*s)[0])) && (*s)[1] == ':' &&
+          ((*s)[2] == '\\' || (*s)[2] == '/') && !has_control_character(*s))
+        return escape_windows_path(*s);
+      problem = "must be an absolute Windows path such as \"C:\\\\temp\\\\kernel\"";
+      return "";
+    }
+    case ValueType::choice: {
+      if (auto s = text_of()) {
+        for (const auto& c : spec.choices)
+          if (lower(c) == lower(*s)) return c;
+      }
+      std::string list;
+      for (const auto& c : spec.choices) list += (list.empty() ? "\"" : ", \"") + c + "\"";
+      problem = "must be one of " + list;
+      return "";
+    }
+    case ValueType::ipv4: {
+      if (auto s = text_of()) {
+        int parts = 0;
+        bool ok = true;
+        std::size_t start = 0;
+        while (ok && start <= s->size()) {
+          auto dot = s->find('.', start);
+          std::string part = s->substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+          ok = all_digits(part) && part.size() <= 3 && std::stoi(part) <= 255;
+          ++parts;
+          if (dot == std::string::npos) break;
+          start = dot + 1;
+        }
+        if (ok && parts == 4) return *s;
+      }
+      problem = "must be an IPv4 address such as \"10.255.255.254\"";
+      return "";
+    }
+    case ValueType::ports: {
+      std::vector<std::string> ports;
+      bool ok = true;
+      if (node.is_array()) {
+        for (const auto& item : *node.as_array()) {
+          if (item.is_integer()) ports.push_back(std::to_string(item.as_integer()->get()));
+          else ok = false;
+        }
+      } else if (auto s = text_of()) {
+        std::size_t start = 0;
+        while (true) {
+          auto comma = s->find(',', start);
+          ports.push_back(trim(s->substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+          if (comma == std::string::npos) break;
+          start = comma + 1;
+        }
+      } else {
+        ok = false;
+      }
+      std::string out;
+      for (const auto& p : ports) {
+        if (!all_digits(p) || std::stol(p) < 1 || std::stol(p) > 65535) ok = false;
+        out += (out.empty() ? "" : ",") + p;
+      }
+      if (ok && !ports.empty()) return out;
+      problem = "must be a comma-separated list of ports such as \"3000,9000\" (or an array of integers)";
+      return "";
+    }
+    case ValueType::text: {
+      std::string s;
+      if (auto t = text_of()) s = *t;
+      else if (node.is_integer()) s = std::to_string(node.as_integer()->get());
+      else if (node.is_boolean()) s = node.as_boolean()->get() ? "true" : "false";
+      else {
+        problem = "must be a string, not " + toml_type_name(node);
+        return "";
+      }
+      if (has_control_character(s)) {
+        problem = "must be one line of text (no line breaks or control characters)";
+        return "";
+      }
+      return s;
+    }
+  }
+  return "";
+}
+
+class IniSettingsStep : public Step {
+ public:
+  enum class Target { windows_profile, wsl_conf } target = Target::wsl_conf;
+  std::vector<Setting> settings;
+  bool rewrite_utf16 = false;
+
+  // Where the Windows profile folder is, or "" with the reasons in TRIED.
+  static std::string windows_home(StepContext& ctx, std::vector<std::string>& tried) {
+    if (!ctx.host.windows_home.empty()) return ctx.host.windows_home;
+    tried.push_back("no --windows-home was given and no single user folder was found under /mnt/*/Users");
+    std::string cmd = "cmd.exe";
+    for (const auto& drive : ctx.fs.list("/mnt")) {
+      std::string candidate = "/mnt/" + drive + "/Windows/System32/cmd.exe";
+      if (ctx.fs.stat(candidate)) {
+        cmd = candidate;
+        break;
+      }
+    }
+    Command echo;
+    echo.argv = {cmd, "/c", "echo", "%USERPROFILE%"};
+    echo.timeout = std::chrono::seconds(5);
+    ProcessResult r = ctx.runner.run(echo);
+    if (!r.ok()) {
+      tried.push_back("`" + echo.display() + "` " +
+                      (r.not_found ? std::string("was not found (is interop off?)")
+                       : r.timed_out ? std::string("did not answer within 5 s")
+                                     : "exited " + std::to_string(r.exit_code)));
+      return "";
+    }
+    std::string win;
+    std::size_t start = 0;
+    while (start < r.out.size()) {  // the last non-empty line: cmd.exe may warn about a UNC folder first
+      auto nl = r.out.find('\n', start);
+      std::string line = trim(r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+      if (!line.empty()) win = line;
+      start = nl == std::string::npos ? r.out.size() : nl + 1;
+    }
+    if (win.size() < 3 || win[1] != ':' || win.find('%') != std::string::npos) {
+      tried.push_back("`" + echo.display() + "` printed \"" + win + "\", not a Windows folder");
+      return "";
+    }
+    Command conv;
+    conv.argv = {"wslpath", "-u", win};
+    conv.timeout = std::chrono::seconds(5);
+    ProcessResult w = ctx.runner.run(conv);
+    std::string linux_path = trim(w.out);
+    if (!w.ok() || linux_path.empty() || linux_path[0] != '/' || !target_path_problem(linux_path).empty()) {
+      tried.push_back("`" + conv.display() + "` " +
+                      (w.not_found ? std::string("was not found")
+                       : w.timed_out ? std::string("did not answer within 5 s")
+                                     : "gave \"" + linux_path + "\""));
+      return "";
+    }
+    auto info = ctx.fs.stat(linux_path);
+    if (!info || info->type != FileType::directory) {
+      tried.push_back("interop named " + win + " (" + linux_path + "), which is not a folder here");
+      return "";
+    }
+    return normalize_path(linux_path);
+  }
+
+  StepPlan plan(StepContext& ctx) const override {
+    StepPlan p;
+    std::string path = "/etc/wsl.conf";
+    if (target == Target::windows_profile) {
+      std::vector<std::string> tried;
+      std::string home = windows_home(ctx, tried);
+      if (home.empty()) {
+        p.verdict = Verdict::refused;
+        p.summary = "cannot find the Windows profile folder (%USERPROFILE%) for .wslconfig: "
+                    "pass --windows-home /mnt/c/Users/NAME";
+        p.details = tried;
+        return p;
+      }
+      path = home + "/.wslconfig";
+    }
+
+    ExistingFile now = probe_file(ctx.fs, path);
+    if (now.info && !now.content) {
+      p.verdict = Verdict::refused;
+      p.summary = path + " exists but is not a regular file; move it away, then run again";
+      return p;
+    }
+    std::string text = now.content.value_or("");
+    bool converted = false;
+    if (looks_like_utf16(text)) {
+      if (!rewrite_utf16) {
+        throw StepFailure(path + ":1: the file is saved as UTF-16, which WSL silently ignores, so its settings "
+                          "have no effect. Save it as UTF-8 (in Notepad: File > Save as, Encoding UTF-8), or set "
+                          "rewrite_utf16 = true in this step to let it be rewritten as UTF-8. Nothing was changed.");
+      }
+      auto decoded = utf16_to_utf8(text);
+      if (!decoded) {
+        throw StepFailure(path + ":1: the file looks like UTF-16 but is not valid UTF-16, so it cannot be "
+                          "rewritten safely; fix or remove it by hand. Nothing was changed.");
+      }
+      text = *decoded;
+      converted = true;
+    }
+    IniDocument doc;
+    try {
+      doc = IniDocument::parse(text, path);
+    } catch (const InputError& e) {
+      throw StepFailure(std::string(e.what()) + "\nWSL would misread this file, so it is left as it is: fix it by "
+                        "hand, then run again. Nothing was changed.");
+    }
+    if (!now.info) doc.use_crlf(target == Target::windows_profile);
+
+    std::vector<std::string> edits;
+    std::vector<std::string> notes;
+    std::vector<std::string> sections_noted;
+    for (const auto& s : settings) {
+      auto current = doc.values(s.section, s.key);
+      bool same = !current.empty() && std::all_of(current.begin(), current.end(), [&](const std::string& v) {
+        return comparable(s.type, v) == comparable(s.type, s.value);
+      });
+      if (same) continue;
+      std::string label = "[" + s.section + "] " + s.key;
+      std::string from = current.empty() ? std::string("(unset)") : current.back();
+      edits.push_back(label + " " + from + " -> " + s.value);
+      p.changes.push_back({{"type", "setting"}, {"path", path}, {"section", s.section}, {"key", s.key},
+                           {"from", current.empty() ? nlohmann::json(nullptr) : nlohmann::json(current.back())},
+                           {"to", s.value}});
+      if (current.size() > 1)
+        notes.push_back("note: " + s.key + " appears " + std::to_string(current.size()) + " times in [" + s.section +
+                        "]; every occurrence is set");
+      auto headers = doc.section_lines(s.section);
+      if (headers.size() > 1 && std::find(sections_noted.begin(), sections_noted.end(), lower(s.section)) ==
+                                    sections_noted.end()) {
+        sections_noted.push_back(lower(s.section));
+        std::string lines;
+        for (auto l : headers) lines += (lines.empty() ? "" : ", ") + std::to_string(l);
+        notes.push_back("note: [" + s.section + "] appears on lines " + lines +
+                        "; a key already present is set where it is, a new key goes into the last one");
+      }
+      doc.set(s.section, s.key, s.value);
+    }
+
+    FileAttrs attrs;
+    if (now.info) {
+      attrs = FileAttrs{now.info->mode, now.info->uid, now.info->gid};
+    } else if (target == Target::windows_profile) {
+      attrs = FileAttrs{0644, ctx.host.user_uid, ctx.host.user_gid};
+    }
+    std::string wanted = doc.str();
+    if (!plan_file(ctx.fs, path, wanted, attrs, p)) {
+      p.summary = path + " already has " + std::to_string(settings.size()) +
+                  (settings.size() == 1 ? " setting" : " settings") + " as wanted";
+      return p;
+    }
+    std::string summary = path;
+    if (converted) summary += " (rewritten as UTF-8: WSL ignores UTF-16)";
+    for (std::size_t i = 0; i < edits.size(); ++i) summary += (i == 0 ? "  " : ", ") + edits[i];
+    p.summary = summary;
+    p.details.insert(p.details.begin(), notes.begin(), notes.end());
+    if (converted) p.details.insert(p.details.begin(), path + " is saved as UTF-16; it will be rewritten as UTF-8");
+    p.notices.push_back(target == Target::windows_profile
+                            ? path + " changed: run `wsl --shutdown` from Windows (PowerShell or cmd), then start "
+                                     "the distribution again, for the new settings to apply."
+                            : path + " changed: run `wsl --terminate <distro>` (or `wsl --shutdown`) from Windows, "
+                                     "then start the distribution again, for the new settings to apply.");
+    return p;
+  }
+};
+
+std::shared_ptr<Step> make_ini_step(StepKeys& keys, IniSettingsStep::Target target,
+                                    const std::vector<SectionSpec>& schema, const char* example) {
+  auto s = std::make_shared<IniSettingsStep>();
+  s->target = target;
+  s->rewrite_utf16 = keys.boolean("rewrite_utf16", false);
+  bool allow_unknown = keys.boolean("allow_unknown", false);
+  std::vector<std::string> section_names;
+  for (const auto& sec : schema) section_names.push_back(sec.name);
+
+  const toml::node* settings = keys.node("settings");
+  if (!settings) {
+    keys.error_at(keys.pos("kind"), std::string("this step needs the key \"settings\", a table of sections such as ") +
+                                        example);
+    return s;
+  }
+  if (!settings->is_table() || settings->as_table()->empty()) {
+    keys.error("settings", std::string("\"settings\" must be a table of sections such as ") + example);
+    return s;
+  }
+  // toml++ keeps tables sorted by key; sort by position to keep file order.
+  auto in_file_order = [](const toml::table& t) {
+    std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+    for (auto&& [k, v] : t) entries.emplace_back(&k, &v);
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      const auto& pa = a.first->source().begin;
+      const auto& pb = b.first->source().begin;
+      return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+    });
+    return entries;
+  };
+  for (const auto& [sk, sv] : in_file_order(*settings->as_table())) {
+    std::string section(sk->str());
+    SourcePos spos = toml_pos(sk->source(), keys.pos_of(*sv).file);
+    if (!sv->is_table()) {
+      keys.error_at(keys.pos_of(*sv), "\"settings." + section + "\" must be a table of keys such as { key = \"value\" }, "
+                                      "not " + toml_type_name(*sv));
+      continue;
+    }
+    const SectionSpec* sec = nullptr;
+    for (const auto& candidate : schema)
+      if (lower(candidate.name) == lower(section)) sec = &candidate;
+    if (!sec && !(allow_unknown && valid_ini_name(section))) {
+      std::string hint = suggest(lower(section), section_names);
+      keys.error_at(spos, allow_unknown ? "section name \"" + section + "\" may hold only letters, digits, '_', '-' and '.'"
+                                        : "unknown section [" + section + "]" +
+                                              (hint.empty() ? "" : " (did you mean [" + hint + "]?)") +
+                                              "; set allow_unknown = true to write it anyway");
+      continue;
+    }
+    std::vector<std::string> key_names;
+    if (sec)
+      for (const auto& k : sec->keys) key_names.push_back(k.name);
+    for (const auto& [kk, kv] : in_file_order(*sv->as_table())) {
+      std::string key(kk->str());
+      SourcePos kpos = keys.pos_of(*kv);
+      const KeySpec* spec = nullptr;
+      if (sec)
+        for (const auto& candidate : sec->keys)
+          if (lower(candidate.name) == lower(key)) spec = &candidate;
+      KeySpec loose{"", ValueType::text};
+      if (!spec) {
+        if (!allow_unknown) {
+          std::vector<std::string> lowered;
+          for (const auto& n : key_names) lowered.push_back(lower(n));
+          std::string near = suggest(lower(key), lowered);
+          std::string hint;
+          for (const auto& n : key_names)
+            if (!near.empty() && lower(n) == near) hint = n;
+          keys.error_at(toml_pos(kk->source(), kpos.file),
+                        "unknown key \"" + key + "\" in [" + section + "]" +
+                            (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") +
+                            "; set allow_unknown = true to write it anyway");
+          continue;
+        }
+        if (!valid_ini_name(key)) {
+          keys.error_at(toml_pos(kk->source(), kpos.file),
+                        "key name \"" + key + "\" may hold only letters, digits, '_', '-' and '.'");
+          continue;
+        }
+        spec = &loose;
+      }
+      std::string problem;
+      std::string value = convert(*spec, *kv, keys, problem);
+      if (!problem.empty()) {
+        keys.error_at(kpos, "[" + section + "] " + key + " " + problem);
+        continue;
+      }
+      s->settings.push_back({sec ? sec->name : section, *spec->name ? spec->name : key, value, spec->type});
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::shared_ptr<Step> make_wslconfig_step(StepKeys& keys) {
+  return make_ini_step(keys, IniSettingsStep::Target::windows_profile, wslconfig_schema(),
+                       "settings.wsl2 = { memory = \"16GB\" }");
+}
+
+std::shared_ptr<Step> make_wslconf_step(StepKeys& keys) {
+  return make_ini_step(keys, IniSettingsStep::Target::wsl_conf, wslconf_schema(),
+                       "settings.boot = { systemd = true }");
+}
+
+}  // namespace wslgpu
