@@ -1,0 +1,597 @@
+# tests/realroot/lib.sh: the real-root test tier's harness. Sourced by
+# run.sh and by every scenario; never run directly.
+#
+# What it gives a scenario:
+#   with_root [--bare] FN ARGS...  runs FN in a fresh, disposable Debian 12
+#       root: a copy-on-write overlay of the cached base (plus the fake WSL
+#       layer unless --bare) inside private mount, network and pid namespaces.
+#       FN sees the merged root's path in $ROOT. Nothing outlives the call.
+#   in_root CMD...                 runs CMD chrooted into $ROOT with a clean environment.
+#   root_use_testrepo [signed|trusted]  points the root's apt at the local test repository.
+#   trace_commands NAME...         logs every call of /usr/bin/NAME inside the root;
+#                                  traced_calls NAME prints them.
+#   snapshot ROOT OUT [--exclude /PATH]...  and  snapshot_diff A B: record and compare a root.
+#   tool ARGS...                   runs the wslgpu-setup under test; sets TOOL_STATUS, TOOL_OUT, TOOL_ERR.
+#   fail, assert_*, expect_status  assertions that print what was expected and what was seen.
+#
+# What run.sh does once per run (realroot_setup): checks that the tier can
+# run here, restores (or builds) the base root, builds the fake WSL layer and
+# the signed local apt repository. Everything lives under $REALROOT_RUN, a
+# temporary folder that run.sh removes at the end.
+#
+# Functions reach the namespaces through `declare -f`: a scenario's helper
+# functions are available inside with_root, its plain shell variables are
+# not (export them, or pass them as arguments).
+
+# Bump when anything that goes into the base tarball changes (the package
+# list, the customize hooks): the cache is keyed by it.
+HARNESS_VERSION=1
+
+REALROOT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REALROOT_CACHE=${WSLGPU_TEST_CACHE:-/var/cache/wslgpu-setup-tests}
+REALROOT_SUITE=bookworm
+# minbase already holds passwd (useradd, usermod, gpasswd, groupadd) and
+# gpgv (apt verifies InRelease with it). gpg is added because the systems
+# the tool targets have it, so a step may reasonably call it.
+REALROOT_BASE_PACKAGES=(gpg)
+REALROOT_WSL_KERNEL=5.15.153.1-microsoft-standard-WSL2
+REALROOT_USER=alice
+REALROOT_REPO_IN_ROOT=/srv/testrepo
+
+# ---------------------------------------------------------------- messages
+
+say() { printf '%s\n' "$*" >&2; }
+# Ends the current test (or run) with a message that says why.
+fail() {
+  printf 'FAILED: %s\n' "$*" >&2
+  exit 1
+}
+# Elapsed seconds since START (an $EPOCHREALTIME value), one decimal.
+elapsed_since() {
+  local start=$1 now=$EPOCHREALTIME
+  awk -v a="$start" -v b="$now" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# ---------------------------------------------------------------- preflight
+
+# Checks that this machine can run the tier (root, the host commands,
+# namespaces); fails with the reason if not.
+realroot_preflight() {
+  [[ $(id -u) == 0 ]] || fail "the real-root tier needs root (it mounts overlays and creates namespaces); run it with sudo, or set WSLGPU_SKIP_REALROOT=1 to skip it explicitly"
+  local cmd missing=()
+  for cmd in unshare mount mmdebstrap dpkg-deb dpkg-scanpackages dpkg-query gpg gpgconf zstd tar sha256sum find awk diff timeout; do
+    command -v "$cmd" >/dev/null || missing+=("$cmd")
+  done
+  ((${#missing[@]} == 0)) || fail "missing host commands: ${missing[*]}; install the packages listed in tests/realroot/HOST-PACKAGES"
+  local err
+  err=$(unshare --mount --net --pid --fork --mount-proc true 2>&1) ||
+    fail "cannot create mount, network and pid namespaces (unshare --mount --net --pid --fork): $err"
+}
+
+# Checks that an overlay can be mounted with its layers in DIR.
+realroot_probe_overlay() {
+  local probe=$1/overlay-probe err
+  mkdir -p "$probe"/{lower,upper,work,merged}
+  err=$(unshare --mount -- mount -t overlay overlay \
+    -o "lowerdir=$probe/lower,upperdir=$probe/upper,workdir=$probe/work" "$probe/merged" 2>&1) || {
+    rm -rf "$probe"
+    fail "cannot mount an overlay filesystem with its layers in $1: $err"
+  }
+  rm -rf "$probe"
+}
+
+# ---------------------------------------------------------------- the mirror
+
+# Prints the apt sources this machine uses, one "URI SUITE COMPONENTS" line
+# per suite, read from deb822 .sources files and one-line sources.list files.
+host_apt_sources() {
+  local f
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [[ -f $f ]] || continue
+    awk '
+      function flush() {
+        if (types ~ /(^| )deb( |$)/ && enabled != "no" && uris != "")
+          for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++) print u[i], s[j], comps
+        types = ""; uris = ""; comps = ""; enabled = ""; nu = 0; ns = 0
+      }
+      /^[ \t]*#/ { next }
+      /^[ \t]*$/ { flush(); next }
+      {
+        key = tolower($1); sub(/:$/, "", key)
+        val = $0; sub(/^[^:]*:[ \t]*/, "", val)
+        if (key == "types") types = val
+        else if (key == "uris") { uris = val; nu = split(val, u, /[ \t]+/) }
+        else if (key == "suites") ns = split(val, s, /[ \t]+/)
+        else if (key == "components") comps = val
+        else if (key == "enabled") enabled = tolower(val)
+      }
+      END { flush() }' "$f"
+  done
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [[ -f $f ]] || continue
+    # deb [options] URI SUITE COMPONENT...
+    awk '$1 == "deb" {
+        i = 2
+        if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+        uri = $i; suite = $(i + 1); comps = ""
+        for (k = i + 2; k <= NF; k++) comps = comps (comps == "" ? "" : " ") $k
+        print uri, suite, comps
+      }' "$f"
+  done
+}
+
+# Prints the mmdebstrap mirror lines for the Debian 12 base: the machine's
+# own bookworm suites, or its main Debian archive with suite bookworm when
+# the machine runs another release. Fails when there is none.
+base_mirror_lines() {
+  local sources lines
+  sources=$(host_apt_sources)
+  lines=$(awk -v suite="$REALROOT_SUITE" '$2 == suite || index($2, suite "-") == 1 { print "deb " $1 " " $2 " main" }' <<<"$sources")
+  if [[ -z $lines ]]; then
+    lines=$(awk -v suite="$REALROOT_SUITE" '$2 !~ /-security$/ && $1 ~ /^(https?|file|mirror\+[a-z]+):/ { print "deb " $1 " " suite " main"; exit }' <<<"$sources")
+  fi
+  [[ -n $lines ]] || fail "no apt mirror to build the Debian 12 base root from: /etc/apt/sources.list.d/*.sources and /etc/apt/sources.list name no Debian archive this machine can use"
+  printf '%s\n' "$lines"
+}
+
+# ---------------------------------------------------------------- the base root
+
+base_tarball() { printf '%s/base-%s.tar.zst\n' "$REALROOT_CACHE" "$HARNESS_VERSION"; }
+
+# Builds the pristine base tarball into the cache. Takes the cache lock, so
+# that two runs do not build it twice.
+_build_base_tarball() {
+  local tarball=$1 tmp mirrors log
+  mkdir -p "$REALROOT_CACHE"
+  tmp="$REALROOT_CACHE/.building-$$.tar.zst"
+  log="$REALROOT_CACHE/.building-$$.log"
+  mapfile -t mirrors < <(base_mirror_lines)
+  say "base root: building Debian 12 minbase with mmdebstrap from this machine's apt mirror (${#mirrors[@]} suites)"
+  # The hooks: apt inside a test may use only the local repository (no
+  # sources from the mirror, no translations); dpkg skips fsync (the roots
+  # are thrown away); the repository's mount point exists.
+  # The chroot is assembled in the run's tmpfs: far faster than a disk.
+  if ! TMPDIR=$REALROOT_RUN mmdebstrap --variant=minbase --mode=root --format=tar \
+    --include="$(IFS=,; echo "${REALROOT_BASE_PACKAGES[*]}")" \
+    --aptopt='Acquire::Languages "none"' \
+    --customize-hook='rm -f "$1"/etc/apt/sources.list "$1"/etc/apt/sources.list.d/*' \
+    --customize-hook='printf "%s\n" "Acquire::Languages \"none\";" > "$1"/etc/apt/apt.conf.d/99wslgpu-test' \
+    --customize-hook='echo force-unsafe-io > "$1"/etc/dpkg/dpkg.cfg.d/99wslgpu-test' \
+    --customize-hook="mkdir -p \"\$1\"$REALROOT_REPO_IN_ROOT" \
+    "$REALROOT_SUITE" "$tmp" "${mirrors[@]}" >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    rm -f "$tmp"
+    fail "mmdebstrap could not build the base root from this machine's apt mirror (full log: $log)"
+  fi
+  mv -f "$tmp" "$tarball"
+  rm -f "$log"
+}
+
+# Makes sure the base tarball for this HARNESS_VERSION is in the cache (built
+# once, about half a minute), then extracts it once per run into
+# $REALROOT_RUN/base, the read-only lower layer of every test root. Prints
+# how long each part took.
+base_root() {
+  local tarball start
+  tarball=$(base_tarball)
+  mkdir -p "$REALROOT_CACHE"
+  exec {lock_fd}>"$REALROOT_CACHE/.lock"
+  flock "$lock_fd"
+  if [[ -s $tarball ]]; then
+    say "base root: cached $tarball ($(du -h "$tarball" | cut -f1))"
+  else
+    start=$EPOCHREALTIME
+    _build_base_tarball "$tarball"
+    say "base root: built in $(elapsed_since "$start") s -> $tarball ($(du -h "$tarball" | cut -f1))"
+  fi
+  flock -u "$lock_fd"
+  exec {lock_fd}>&-
+  start=$EPOCHREALTIME
+  rm -rf "$REALROOT_RUN/base"
+  mkdir -p "$REALROOT_RUN/base"
+  zstd -dcq "$tarball" | tar -x --numeric-owner --xattrs --xattrs-include='*' -C "$REALROOT_RUN/base" ||
+    fail "cannot extract $tarball; delete it to rebuild"
+  say "base root: restored in $(elapsed_since "$start") s"
+}
+
+# ---------------------------------------------------------------- the WSL layer
+
+# Builds $REALROOT_RUN/wsl, an overlay layer over the base that makes it look
+# like a WSL2 distribution: the GPU driver mount /usr/lib/wsl/lib,
+# /etc/wsl.conf, a Windows profile under /mnt/c/Users/alice and the user
+# alice (uid 1000, made by the root's own useradd). /dev/dxg and the kernel
+# release are added by with_root, because /dev and /proc are mounted per test.
+wsl_layer() {
+  local layer=$REALROOT_RUN/wsl work=$REALROOT_RUN/wsl.work merged=$REALROOT_RUN/wsl.merged
+  mkdir -p "$layer" "$work" "$merged"
+  unshare --mount -- bash -euo pipefail -c '
+    layer=$1 work=$2 merged=$3 base=$4 user=$5
+    mount -t overlay overlay -o "lowerdir=$base,upperdir=$layer,workdir=$work" "$merged"
+    lib=$merged/usr/lib/wsl/lib
+    mkdir -p "$lib" "$merged/usr/lib/wsl/drivers/nv_dispi.inf_amd64_0000000000000000"
+    for name in libcuda.so libcuda.so.1 libcuda.so.1.1 libdxcore.so libd3d12.so libd3d12core.so libnvidia-ml.so.1; do
+      printf "fake %s: the WSL driver stub, recorded for tests\n" "$name" > "$lib/$name"
+    done
+    cat > "$lib/nvidia-smi" <<"EOF"
+#!/bin/sh
+# Fake nvidia-smi from the WSL driver mount: prints a recorded output.
+if [ "$1" = "-L" ]; then
+  echo "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-00000000-1111-2222-3333-444444444444)"
+  exit 0
+fi
+cat <<"OUT"
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 565.77.01              Driver Version: 566.36         CUDA Version: 12.7     |
+|   0  NVIDIA GeForce RTX 4090        On  |   00000000:01:00.0  On |                  Off |
++-----------------------------------------------------------------------------------------+
+OUT
+EOF
+    chmod 0755 "$lib/nvidia-smi"
+    chmod 0555 "$lib"
+    printf "[boot]\nsystemd=false\n\n[user]\ndefault=%s\n" "$user" > "$merged/etc/wsl.conf"
+    chroot "$merged" useradd --create-home --uid 1000 --user-group --shell /bin/bash "$user"
+    mkdir -p "$merged/mnt/c/Users/$user" "$merged/mnt/c/Users/Public" "$merged/mnt/c/Windows/System32"
+    chown 1000:1000 "$merged/mnt/c/Users/$user"
+  ' wsl_layer "$layer" "$work" "$merged" "$REALROOT_RUN/base" "$REALROOT_USER" ||
+    fail "cannot build the fake WSL layer"
+  rm -rf "$work" "$merged"
+}
+
+# ---------------------------------------------------------------- the test repository
+
+source "$REALROOT_LIB_DIR/testrepo.sh"
+
+# ---------------------------------------------------------------- per run
+
+# Everything a run needs before its first scenario, exported for the
+# scenario processes. REALROOT_RUN must be set (run.sh makes it).
+realroot_setup() {
+  [[ -n ${REALROOT_RUN:-} && -d $REALROOT_RUN ]] || fail "realroot_setup: REALROOT_RUN is not a folder"
+  realroot_probe_overlay "$REALROOT_RUN"
+  base_root
+  local start=$EPOCHREALTIME
+  wsl_layer
+  say "fake WSL layer: built in $(elapsed_since "$start") s"
+  start=$EPOCHREALTIME
+  test_repo "$REALROOT_RUN/repo"
+  say "test repository: built and signed in $(elapsed_since "$start") s ($(ls "$REALROOT_RUN/repo/pool" | wc -l) packages)"
+  export REALROOT_RUN REALROOT_CACHE TESTREPO_DIR TESTREPO_URI TESTREPO_SUITE TESTREPO_COMPONENT \
+    TESTREPO_ORIGIN TESTREPO_KEY TESTREPO_KEY_SHA256 TESTREPO_KEY_IN_ROOT TESTREPO_OTHER_KEY TESTREPO_OTHER_KEY_SHA256
+}
+
+# ---------------------------------------------------------------- with_root
+
+_ROOT_SEQ=0
+
+# with_root [--bare] FN ARGS...: runs FN ARGS in a fresh root (see the top of
+# this file). Returns FN's status. With WSLGPU_KEEP_FAILED=1, the changes a
+# failing FN made (the overlay's upper layer) are kept for inspection.
+with_root() {
+  local layers=$REALROOT_RUN/wsl:$REALROOT_RUN/base wsl=1
+  if [[ ${1:-} == --bare ]]; then
+    layers=$REALROOT_RUN/base wsl=0
+    shift
+  fi
+  local fn=${1:?with_root needs a function name}
+  shift
+  declare -F "$fn" >/dev/null || fail "with_root: no function named $fn"
+  _ROOT_SEQ=$((_ROOT_SEQ + 1))
+  local t=${REALROOT_SCENARIO_TMP:?}/root-$_ROOT_SEQ status=0
+  mkdir -p "$t"/{upper,work,merged}
+  printf '%s\n' "$REALROOT_WSL_KERNEL" >"$t/osrelease"
+  # --kill-child: if the scenario is killed (its timeout), the namespace's
+  # first process gets SIGKILL, and with it every process in the namespace.
+  # The inner shell sources lib.sh for its settings, then takes every
+  # function of this shell (the scenario's too) through declare -f.
+  unshare --mount --net --pid --fork --mount-proc --kill-child -- \
+    bash -c 'source "$1"; shift; eval "$1"; shift; _root_inside "$@"' \
+    with_root "$REALROOT_LIB_DIR/lib.sh" "$(declare -f)" "$t" "$layers" "$wsl" "$fn" "$@" || status=$?
+  if ((status != 0)); then
+    say "with_root $fn: failed (exit $status)"
+    if [[ ${WSLGPU_KEEP_FAILED:-0} == 1 ]]; then _keep_failed_root "$t" "$fn" "$wsl"; fi
+  fi
+  rm -rf "$t"
+  return "$status"
+}
+
+# Inside the namespaces: mounts the root, then runs the scenario function.
+_root_inside() {
+  set -Eeuo pipefail
+  local t=$1 layers=$2 wsl=$3 fn=$4
+  shift 4
+  trap '_report_error $? "$BASH_COMMAND"' ERR
+  local m=$t/merged
+  mount -t overlay overlay -o "lowerdir=$layers,upperdir=$t/upper,workdir=$t/work" "$m"
+  mount -t proc -o nosuid,nodev,noexec proc "$m/proc"
+  # A minimal /dev: the host's harmless character devices bound in, a private
+  # devpts instance, and (in a WSL root) /dev/dxg as WSL2 makes it.
+  mount -t tmpfs -o mode=0755,nosuid dev "$m/dev"
+  local node
+  for node in null zero full random urandom tty; do
+    : >"$m/dev/$node"
+    mount --bind "/dev/$node" "$m/dev/$node"
+  done
+  mkdir -p "$m/dev/pts" "$m/dev/shm"
+  mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$m/dev/pts"
+  mount -t tmpfs -o mode=1777,nosuid,nodev shm "$m/dev/shm"
+  ln -s pts/ptmx "$m/dev/ptmx"
+  ln -s /proc/self/fd "$m/dev/fd"
+  ln -s /proc/self/fd/0 "$m/dev/stdin"
+  ln -s /proc/self/fd/1 "$m/dev/stdout"
+  ln -s /proc/self/fd/2 "$m/dev/stderr"
+  if [[ $wsl == 1 ]]; then
+    # 240 is a major number for local use: nothing answers it, which is
+    # fine, since the tool only inspects the node.
+    mknod -m 0666 "$m/dev/dxg" c 240 0
+    mount --bind -o ro "$t/osrelease" "$m/proc/sys/kernel/osrelease"
+  fi
+  mount --bind "$TESTREPO_DIR" "$m$REALROOT_REPO_IN_ROOT"
+  mount -o remount,bind,ro "$m$REALROOT_REPO_IN_ROOT"
+  export ROOT=$m
+  cd /
+  "$fn" "$@"
+}
+
+_report_error() {
+  local status=$1 command=$2
+  say "error: exit $status from: $command (in ${FUNCNAME[2]:-?})"
+}
+
+_keep_failed_root() {
+  local t=$1 fn=$2 wsl=$3 dest
+  dest=${WSLGPU_KEEP_DIR:-/var/tmp/wslgpu-realroot-kept}/${REALROOT_SCENARIO:-scenario}-$fn-$(date +%H%M%S)
+  mkdir -p "$dest"
+  cp -a "$t/upper" "$dest/upper"
+  if [[ $wsl == 1 ]]; then cp -a "$REALROOT_RUN/wsl" "$dest/wsl"; fi
+  cp "$t/osrelease" "$dest/osrelease"
+  printf '%s\n' "$(base_tarball)" >"$dest/base"
+  cat >"$dest/README" <<EOF
+The changes $fn made to its root before it failed (scenario ${REALROOT_SCENARIO:-?}).
+upper/  the overlay's upper layer: every file the test added or changed (deleted files are 0:0 character devices)
+wsl/    the fake WSL layer it ran on (absent for --bare roots)
+base    the cached base tarball underneath
+Open a shell in the whole root: tests/realroot/enter.sh $dest
+EOF
+  say "kept the failed root's changes in $dest (open it with tests/realroot/enter.sh $dest)"
+}
+
+# ---------------------------------------------------------------- inside a root
+
+# Runs CMD chrooted into $ROOT, with the clean environment a root shell has.
+in_root() {
+  chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+}
+
+# Points the root's apt at the local repository and refreshes its lists.
+# signed (default): Signed-By the repository key, the way a profile does it;
+# trusted: [trusted=yes], for tests about something else.
+root_use_testrepo() {
+  local how=${1:-signed}
+  local sources=$ROOT/etc/apt/sources.list.d/wslgpu-test.sources
+  {
+    printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: %s\n' "$TESTREPO_URI" "$TESTREPO_SUITE" "$TESTREPO_COMPONENT"
+    if [[ $how == trusted ]]; then
+      printf 'Trusted: yes\n'
+    else
+      mkdir -p "$ROOT/etc/apt/keyrings"
+      cp "$TESTREPO_KEY" "$ROOT/etc/apt/keyrings/wslgpu-test.asc"
+      printf 'Signed-By: /etc/apt/keyrings/wslgpu-test.asc\n'
+    fi
+  } >"$sources"
+  in_root apt-get update --error-on=any -q >/dev/null || fail "apt-get update against the local repository failed"
+}
+
+# trace_commands NAME...: from now on, each call of /usr/bin/NAME inside the
+# root appends "NAME ARGS" to a log (read it with traced_calls). The real
+# program still runs. The wrapper is bound over the program and the log lives
+# in /run, so neither shows in a snapshot diff.
+trace_commands() {
+  local name dir=$ROOT/run/wslgpu-trace
+  mkdir -p "$dir"
+  : >>"$dir/calls"
+  for name in "$@"; do
+    [[ -f $ROOT/usr/bin/$name ]] || fail "trace_commands: $ROOT/usr/bin/$name does not exist"
+    : >"$dir/$name.real"
+    mount --bind "$ROOT/usr/bin/$name" "$dir/$name.real"
+    printf '#!/bin/sh\nprintf "%%s\\n" "%s $*" >> /run/wslgpu-trace/calls\nexec /run/wslgpu-trace/%s.real "$@"\n' \
+      "$name" "$name" >"$dir/$name.wrapper"
+    chmod 0755 "$dir/$name.wrapper"
+    mount --bind "$dir/$name.wrapper" "$ROOT/usr/bin/$name"
+  done
+}
+
+# traced_calls [NAME]: the traced calls so far (of NAME only, when given).
+traced_calls() {
+  local log=$ROOT/run/wslgpu-trace/calls
+  [[ -f $log ]] || return 0
+  if [[ -n ${1:-} ]]; then grep -E "^$1( |$)" "$log" || true; else cat "$log"; fi
+}
+
+# ---------------------------------------------------------------- snapshots
+
+# What a snapshot leaves out, and why:
+#   /proc /dev /sys /run /tmp   kernel views and volatile folders, mounted per test
+#   /srv/testrepo               the local repository, bound in read-only
+#   /var/cache/apt              apt's download and binary caches, rebuilt at will
+#   /var/cache/ldconfig         ldconfig's auxiliary cache (/etc/ld.so.cache itself is compared)
+#   /var/lib/apt/lists          indexes that apt-get update derives from the sources, which
+#                               are compared; lists of a source that is gone are inert and
+#                               the next update deletes them
+#   /var/log                    history (dpkg.log, apt/history.log), not state
+#   lock files and *-old        dpkg and apt locks, dpkg's and debconf's previous copies
+#   /etc/{passwd,group,shadow,gshadow}-   the shadow tools' copy of the previous version
+REALROOT_SNAPSHOT_SKIP=(/proc /dev /sys /run /tmp /srv/testrepo /var/cache/apt /var/cache/ldconfig
+  /var/lib/apt/lists /var/log)
+REALROOT_SNAPSHOT_SKIP_GLOBS=(/var/lib/dpkg/lock /var/lib/dpkg/lock-frontend /var/lib/dpkg/triggers/Lock
+  '/var/lib/dpkg/*-old' '/var/cache/debconf/*-old' /etc/passwd- /etc/group- /etc/shadow- /etc/gshadow-)
+
+# snapshot ROOT OUT [--exclude /PATH]...: writes to OUT every file's path,
+# type, mode, owner (numeric), size and sha256 (a symlink's target instead,
+# a device's numbers), the dpkg installed set, /etc/group and /etc/gshadow.
+# --exclude leaves out more (for example the tool's own state folder).
+snapshot() {
+  local root=${1:?snapshot ROOT OUT} out=${2:?snapshot ROOT OUT}
+  shift 2
+  local -a skip=("${REALROOT_SNAPSHOT_SKIP[@]}") globs=("${REALROOT_SNAPSHOT_SKIP_GLOBS[@]}") expr=()
+  while (($#)); do
+    case $1 in
+      --exclude) skip+=("${2:?--exclude needs a path}"); shift 2 ;;
+      *) fail "snapshot: unknown argument $1" ;;
+    esac
+  done
+  local p
+  for p in "${skip[@]}" "${globs[@]}"; do expr+=(-path "$root$p" -o); done
+  unset 'expr[${#expr[@]}-1]'
+  local hashes
+  hashes=$(mktemp)
+  (cd "$root" && find . \( "${expr[@]/#$root/.}" \) -prune -o -type f -print0 | xargs -0r sha256sum) >"$hashes"
+  {
+    printf '## files\n'
+    # path, type, mode, uid:gid, size, then sha256 (files), target (links), rdev (devices)
+    find "$root" -mindepth 1 \( "${expr[@]}" \) -prune -o -printf '/%P\t%y\t%m\t%U:%G\t%s\t%l\n' |
+      awk -F'\t' -v OFS='\t' -v hashes="$hashes" '
+        BEGIN { while ((getline line < hashes) > 0) { sum[substr(line, 68)] = substr(line, 1, 64) } }
+        {
+          size = ($2 == "f" || $2 == "l") ? $5 : "-"
+          extra = ($2 == "f") ? sum[$1] : ($2 == "l") ? $6 : "-"
+          print $1, $2, $3, $4, size, extra
+        }' | LC_ALL=C sort
+    printf '## packages\n'
+    dpkg-query --admindir="$root/var/lib/dpkg" -W -f '${Package}:${Architecture}\t${Version}\t${db:Status-Abbrev}\n' |
+      LC_ALL=C sort
+    printf '## /etc/group\n'
+    cat "$root/etc/group"
+    printf '## /etc/gshadow\n'
+    cat "$root/etc/gshadow"
+  } >"$out"
+  rm -f "$hashes"
+}
+
+# snapshot_diff A B: prints what differs between two snapshots, readably
+# (+ added, - removed, ~ changed, then the changed lines of /etc/group and
+# /etc/gshadow); returns 0 when they are equal and 1 otherwise.
+snapshot_diff() {
+  local a=${1:?snapshot_diff A B} b=${2:?snapshot_diff A B} report section
+  report=$(awk -F'\t' '
+    FNR == 1 { file++ }
+    /^## / { section = substr($0, 4); next }
+    section == "files" { if (file == 1) fa[$1] = $0; else fb[$1] = $0 }
+    section == "packages" { if (file == 1) pa[$1] = $2 " (" $3 ")"; else pb[$1] = $2 " (" $3 ")" }
+    function describe(rec,   f, t) {
+      split(rec, f, "\t")
+      t = f[2] == "f" ? "file" : f[2] == "d" ? "directory" : f[2] == "l" ? "symlink to " f[6] : f[2] == "c" ? "character device" : "type " f[2]
+      return t ", mode " f[3] ", owner " f[4] (f[2] == "f" ? ", " f[5] " bytes" : "")
+    }
+    function changes(ra, rb,   x, y, out) {
+      split(ra, x, "\t"); split(rb, y, "\t"); out = ""
+      if (x[2] != y[2]) out = out ", type " x[2] " -> " y[2]
+      if (x[3] != y[3]) out = out ", mode " x[3] " -> " y[3]
+      if (x[4] != y[4]) out = out ", owner " x[4] " -> " y[4]
+      if (x[5] != y[5]) out = out ", size " x[5] " -> " y[5]
+      if (x[6] != y[6]) out = out (x[2] == "l" ? ", target " x[6] " -> " y[6] : ", sha256 " substr(x[6], 1, 12) " -> " substr(y[6], 1, 12))
+      return substr(out, 3)
+    }
+    END {
+      for (p in fb) if (!(p in fa)) print "1\t  + " p "  (" describe(fb[p]) ")"
+      for (p in fa) if (!(p in fb)) print "1\t  - " p "  (" describe(fa[p]) ")"
+      for (p in fa) if ((p in fb) && fa[p] != fb[p]) print "1\t  ~ " p "  (" changes(fa[p], fb[p]) ")"
+      for (p in pb) if (!(p in pa)) print "2\t  package + " p " " pb[p]
+      for (p in pa) if (!(p in pb)) print "2\t  package - " p " " pa[p]
+      for (p in pa) if ((p in pb) && pa[p] != pb[p]) print "2\t  package ~ " p " " pa[p] " -> " pb[p]
+    }' "$a" "$b" | LC_ALL=C sort | cut -f2-)
+  for section in /etc/group /etc/gshadow; do
+    local before after
+    before=$(sed -n "\\|^## $section\$|,/^## /{/^## /d;p}" "$a")
+    after=$(sed -n "\\|^## $section\$|,/^## /{/^## /d;p}" "$b")
+    if [[ $before != "$after" ]]; then
+      report+=${report:+$'\n'}"  $section:"$'\n'
+      report+=$(diff -U0 <(printf '%s\n' "$before") <(printf '%s\n' "$after") | tail -n +3 | grep -v '^@@' | sed 's/^/    /')
+    fi
+  done
+  if [[ -n $report ]]; then
+    printf 'snapshots differ (%s -> %s):\n%s\n' "$a" "$b" "$report"
+    return 1
+  fi
+  return 0
+}
+
+# ---------------------------------------------------------------- the tool and assertions
+
+# tool ARGS...: runs the wslgpu-setup under test ($WSLGPU_BIN) from outside
+# the root, as a user would with --root. Sets TOOL_STATUS, TOOL_OUT and
+# TOOL_ERR, echoes all three to the log, and never fails by itself.
+tool() {
+  local out err
+  out=$(mktemp) err=$(mktemp)
+  TOOL_STATUS=0
+  NO_COLOR=1 "${WSLGPU_BIN:?WSLGPU_BIN is not set}" "$@" >"$out" 2>"$err" || TOOL_STATUS=$?
+  TOOL_OUT=$(cat "$out") TOOL_ERR=$(cat "$err")
+  rm -f "$out" "$err"
+  say "\$ wslgpu-setup $* -> exit $TOOL_STATUS"
+  [[ -z $TOOL_OUT ]] || sed 's/^/  out| /' <<<"$TOOL_OUT" >&2
+  [[ -z $TOOL_ERR ]] || sed 's/^/  err| /' <<<"$TOOL_ERR" >&2
+}
+
+# tool_has_command NAME: whether the tool under test has a NAME command;
+# require_tool_command NAME fails the test when it has not.
+# CLI11 answers --help after any word with the main help and exit 0, so the
+# help must also be the command's own ("Usage: wslgpu-setup NAME").
+tool_has_command() {
+  local help
+  help=$("$WSLGPU_BIN" "$1" --help 2>&1) && grep -q "^Usage: .*wslgpu-setup $1\b" <<<"$help"
+}
+require_tool_command() {
+  tool_has_command "$1" || fail "$1 not implemented: \`wslgpu-setup $1 --help\` does not describe a $1 command"
+}
+
+assert_status() {
+  local want=$1 what=${2:-wslgpu-setup}
+  [[ $TOOL_STATUS == "$want" ]] || fail "$what exited $TOOL_STATUS, expected $want"
+}
+# assert_contains TEXT PATTERN [WHAT]: PATTERN is an extended regular expression.
+assert_contains() {
+  local text=$1 pattern=$2 what=${3:-output}
+  grep -Eq -- "$pattern" <<<"$text" || fail "$what does not match /$pattern/; it was:"$'\n'"$text"
+}
+assert_not_contains() {
+  local text=$1 pattern=$2 what=${3:-output}
+  if grep -Eq -- "$pattern" <<<"$text"; then
+    fail "$what matches /$pattern/ but must not:"$'\n'"$(grep -E -- "$pattern" <<<"$text")"
+  fi
+}
+assert_eq() {
+  local got=$1 want=$2 what=${3:-value}
+  [[ $got == "$want" ]] || fail "$what is \"$got\", expected \"$want\""
+}
+# expect_status N CMD...: runs CMD, which must exit N; its output goes to
+# the log and into LAST_OUTPUT.
+expect_status() {
+  local want=$1 status=0
+  shift
+  LAST_OUTPUT=$("$@" 2>&1) || status=$?
+  sed 's/^/  | /' <<<"$LAST_OUTPUT" >&2
+  [[ $status == "$want" ]] || fail "\`$*\` exited $status, expected $want"
+}
+# assert_same_snapshot A B: the diff must be empty.
+assert_same_snapshot() {
+  local report
+  report=$(snapshot_diff "$1" "$2") || fail "${3:-the root changed}:"$'\n'"$report"
+}
+# assert_installed ROOT PACKAGE... / assert_not_installed ROOT PACKAGE...
+assert_installed() {
+  local root=$1 p
+  shift
+  for p in "$@"; do
+    [[ $(dpkg-query --admindir="$root/var/lib/dpkg" -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null) == "ii " ]] ||
+      fail "$p is not installed in the root"
+  done
+}
+assert_not_installed() {
+  local root=$1 p status
+  shift
+  for p in "$@"; do
+    status=$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+    [[ -z $status || $status == "un " || $status == "n  " ]] || fail "$p is present in the root (dpkg status \"$status\")"
+  done
+}

@@ -1,0 +1,53 @@
+# The harness proves itself: real apt installs from the signed local
+# repository, the snapshot diff sees it, real usermod changes membership,
+# and the next root sees none of it.
+
+scenario() {
+  with_root install_and_change_groups
+  with_root sees_a_pristine_root
+}
+
+install_and_change_groups() {
+  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/before"
+  root_use_testrepo signed
+  expect_status 0 in_root apt-get install -y -q rocm-dev
+  assert_installed "$ROOT" rocm-dev rocm-core hsa-runtime-rocr4wsl-amdgpu rocminfo
+  expect_status 0 in_root /opt/rocm/bin/rocminfo
+  assert_contains "$LAST_OUTPUT" 'Name: +gfx1100' "rocminfo's output"
+
+  expect_status 0 in_root usermod -aG video alice
+  expect_status 0 in_root id alice
+  assert_contains "$LAST_OUTPUT" '\(video\)' "id alice"
+
+  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/after"
+  local report status=0
+  report=$(snapshot_diff "$REALROOT_SCENARIO_TMP/before" "$REALROOT_SCENARIO_TMP/after") || status=$?
+  printf '%s\n' "$report" >&2
+  assert_eq "$status" 1 "snapshot_diff's status after a change"
+  local p
+  for p in rocm-dev rocm-core hsa-runtime-rocr4wsl-amdgpu rocminfo; do
+    assert_contains "$report" "package \+ $p:all 6\.4\.2\.1-1" "the diff"
+  done
+  assert_contains "$report" '\+ /opt/rocm/bin/rocminfo  \(file, mode 755, owner 0:0' "the diff"
+  assert_contains "$report" '^ +\+video:x:44:alice$' "the diff of /etc/group"
+  assert_contains "$report" '/etc/apt/sources.list.d/wslgpu-test.sources' "the diff"
+  # A root compared with itself is equal.
+  assert_same_snapshot "$REALROOT_SCENARIO_TMP/after" "$REALROOT_SCENARIO_TMP/after"
+}
+
+sees_a_pristine_root() {
+  assert_not_installed "$ROOT" rocm-dev rocm-core
+  [[ ! -e $ROOT/opt/rocm ]] || fail "/opt/rocm survived from the previous root"
+  expect_status 0 in_root id alice
+  assert_not_contains "$LAST_OUTPUT" 'video' "id alice in a fresh root"
+  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/fresh"
+  assert_same_snapshot "$REALROOT_SCENARIO_TMP/before" "$REALROOT_SCENARIO_TMP/fresh" \
+    "a fresh root differs from the first root before its changes"
+  # The fake WSL layer is in place, and nothing reaches the network.
+  [[ -c $ROOT/dev/dxg ]] || fail "/dev/dxg is not a character device"
+  assert_eq "$(cat "$ROOT/proc/sys/kernel/osrelease")" "$REALROOT_WSL_KERNEL" "the root's kernel release"
+  assert_eq "$(in_root id -u alice)" 1000 "alice's uid"
+  [[ -d $ROOT/mnt/c/Users/alice && -f $ROOT/usr/lib/wsl/lib/libcuda.so.1 && -f $ROOT/etc/wsl.conf ]] ||
+    fail "the fake WSL layer is incomplete"
+  if ip -o link show 2>/dev/null | grep -v ' lo:' | grep -q .; then fail "the namespace has a network interface besides lo"; fi
+}

@@ -1,0 +1,195 @@
+# tests/realroot/testrepo.sh: the local apt repository of test packages,
+# built at test time (sourced by lib.sh).
+#
+# Packages are named like the vendors' real ones, so that profiles and guards
+# meet the names they will meet on a real machine, but hold only small files
+# and scripts. The traps are what the guards exist for:
+#   rocm-dkms -> amdgpu-dkms         the package the source document warns about
+#   rocm-extras -> amdgpu-dkms       a harmless-looking name that pulls a DKMS package in
+#   cuda -> cuda-drivers -> nvidia-driver-550   NVIDIA's "never install these under WSL"
+#   broken-postinst                   its postinst exits 1, so dpkg fails mid-install
+#
+# The repository is signed with a key generated for the run (an InRelease
+# and a Release.gpg), so that Signed-By and key checks run for real. Layout:
+#   dists/bookworm/{Release,InRelease,Release.gpg}, dists/bookworm/main/binary-ARCH/Packages{,.gz}
+#   pool/*.deb, key.asc (ASCII-armoured public key), key.gpg (binary),
+#   other-key.asc (a key that signed nothing: for wrong-key tests)
+# Inside a test root it is mounted read-only at /srv/testrepo.
+
+TESTREPO_SUITE=bookworm
+TESTREPO_COMPONENT=main
+TESTREPO_ORIGIN=wslgpu-test
+TESTREPO_URI=file:/srv/testrepo
+
+# _deb NAME VERSION DEPENDS DESCRIPTION: starts a package in $_stage/NAME.
+_deb() {
+  local name=$1 version=$2 depends=$3 description=$4 dir=$_stage/$1
+  mkdir -p "$dir/DEBIAN"
+  {
+    printf 'Package: %s\nVersion: %s\nArchitecture: all\n' "$name" "$version"
+    printf 'Maintainer: wslgpu-setup tests <tests@wslgpu-setup.invalid>\nSection: misc\nPriority: optional\n'
+    [[ -z $depends ]] || printf 'Depends: %s\n' "$depends"
+    printf 'Description: %s\n Test package built by tests/realroot/testrepo.sh; it only looks like the real %s.\n' \
+      "$description" "$name"
+  } >"$dir/DEBIAN/control"
+}
+# _file NAME PATH MODE: a file of package NAME, its content from standard input.
+_file() {
+  local path=$_stage/$1$2
+  mkdir -p "$(dirname "$path")"
+  cat >"$path"
+  chmod "$3" "$path"
+}
+# _script NAME postinst|prerm|...: a maintainer script from standard input.
+_script() {
+  cat >"$_stage/$1/DEBIAN/$2"
+  chmod 0755 "$_stage/$1/DEBIAN/$2"
+}
+
+_define_test_packages() {
+  local rocm=6.4.2.1-1
+  _deb rocm-core "$rocm" "" "ROCm core: release information"
+  printf '6.4.2.1\n' | _file rocm-core /opt/rocm/.info/version 0644
+
+  _deb hsa-runtime-rocr4wsl-amdgpu "$rocm" "rocm-core" "HSA runtime for ROCm on WSL"
+  printf 'fake libhsa-runtime64 (WSL build)\n' | _file hsa-runtime-rocr4wsl-amdgpu /opt/rocm/lib/libhsa-runtime64.so.1 0644
+
+  _deb rocminfo "$rocm" "rocm-core" "ROCm agent enumerator"
+  # Prints what rocminfo prints on WSL with a Radeon RX 7900 XTX; without
+  # /dev/dxg it fails the way the real one does.
+  _file rocminfo /opt/rocm/bin/rocminfo 0755 <<'EOF'
+#!/bin/sh
+if [ ! -e /dev/dxg ]; then
+  echo "WSL environment detected."
+  echo "hsa api call failure at: ./sources/rocminfo.cc:1306"
+  echo "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources."
+  exit 1
+fi
+cat <<'OUT'
+WSL environment detected.
+ROCk module is loaded
+=====================
+HSA System Attributes
+=====================
+Runtime Version:         1.1
+Runtime Ext Version:     1.6
+System Timestamp Freq.:  1000.000000MHz
+==========
+HSA Agents
+==========
+*******
+Agent 1
+*******
+  Name:                    AMD Ryzen 9 7950X 16-Core Processor
+  Vendor Name:             CPU
+  Device Type:             CPU
+*******
+Agent 2
+*******
+  Name:                    gfx1100
+  Marketing Name:          AMD Radeon RX 7900 XTX
+  Vendor Name:             AMD
+  Device Type:             GPU
+  Compute Unit:            96
+*** Done ***
+OUT
+EOF
+
+  _deb rocm-dev "$rocm" "rocm-core (= $rocm), hsa-runtime-rocr4wsl-amdgpu (= $rocm), rocminfo (= $rocm)" \
+    "ROCm development meta package"
+  _deb rocm "$rocm" "rocm-dev (= $rocm)" "ROCm meta package"
+
+  _deb amdgpu-install 6.4.60402-1 "" "AMD GPU installer script"
+  _file amdgpu-install /usr/bin/amdgpu-install 0755 <<'EOF'
+#!/bin/sh
+echo "amdgpu-install (test package): would install use cases: $*"
+EOF
+
+  _deb cuda-keyring 1.1-1 "" "NVIDIA CUDA archive keyring"
+  printf 'fake cuda-archive-keyring\n' | _file cuda-keyring /usr/share/keyrings/cuda-archive-keyring.gpg 0644
+
+  _deb cuda-toolkit-12-6 12.6.3-1 "" "CUDA Toolkit 12.6 meta package"
+  _file cuda-toolkit-12-6 /usr/local/cuda-12.6/bin/nvcc 0755 <<'EOF'
+#!/bin/sh
+echo "nvcc: NVIDIA (R) Cuda compiler driver"
+echo "Cuda compilation tools, release 12.6, V12.6.85"
+EOF
+
+  # The traps.
+  _deb amdgpu-dkms 1:6.12.12.60402-2164967.22.04 "" "amdgpu kernel driver (DKMS)"
+  printf 'PACKAGE_NAME="amdgpu"\nPACKAGE_VERSION="6.12.12"\n' | _file amdgpu-dkms /usr/src/amdgpu-6.12.12/dkms.conf 0644
+  _deb rocm-dkms "$rocm" "rocm-dev (= $rocm), amdgpu-dkms" "ROCm with the amdgpu kernel driver"
+  _deb rocm-extras "$rocm" "rocm-core, amdgpu-dkms" "Extra ROCm tools and samples"
+  printf 'ROCm extras (test package)\n' | _file rocm-extras /opt/rocm/share/doc/rocm-extras/README 0644
+  _deb nvidia-driver-550 550.127.05-0ubuntu1 "" "NVIDIA driver metapackage"
+  printf 'fake libnvidia-ml\n' | _file nvidia-driver-550 /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.127.05 0644
+  _deb cuda-drivers 560.35.05-1 "nvidia-driver-550" "CUDA driver meta package"
+  _deb cuda 12.6.3-1 "cuda-toolkit-12-6, cuda-drivers" "CUDA meta package (toolkit and drivers)"
+
+  _deb broken-postinst 1.0-1 "" "A package whose configuration fails"
+  printf 'installed by broken-postinst\n' | _file broken-postinst /usr/share/broken-postinst/marker 0644
+  _script broken-postinst postinst <<'EOF'
+#!/bin/sh
+echo "broken-postinst: configuration fails on purpose (test package)" >&2
+exit 1
+EOF
+}
+
+# test_repo DIR: builds, indexes and signs the repository in DIR and sets the
+# TESTREPO_* variables (lib.sh exports them).
+test_repo() {
+  local repo=$1 arch gnupg dist pkg
+  arch=$(dpkg --print-architecture)
+  rm -rf "$repo"
+  mkdir -p "$repo/pool"
+  local _stage
+  _stage=$(mktemp -d)
+  _define_test_packages
+  for pkg in "$_stage"/*; do
+    dpkg-deb --root-owner-group -Zgzip --build "$pkg" "$repo/pool/" >/dev/null ||
+      fail "dpkg-deb could not build the test package ${pkg##*/}"
+  done
+  rm -rf "$_stage"
+
+  dist=$repo/dists/$TESTREPO_SUITE
+  mkdir -p "$dist/$TESTREPO_COMPONENT/binary-$arch"
+  (cd "$repo" && dpkg-scanpackages --multiversion pool /dev/null 2>/dev/null) >"$dist/$TESTREPO_COMPONENT/binary-$arch/Packages"
+  gzip -9kn "$dist/$TESTREPO_COMPONENT/binary-$arch/Packages"
+  {
+    printf 'Origin: %s\nLabel: %s\nSuite: %s\nCodename: %s\n' "$TESTREPO_ORIGIN" "$TESTREPO_ORIGIN" "$TESTREPO_SUITE" "$TESTREPO_SUITE"
+    printf 'Date: %s\nArchitectures: %s\nComponents: %s\n' "$(LC_ALL=C date -Ru)" "$arch" "$TESTREPO_COMPONENT"
+    printf 'Description: wslgpu-setup test repository\nSHA256:\n'
+    local f
+    for f in "$TESTREPO_COMPONENT/binary-$arch/Packages" "$TESTREPO_COMPONENT/binary-$arch/Packages.gz"; do
+      printf ' %s %16d %s\n' "$(sha256sum <"$dist/$f" | cut -d' ' -f1)" "$(stat -c %s "$dist/$f")" "$f"
+    done
+  } >"$dist/Release"
+
+  gnupg=$(mktemp -d)
+  (
+    export GNUPGHOME=$gnupg
+    gpg --batch --quiet --passphrase '' --quick-gen-key 'wslgpu-setup test repository <repo@wslgpu-setup.invalid>' ed25519 sign never
+    gpg --batch --quiet --armor --export >"$repo/key.asc"
+    gpg --batch --quiet --export >"$repo/key.gpg"
+    gpg --batch --quiet --clearsign -o "$dist/InRelease" "$dist/Release"
+    gpg --batch --quiet --armor --detach-sign -o "$dist/Release.gpg" "$dist/Release"
+    gpgconf --kill all
+    export GNUPGHOME=$gnupg/other
+    mkdir -m 0700 "$GNUPGHOME"
+    gpg --batch --quiet --passphrase '' --quick-gen-key 'not the test repository <other@wslgpu-setup.invalid>' ed25519 sign never
+    gpg --batch --quiet --armor --export >"$repo/other-key.asc"
+    gpgconf --kill all
+  ) 2>"$gnupg.log" || {
+    cat "$gnupg.log" >&2
+    fail "gpg could not generate or use the test repository's key"
+  }
+  rm -rf "$gnupg" "$gnupg.log"
+  chmod -R a+rX "$repo"
+
+  TESTREPO_DIR=$repo
+  TESTREPO_KEY=$repo/key.asc
+  TESTREPO_KEY_SHA256=$(sha256sum <"$repo/key.asc" | cut -d' ' -f1)
+  TESTREPO_KEY_IN_ROOT=/srv/testrepo/key.asc
+  TESTREPO_OTHER_KEY=$repo/other-key.asc
+  TESTREPO_OTHER_KEY_SHA256=$(sha256sum <"$repo/other-key.asc" | cut -d' ' -f1)
+}
