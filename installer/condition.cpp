@@ -116,7 +116,11 @@ std::vector<Token> tokenize(const std::string& s) {
           break;
         }
       }
-      if (!matched) throw SyntaxError{std::string("unexpected character '") + c + "'", i};
+      if (!matched) {
+        if (c == '=') throw SyntaxError{"unexpected \"=\" (compare with \"==\")", i};
+        if (c == '&' || c == '|') throw SyntaxError{std::string("unexpected \"") + c + "\" (write \"" + c + c + "\")", i};
+        throw SyntaxError{std::string("unexpected character '") + c + "'", i};
+      }
     }
   }
   out.push_back({Token::end, "", s.size()});
@@ -128,12 +132,18 @@ class Parser {
   explicit Parser(std::vector<Token> t) : tokens_(std::move(t)) {}
   NodePtr parse() {
     auto n = parse_or();
-    if (peek().kind != Token::end) throw SyntaxError{"unexpected \"" + peek().text + "\"", peek().column};
+    if (peek().kind != Token::end) throw unexpected(peek());
     return n;
   }
 
  private:
   const Token& peek() const { return tokens_[pos_]; }
+  static SyntaxError unexpected(const Token& t) {
+    std::string hint;
+    if (t.text == "and" || t.text == "or" || t.text == "not") hint = " (write && || and ! to combine conditions)";
+    else if (t.kind == Token::name || t.kind == Token::literal) hint = " (an operator such as == or && is missing before it)";
+    return SyntaxError{"unexpected \"" + t.text + "\"" + hint, t.column};
+  }
   bool accept_op(const std::string& op) {
     if (peek().kind == Token::op && peek().text == op) {
       ++pos_;
@@ -162,9 +172,11 @@ class Parser {
     if (accept_op("!")) return std::make_unique<Not>(parse_unary());
     const Token& t = peek();
     if (t.kind == Token::lparen) {
+      const std::size_t open_column = t.column;
       ++pos_;
       auto n = parse_or();
-      if (peek().kind != Token::rparen) throw SyntaxError{"expected )", peek().column};
+      if (peek().kind == Token::end) throw SyntaxError{"this \"(\" is never closed", open_column};
+      if (peek().kind != Token::rparen) throw SyntaxError{"expected \")\", not \"" + peek().text + "\"", peek().column};
       ++pos_;
       return n;
     }
@@ -176,7 +188,12 @@ class Parser {
       ++pos_;
       return std::make_unique<Literal>(t.text);
     }
-    throw SyntaxError{t.kind == Token::end ? "the condition ends too early" : "unexpected \"" + t.text + "\"", t.column};
+    std::string after = pos_ > 0 ? " after \"" + tokens_[pos_ - 1].text + "\"" : "";
+    if (t.kind == Token::end)
+      throw SyntaxError{pos_ == 0 ? "the condition is empty"
+                                  : "the condition ends too early: expected a name, a quoted string or a number" + after,
+                        t.column};
+    throw SyntaxError{"expected a name, a quoted string or a number" + after + ", not \"" + t.text + "\"", t.column};
   }
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;

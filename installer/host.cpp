@@ -177,8 +177,10 @@ int compare_versions(const std::string& a, const std::string& b) {
       if (int c = na.compare(nb); c != 0) return c < 0 ? -1 : 1;
       continue;
     }
-    if (i >= a.size()) return -1;
-    if (j >= b.size()) return 1;
+    // One ran out: a suffix on the other ("-microsoft-standard-WSL2") is
+    // not part of its version, more parts (".1") are.
+    if (i >= a.size()) return (b[j] == '.' || is_digit(b[j])) ? -1 : 0;
+    if (j >= b.size()) return (a[i] == '.' || is_digit(a[i])) ? 1 : 0;
     // Separators: a '.' continues the version; anything else ends it.
     bool end_a = !is_digit(a[i]) && a[i] != '.';
     bool end_b = !is_digit(b[j]) && b[j] != '.';

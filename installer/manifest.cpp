@@ -64,7 +64,8 @@ class Loader {
     try {
       root = toml::parse(source_.text, file);
     } catch (const toml::parse_error& e) {
-      throw InputError(toml_pos(e.source(), file), "TOML syntax error: " + std::string(e.description()));
+      SourcePos pos = toml_pos(e.source(), file);
+      throw InputError(pos, syntax_error_message(std::string(e.description()), pos));
     }
     manifest_.source = file;
     static const std::vector<std::string> top_level = {"manifest", "vars", "step", "guards"};
@@ -80,6 +81,11 @@ class Loader {
     read_vars(root);
     read_guards(root);
     read_steps(root);
+    // Each part of the manifest is checked in turn; report top to bottom.
+    // (--set problems have no line and come first.)
+    std::stable_sort(diagnostics_.begin(), diagnostics_.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.column < b.pos.column;
+    });
     if (!diagnostics_.empty()) throw InputError(std::move(diagnostics_));
     return std::move(manifest_);
   }
@@ -87,20 +93,66 @@ class Loader {
  private:
   void error(const SourcePos& pos, const std::string& message) { diagnostics_.push_back({pos, message}); }
 
+  // toml++ says "Error while parsing string: unknown escape sequence '\q'";
+  // say it as one sentence, add what usually causes it, and for a key
+  // defined twice move POS from the value to the key.
+  std::string syntax_error_message(const std::string& description, SourcePos& pos) const {
+    std::string what = description, detail;
+    const std::string prefix = "Error while parsing ";
+    if (what.rfind(prefix, 0) == 0) {
+      auto colon = what.find(": ", prefix.size());
+      if (colon != std::string::npos) {
+        detail = what.substr(colon + 2);
+        what = what.substr(prefix.size(), colon - prefix.size());
+      }
+    }
+    std::string message = detail.empty() ? "TOML syntax error: " + description
+                                         : "TOML syntax error in " + what + ": " + detail;
+    auto has = [&](const char* text) { return description.find(text) != std::string::npos; };
+    if (has("could not determine value type")) {
+      message += " (text needs quotes: name = \"value\")";
+    } else if (what == "string" && has("control characters")) {
+      message += " (is the closing quote missing?)";
+    } else if (has("escape sequence") || has("unicode scalar")) {
+      message += " (in \"...\" a backslash starts an escape: write \\\\ for one backslash, or use '...' for text "
+                 "taken as written)";
+    } else if (has("end-of-file")) {
+      message += " (a quote, bracket or brace opened earlier is never closed)";
+    } else if (has("cannot redefine existing")) {
+      message += " (each key and table may be defined only once)";
+      // toml++ points at the value; the key, named in quotes, is before it.
+      auto q1 = description.rfind('\'', description.size() - 2);
+      if (what == "key-value pair" && q1 != std::string::npos && description.back() == '\'') {
+        std::string key = description.substr(q1 + 1, description.size() - q1 - 2);
+        std::istringstream in(source_.text);
+        std::string line;
+        for (std::uint32_t n = 0; n < pos.line && std::getline(in, line); ++n) {
+        }
+        auto at = line.rfind(key, pos.column > 0 ? pos.column - 1 : 0);
+        if (!key.empty() && at != std::string::npos) pos.column = static_cast<std::uint32_t>(at + 1);
+      }
+    }
+    return message;
+  }
+
   // Reports keys of T outside KNOWN, naming WHERE.
   void check_keys(const toml::table& t, const std::vector<std::string>& known, const std::string& where) {
     for (const auto& [key, node] : in_file_order(t)) {
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
       std::string hint = suggest(key, known);
       error(key_pos(t, key, source_.display),
-            "unknown key \"" + key + "\" in " + where + (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+            "unknown key \"" + key + "\" in " + where +
+                (hint.empty() ? " (known: " + join(known) + ")" : " (did you mean \"" + hint + "\"?)"));
     }
   }
 
   const toml::table* table_at(const toml::table& root, const std::string& key, bool required) {
     const toml::node* n = root.get(key);
     if (!n) {
-      if (required) error(SourcePos{source_.display, 1, 1}, "the manifest has no [" + key + "] table");
+      if (required)
+        error(SourcePos{source_.display, 1, 1},
+              "the manifest has no [" + key + "] table; start the file with [" + key +
+                  "], then name = \"...\" and schema_version = 1");
       return nullptr;
     }
     if (!n->is_table()) {
@@ -132,7 +184,8 @@ class Loader {
     if (const toml::node* n = t->get("schema_version"); !n) {
       error(toml_pos(*t, file), "[manifest] needs the key \"schema_version\" (this version reads schema_version = 1)");
     } else if (!n->is_integer()) {
-      error(toml_pos(*n, file), "\"schema_version\" must be an integer, not " + toml_type_name(*n));
+      error(toml_pos(*n, file),
+            "\"schema_version\" must be an integer (schema_version = 1), not " + toml_type_name(*n));
     } else if (n->as_integer()->get() != 1) {
       error(toml_pos(*n, file), "schema_version " + std::to_string(n->as_integer()->get()) +
                                     " is not supported (this version of wslgpu-setup reads schema_version = 1)");
@@ -175,15 +228,19 @@ class Loader {
     // Variables may use each other ("${rocm_version}" in a URL) and host
     // facts; resolve depth-first, refusing cycles.
     Variables scope = host_.as_variables();
-    std::set<std::string> visiting;
+    std::vector<std::string> visiting;  // the chain of references being followed
     std::function<void(const std::string&)> resolve = [&](const std::string& name) {
       if (manifest_.vars.count(name)) return;
-      if (visiting.count(name)) {
-        error(where[name], "variable \"" + name + "\" refers to itself through ${...}");
+      if (auto loop = std::find(visiting.begin(), visiting.end(), name); loop != visiting.end()) {
+        std::string chain;
+        for (auto it = loop; it != visiting.end(); ++it) chain += *it + " -> ";
+        error(where[name], loop + 1 == visiting.end()
+                               ? "variable \"" + name + "\" refers to itself; a variable cannot use its own value"
+                               : "variables refer to each other in a loop: " + chain + name);
         manifest_.vars[name] = raw[name];
         return;
       }
-      visiting.insert(name);
+      visiting.push_back(name);
       const std::string& text = raw[name];
       for (std::size_t i = text.find("${"); i != std::string::npos; i = text.find("${", i + 2)) {
         if (i > 0 && text[i - 1] == '$') continue;
@@ -195,7 +252,7 @@ class Loader {
       Variables local = scope;
       for (const auto& [k, v] : manifest_.vars) local[k] = v;
       manifest_.vars[name] = substitute(text, local, where[name], diagnostics_);
-      visiting.erase(name);
+      visiting.pop_back();
     };
     for (const auto& [name, text] : raw) resolve(name);
   }
@@ -210,7 +267,8 @@ class Loader {
     const toml::table* t = table_at(root, "guards", false);
     if (!t) return;
     const std::string& file = source_.display;
-    check_keys(*t, {"refuse_packages", "min_kernel", "require_wsl2", "require_dxg"}, "[guards]");
+    check_keys(*t, {"refuse_packages", "min_kernel", "require_wsl2", "require_dxg", "refuse_if"}, "[guards]");
+    read_refuse_if(*t);
     if (const toml::node* n = t->get("refuse_packages")) {
       if (!n->is_array()) {
         error(toml_pos(*n, file), "\"refuse_packages\" must be an array of package names or patterns, not " +
@@ -222,11 +280,14 @@ class Loader {
             continue;
           }
           std::string pattern = item.as_string()->get();
-          std::string plain = pattern;
-          std::erase_if(plain, [](char c) { return c == '*' || c == '?'; });
           if (pattern.empty() || pattern.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+-.*?") != std::string::npos) {
-            error(toml_pos(item, file), "\"" + pattern + "\" is not a package name or pattern (lowercase letters, "
-                                        "digits, '+', '-', '.' and the wildcards '*' and '?')");
+            error(toml_pos(item, file), "\"" + pattern + "\" is not a package name or pattern: use only lowercase "
+                                        "letters, digits, '+', '-', '.' and the wildcards '*' and '?'");
+            continue;
+          }
+          if (pattern.front() == '-' || pattern.front() == '+' || pattern.front() == '.') {
+            error(toml_pos(item, file), "\"" + pattern + "\" is not a package name or pattern: it must start with a "
+                                        "lowercase letter, a digit or a wildcard");
             continue;
           }
           manifest_.guards.refuse_packages.push_back(pattern);
@@ -246,6 +307,33 @@ class Loader {
         (std::string(key) == "require_wsl2" ? manifest_.guards.require_wsl2 : manifest_.guards.require_dxg) =
             n->as_boolean()->get();
       }
+    }
+  }
+
+  // refuse_if = [{ when = "rocm_version >= '7.0' && rocm_version < '7.1'", reason = "..." }]
+  void read_refuse_if(const toml::table& guards) {
+    const std::string& file = source_.display;
+    const toml::node* n = guards.get("refuse_if");
+    if (!n) return;
+    if (!n->is_array()) {
+      error(toml_pos(*n, file), "\"refuse_if\" must be an array of { when = \"...\", reason = \"...\" } tables, not " +
+                                    toml_type_name(*n));
+      return;
+    }
+    for (const toml::node& item : *n->as_array()) {
+      const toml::table* t = item.as_table();
+      if (!t || !t->get("when") || !t->get("reason") || !(*t)["when"].is_string() || !(*t)["reason"].is_string()) {
+        error(toml_pos(item, file), "each \"refuse_if\" entry must be { when = \"CONDITION\", reason = \"TEXT\" }");
+        continue;
+      }
+      check_keys(*t, {"when", "reason"}, "a refuse_if entry");
+      ManifestStep holder;
+      read_when(*t->get("when"), holder);
+      if (!holder.when) continue;
+      Variables scope = host_.as_variables();
+      for (const auto& [k, v] : manifest_.vars) scope[k] = v;
+      std::string reason = substitute((*t)["reason"].as_string()->get(), scope, toml_pos(*t->get("reason"), file), diagnostics_);
+      manifest_.guards.refuse_if.push_back({holder.when, reason});
     }
   }
 
@@ -294,7 +382,8 @@ class Loader {
 
       const toml::node* kind = t.get("kind");
       if (!kind) {
-        error(step.pos, "step \"" + step.id + "\" needs the key \"kind\"");
+        error(step.pos, (step.id.empty() ? std::string("a step") : "step \"" + step.id + "\"") +
+                            " needs the key \"kind\" (`wslgpu-setup kinds` lists the kinds)");
         continue;
       }
       if (!kind->is_string()) {
@@ -330,7 +419,7 @@ class Loader {
     step.when = Condition::parse(text, message, column);
     SourcePos p = toml_pos(node, file);
     if (!step.when) {
-      p.column += static_cast<std::uint32_t>(column + 1);
+      if (columns_match_source(text, column)) p.column += static_cast<std::uint32_t>(column + 1);
       error(p, "bad condition: " + message);
       return;
     }
@@ -343,8 +432,12 @@ class Loader {
       for (const auto& [k, v] : manifest_.vars) known.push_back(k);
       for (const auto& [k, v] : host_vars) known.push_back(k);
       std::string hint = suggest(name, known);
-      error(p, "condition refers to \"" + name + "\", which is neither a variable nor a host fact" +
-                   (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+      SourcePos at = p;
+      if (auto offset = text.find(name); offset != std::string::npos && columns_match_source(text, offset))
+        at.column += static_cast<std::uint32_t>(offset + 1);
+      error(at, "condition refers to \"" + name + "\", which is neither a variable nor a host fact" +
+                    (hint.empty() ? " (define it in [vars], or use host.NAME for a fact of the machine)"
+                                  : " (did you mean \"" + hint + "\"?)"));
     }
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "installer/paths.hpp"
+#include "steps/registry.hpp"
 
 namespace wslgpu {
 
@@ -219,10 +220,16 @@ std::optional<std::vector<std::string>> StepKeys::argv(const std::string& key) {
 }
 
 std::optional<std::uint32_t> StepKeys::mode(const std::string& key) {
+  if (const toml::node* n = table_.get(key); n && !n->is_string()) {
+    used_.insert(key);
+    error(key, "\"" + key + "\" must be an octal mode written as a string, such as \"0644\", not " + toml_type_name(*n) +
+                   (n->is_integer() ? " (TOML reads 644 as a decimal number)" : ""));
+    return std::nullopt;
+  }
   auto s = optional_string(key);
   if (!s) return std::nullopt;
   if (s->empty() || s->size() > 4 || s->find_first_not_of("01234567") != std::string::npos) {
-    error(key, "\"" + key + "\" must be an octal mode written as a string, such as \"0644\", not \"" + *s + "\"");
+    error(key, "\"" + key + "\" must be an octal mode of up to four digits 0 to 7, such as \"0644\", not \"" + *s + "\"");
     return std::nullopt;
   }
   return static_cast<std::uint32_t>(std::stoul(*s, nullptr, 8));
@@ -235,8 +242,9 @@ std::string StepKeys::choice(const std::string& key, const std::vector<std::stri
   for (const auto& c : choices)
     if (c == *s) return *s;
   std::string list;
-  for (const auto& c : choices) list += (list.empty() ? "\"" : ", \"") + c + "\"";
-  error(key, "\"" + key + "\" must be one of " + list + ", not \"" + *s + "\"");
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    list += std::string(i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + "\"" + choices[i] + "\"";
+  error(key, "\"" + key + "\" must be " + list + ", not \"" + *s + "\"");
   return fallback;
 }
 
@@ -250,8 +258,14 @@ void StepKeys::finish() {
   std::sort(unknown.begin(), unknown.end(), [](const auto& a, const auto& b) {
     return a.first.line != b.first.line ? a.first.line < b.first.line : a.first.column < b.first.column;
   });
-  for (const auto& [p, name] : unknown)
-    diagnostics_.push_back({SourcePos{file_, p.line, p.column}, "unknown key \"" + name + "\" in a step of kind \"" + kind_ + "\""});
+  // The keys the kind asked for are the ones it knows: suggest the closest.
+  std::vector<std::string> known(used_.begin(), used_.end());
+  for (const auto& [p, name] : unknown) {
+    std::string hint = suggest(name, known);
+    diagnostics_.push_back({SourcePos{file_, p.line, p.column}, "unknown key \"" + name + "\" in a step of kind \"" +
+                                                                    kind_ + "\"" +
+                                                                    (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)")});
+  }
 }
 
 }  // namespace wslgpu

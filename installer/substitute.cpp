@@ -1,17 +1,27 @@
 #include "installer/substitute.hpp"
 
+#include <algorithm>
+
+#include "steps/registry.hpp"
+
 namespace wslgpu {
+
+bool columns_match_source(const std::string& text, std::size_t offset) {
+  if (offset > text.size()) return false;
+  return std::none_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), [](char c) {
+    return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
 
 std::string substitute(const std::string& text, const Variables& vars, const SourcePos& pos,
                        std::vector<Diagnostic>& diagnostics) {
   std::string out;
   out.reserve(text.size());
-  // A value's position is that of its opening quote; on a one-line string the
-  // n-th character sits n+1 columns further on.
-  const bool one_line = text.find('\n') == std::string::npos;
+  // A value's position is that of its opening quote; the n-th character sits
+  // n+1 columns further on when nothing before it was escaped.
   auto at = [&](std::size_t offset) {
     SourcePos p = pos;
-    if (one_line && p.column > 0) p.column += static_cast<std::uint32_t>(offset + 1);
+    if (p.column > 0 && columns_match_source(text, offset)) p.column += static_cast<std::uint32_t>(offset + 1);
     return p;
   };
   std::size_t i = 0;
@@ -34,8 +44,11 @@ std::string substitute(const std::string& text, const Variables& vars, const Sou
     std::string name = text.substr(i + 2, close - i - 2);
     auto it = vars.find(name);
     if (it == vars.end()) {
-      diagnostics.push_back({at(i), "undefined variable \"" + name + "\" (define it in [vars] or pass --set " +
-                                        name + "=VALUE)"});
+      std::vector<std::string> known;
+      for (const auto& [k, v] : vars) known.push_back(k);
+      std::string hint = suggest(name, known);
+      diagnostics.push_back({at(i), "undefined variable \"" + name + "\"" +
+                                        (hint.empty() ? " (define it in [vars])" : " (did you mean \"" + hint + "\"?)")});
       out += text.substr(i, close - i + 1);
     } else {
       out += it->second;

@@ -14,8 +14,15 @@ using Variables = std::map<std::string, std::string>;
 
 // Returns TEXT with every ${name} replaced. An undefined name, or a "${"
 // without its "}", adds a diagnostic at POS (moved to the offending column
-// when the string sits on one line) and leaves that reference as written.
+// when columns_match_source allows) and leaves that reference as written.
 std::string substitute(const std::string& text, const Variables& vars, const SourcePos& pos,
                        std::vector<Diagnostic>& diagnostics);
+
+// Whether the first OFFSET characters of a parsed TOML string were surely
+// written as they are (no line break, tab, quote or backslash, which the
+// source would have escaped), so that character OFFSET sits OFFSET + 1
+// columns after the opening quote. Used to point messages at the column of
+// the offending part of a string rather than at its start.
+bool columns_match_source(const std::string& text, std::size_t offset);
 
 }  // namespace wslgpu

@@ -49,7 +49,7 @@ std::shared_ptr<Step> make_file_step(StepKeys& keys) {
   s->path = keys.required_path("path");
   s->present = keys.choice("state", {"present", "absent"}, "present") == "present";
   if (s->present) {
-    if (!keys.has("content")) keys.error_at(keys.pos("path"), "step kind \"file\" needs the key \"content\" (or state = \"absent\")");
+    if (!keys.has("content")) keys.error_at(keys.pos("content"), "step kind \"file\" needs the key \"content\" (or state = \"absent\")");
     s->content = keys.string_or("content", "");
   } else if (keys.has("content")) {
     keys.error("content", "\"content\" makes no sense with state = \"absent\"");
