@@ -59,7 +59,7 @@ elapsed_since() {
 realroot_preflight() {
   [[ $(id -u) == 0 ]] || fail "the real-root tier needs root (it mounts overlays and creates namespaces); run it with sudo, or set WSLGPU_SKIP_REALROOT=1 to skip it explicitly"
   local cmd missing=()
-  for cmd in unshare mount mmdebstrap dpkg-deb dpkg-scanpackages dpkg-query gpg gpgconf zstd tar sha256sum find awk diff timeout; do
+  for cmd in unshare mount mmdebstrap dpkg-deb dpkg-scanpackages dpkg-query gpg gpgconf zstd tar sha256sum find awk diff timeout jq; do
     command -v "$cmd" >/dev/null || missing+=("$cmd")
   done
   ((${#missing[@]} == 0)) || fail "missing host commands: ${missing[*]}; install the packages listed in tests/realroot/HOST-PACKAGES"
