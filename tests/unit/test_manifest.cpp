@@ -1,0 +1,247 @@
+// The manifest model of a valid manifest: variables, overrides, host facts,
+// substitution, step order, guards and defaults.
+#include <doctest/doctest.h>
+
+#include "installer/error.hpp"
+#include "installer/host.hpp"
+#include "installer/manifest.hpp"
+#include "installer/planner.hpp"
+#include "support/fakes.hpp"
+
+using namespace wslgpu;
+using wslgpu::testing::FakeProcessRunner;
+using wslgpu::testing::MemoryFileSystem;
+
+namespace {
+
+HostFacts noble_host() {
+  HostFacts h;
+  h.kernel_release = "5.15.153.1-microsoft-standard-WSL2";
+  h.wsl = "2";
+  h.dxg = true;
+  h.gpu_vendor = "amd";
+  h.distro = "ubuntu";
+  h.distro_version = "24.04";
+  h.codename = "noble";
+  h.arch = "amd64";
+  h.user = "alice";
+  h.user_home = "/home/alice";
+  h.windows_home = "/mnt/c/Users/alice";
+  return h;
+}
+
+Manifest load(const std::string& text, const Variables& overrides = {}, const HostFacts& host = noble_host()) {
+  return load_manifest(ManifestSource{"test.toml", text, false}, overrides, host);
+}
+
+// The content a file step would write, found by planning it on an empty machine.
+std::string planned_content(const Manifest& m, const std::string& step_id) {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner;
+  Plan plan = resolve_plan(m, m.source, fs, runner, noble_host());
+  for (const auto& s : plan.steps) {
+    if (s.id != step_id) continue;
+    REQUIRE(s.plan.writes.size() == 1);
+    REQUIRE(s.plan.writes[0].content);
+    return *s.plan.writes[0].content;
+  }
+  FAIL("no step ", step_id);
+  return "";
+}
+
+std::string input_error(const std::string& text, const Variables& overrides = {}) {
+  try {
+    load(text, overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(loaded without an error)";
+}
+
+const char* kRocm = R"(
+[manifest]
+name = "rocm-test"
+description = "ROCm ${rocm_version} for tests"
+schema_version = 1
+
+[vars]
+# rocm_url uses rocm_version, which is defined after it.
+rocm_url = "https://repo.radeon.com/rocm/apt/${rocm_version}"
+rocm_version = "6.4.2"
+pin_priority = 600
+use_dxg = true
+
+[[step]]
+id = "sources"
+kind = "file"
+path = "/etc/apt/sources.list.d/rocm.list"
+content = "deb ${rocm_url} ${host.codename} main\n"
+
+[[step]]
+id = "literal"
+kind = "file"
+name = "a literal ${rocm_version} and an escaped $${HOME}"
+path = "/etc/profile.d/wslgpu-rocm.sh"
+content = "export PATH=\"$${PATH}:/opt/rocm-${rocm_version}/bin\"\n"
+mode = "0755"
+
+[[step]]
+id = "dxg"
+kind = "check"
+path = "/dev/dxg"
+type = "char_device"
+when = "use_dxg && host.wsl == '2'"
+
+[guards]
+refuse_packages = ["rocm-dkms", "*-dkms", "linux-headers-*"]
+min_kernel = "5.10.60.1"
+require_dxg = true
+)";
+
+}  // namespace
+
+TEST_CASE("the [manifest] table gives name, description and schema version") {
+  Manifest m = load(kRocm);
+  CHECK(m.name == "rocm-test");
+  CHECK(m.description == "ROCm ${rocm_version} for tests");  // descriptions are shown as written
+  CHECK(m.schema_version == 1);
+  CHECK(m.source == "test.toml");
+}
+
+TEST_CASE("variables keep their defaults as text, whatever their TOML type") {
+  Manifest m = load(kRocm);
+  CHECK(m.vars.at("rocm_version") == "6.4.2");
+  CHECK(m.vars.at("pin_priority") == "600");
+  CHECK(m.vars.at("use_dxg") == "true");
+  CHECK(m.vars.count("host.codename") == 0);  // host facts are not manifest variables
+}
+
+TEST_CASE("a variable may use another one defined later in [vars]") {
+  Manifest m = load(kRocm);
+  CHECK(m.vars.at("rocm_url") == "https://repo.radeon.com/rocm/apt/6.4.2");
+}
+
+TEST_CASE("--set overrides a default, and variables built from it follow") {
+  Manifest m = load(kRocm, {{"rocm_version", "7.1"}});
+  CHECK(m.vars.at("rocm_version") == "7.1");
+  CHECK(m.vars.at("rocm_url") == "https://repo.radeon.com/rocm/apt/7.1");
+  CHECK(planned_content(m, "sources") == "deb https://repo.radeon.com/rocm/apt/7.1 noble main\n");
+}
+
+TEST_CASE("--set of a variable the manifest does not have is an error naming the closest one") {
+  CHECK(input_error(kRocm, {{"rocm_verison", "7.1"}}) ==
+        "--set rocm_verison: the manifest has no variable \"rocm_verison\" (did you mean \"rocm_version\"?)");
+  CHECK(input_error(kRocm, {{"memory", "16GB"}}) ==
+        "--set memory: the manifest has no variable \"memory\" (it has: pin_priority, rocm_url, rocm_version, "
+        "use_dxg)");
+}
+
+TEST_CASE("an --set value may itself use variables and host facts") {
+  Manifest m = load(kRocm, {{"rocm_url", "https://mirror.example/${host.codename}/${rocm_version}"}});
+  CHECK(m.vars.at("rocm_url") == "https://mirror.example/noble/6.4.2");
+}
+
+TEST_CASE("host facts are substituted as ${host.NAME}") {
+  Manifest m = load(kRocm);
+  CHECK(planned_content(m, "sources") == "deb https://repo.radeon.com/rocm/apt/6.4.2 noble main\n");
+  HostFacts jammy = noble_host();
+  jammy.codename = "jammy";
+  Manifest on_jammy = load(kRocm, {}, jammy);
+  CHECK(planned_content(on_jammy, "sources") == "deb https://repo.radeon.com/rocm/apt/6.4.2 jammy main\n");
+}
+
+TEST_CASE("$${ writes a literal ${ and is not a reference") {
+  Manifest m = load(kRocm);
+  CHECK(planned_content(m, "literal") == "export PATH=\"${PATH}:/opt/rocm-6.4.2/bin\"\n");
+  CHECK(m.steps[1].name == "a literal 6.4.2 and an escaped ${HOME}");
+}
+
+TEST_CASE("steps keep the order of the file, with their kind and position") {
+  Manifest m = load(kRocm);
+  REQUIRE(m.steps.size() == 3);
+  CHECK(m.steps[0].id == "sources");
+  CHECK(m.steps[0].kind == "file");
+  CHECK(m.steps[1].id == "literal");
+  CHECK(m.steps[2].id == "dxg");
+  CHECK(m.steps[2].kind == "check");
+  CHECK(m.steps[0].pos.str() == "test.toml:14:1");
+  CHECK(m.steps[2].pos.str() == "test.toml:28:1");
+}
+
+TEST_CASE("a step without a name is named after its id") {
+  Manifest m = load(kRocm);
+  CHECK(m.steps[0].name == "sources");
+  CHECK(m.steps[2].name == "dxg");
+}
+
+TEST_CASE("a step's when condition is parsed at load and kept as written") {
+  Manifest m = load(kRocm);
+  CHECK_FALSE(m.steps[0].when);
+  REQUIRE(m.steps[2].when);
+  CHECK(m.steps[2].when->text() == "use_dxg && host.wsl == '2'");
+}
+
+TEST_CASE("the [guards] table is read into the model") {
+  Manifest m = load(kRocm);
+  CHECK(m.guards.refuse_packages == std::vector<std::string>{"rocm-dkms", "*-dkms", "linux-headers-*"});
+  CHECK(m.guards.min_kernel == "5.10.60.1");
+  CHECK(m.guards.require_wsl2);  // the default
+  CHECK(m.guards.require_dxg);
+}
+
+TEST_CASE("without [guards], WSL2 is required and nothing else") {
+  Manifest m = load(R"(
+[manifest]
+name = "plain"
+schema_version = 1
+
+[[step]]
+id = "motd"
+kind = "file"
+path = "/etc/motd"
+content = "hello\n"
+)");
+  CHECK(m.guards.refuse_packages.empty());
+  CHECK(m.guards.min_kernel.empty());
+  CHECK(m.guards.require_wsl2);
+  CHECK_FALSE(m.guards.require_dxg);
+  CHECK(m.vars.empty());
+  CHECK(m.description.empty());
+}
+
+TEST_CASE("a bundled profile is found by its name and loads") {
+  ManifestSource source = find_manifest("wslconfig");
+  CHECK(source.bundled);
+  CHECK(source.display == "manifests/wslconfig.toml");
+  Manifest m = load_manifest(source, {}, noble_host());
+  CHECK(m.name == "wslconfig");
+  CHECK_FALSE(m.steps.empty());
+}
+
+TEST_CASE("an unknown profile name is an error that says how to name a file") {
+  try {
+    find_manifest("wslconfg");
+    FAIL("found a profile that does not exist");
+  } catch (const InputError& e) {
+    std::string message = e.what();
+    CHECK(message.rfind("wslconfg: no bundled profile is called \"wslconfg\" (did you mean \"wslconfig\"?); bundled: ",
+                        0) == 0);
+    CHECK(message.find("A manifest file needs a path such as ./wslconfg.toml") != std::string::npos);
+  }
+}
+
+TEST_CASE("every error in a manifest is reported, in file order") {
+  std::string message = input_error(R"([[step]]
+id = "a"
+kind = "file"
+path = "/etc/a"
+content = "${nope}"
+
+[manifest]
+name = "late"
+schema_version = 3
+)");
+  CHECK(message ==
+        "test.toml:5:12: undefined variable \"nope\" (define it in [vars])\n"
+        "test.toml:9:18: schema_version 3 is not supported (this version of wslgpu-setup reads schema_version = 1)");
+}
