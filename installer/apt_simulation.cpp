@@ -1,0 +1,99 @@
+#include "installer/apt_simulation.hpp"
+
+#include <sstream>
+
+#include "installer/deb822.hpp"
+
+namespace wslgpu {
+
+const char* apt_action_name(AptAction::Kind kind) {
+  switch (kind) {
+    case AptAction::Kind::install: return "install";
+    case AptAction::Kind::upgrade: return "upgrade";
+    case AptAction::Kind::configure: return "configure";
+    case AptAction::Kind::remove: return "remove";
+    case AptAction::Kind::purge: return "purge";
+  }
+  return "";
+}
+
+std::vector<AptAction> AptTransaction::changes() const {
+  std::vector<AptAction> out;
+  for (const auto& a : actions)
+    if (a.kind != AptAction::Kind::configure) out.push_back(a);
+  return out;
+}
+
+namespace {
+
+// Parses "(VERSION ORIGIN... [ARCH])" into ACTION; false when malformed.
+bool parse_candidate(const std::string& inside, AptAction& action) {
+  auto words = split_words(inside);
+  if (words.empty()) return false;
+  action.version = words.front();
+  std::size_t last = words.size();
+  if (words.size() >= 2 && words.back().size() >= 2 && words.back().front() == '[' && words.back().back() == ']') {
+    action.architecture = words.back().substr(1, words.back().size() - 2);
+    last = words.size() - 1;
+  }
+  for (std::size_t i = 1; i < last; ++i) action.origin += (action.origin.empty() ? "" : " ") + words[i];
+  return true;
+}
+
+}  // namespace
+
+AptTransaction parse_apt_simulation(const std::string& output) {
+  AptTransaction tx;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() < 6 || line[4] != ' ') continue;
+    std::string verb = line.substr(0, 4);
+    AptAction a;
+    if (verb == "Inst") a.kind = AptAction::Kind::install;
+    else if (verb == "Conf") a.kind = AptAction::Kind::configure;
+    else if (verb == "Remv") a.kind = AptAction::Kind::remove;
+    else if (verb == "Purg") a.kind = AptAction::Kind::purge;
+    else continue;
+    std::string rest = line.substr(5);
+    std::size_t sp = rest.find(' ');
+    std::string name = rest.substr(0, sp);
+    rest = sp == std::string::npos ? "" : rest.substr(sp + 1);
+    if (name.empty()) continue;
+    if (auto colon = name.find(':'); colon != std::string::npos) {
+      a.architecture = name.substr(colon + 1);
+      name = name.substr(0, colon);
+    }
+    a.name = name;
+    // Optional "[OLD]" (the installed version), then optional "(NEW ...)".
+    if (!rest.empty() && rest.front() == '[') {
+      std::size_t close = rest.find(']');
+      if (close == std::string::npos) continue;
+      a.old_version = rest.substr(1, close - 1);
+      rest = rest.substr(close + 1);
+      while (!rest.empty() && rest.front() == ' ') rest.erase(0, 1);
+    }
+    if (!rest.empty() && rest.front() == '(') {
+      std::size_t close = rest.find(')');
+      if (close == std::string::npos || !parse_candidate(rest.substr(1, close - 1), a)) continue;
+    }
+    if (a.kind == AptAction::Kind::install && !a.old_version.empty()) a.kind = AptAction::Kind::upgrade;
+    if ((a.kind == AptAction::Kind::install || a.kind == AptAction::Kind::upgrade) && a.version.empty()) continue;
+    tx.actions.push_back(a);
+  }
+  return tx;
+}
+
+std::vector<std::string> apt_error_lines(const std::string& output) {
+  std::vector<std::string> out;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind("E: ", 0) == 0) out.push_back(line.substr(3));
+  }
+  return out;
+}
+
+}  // namespace wslgpu

@@ -1,0 +1,49 @@
+// apt's own answer to "what would this install do": the output of
+// `apt-get -s install ...` (or remove, purge), one line per action:
+//
+//   Inst rocm-dev (6.4.2.60402-120~24.04 repo.radeon.com [amd64])      new package
+//   Inst libfoo [1.0-1] (1.1-1 Debian:12.5/stable [amd64])             upgrade from 1.0-1
+//   Conf rocm-dev (6.4.2.60402-120~24.04 repo.radeon.com [amd64])      configure
+//   Remv libhsakmt1 [5.7.0-1build1]                                    removal
+//   Purg libhsakmt1 [5.7.0-1build1]                                    removal with configuration
+//
+// Resolving with apt itself (rather than walking Depends: ourselves) is what
+// makes a plan exact: alternatives, Provides, pins and versioned
+// dependencies are apt's job, and a package pulled in three levels deep
+// shows up here like any other.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace wslgpu {
+
+struct AptAction {
+  enum class Kind { install, upgrade, configure, remove, purge };
+  Kind kind = Kind::install;
+  std::string name;          // without the ":arch" qualifier
+  std::string architecture;  // "amd64", "all", or "" when apt did not say
+  std::string old_version;   // upgrades and removals: the installed version
+  std::string version;       // installs, upgrades and configures: the new version
+  std::string origin;        // "Debian:12.5/stable", "repo.radeon.com", ...
+};
+
+// "install", "upgrade", "configure", "remove", "purge" (the change record's action).
+const char* apt_action_name(AptAction::Kind kind);
+
+struct AptTransaction {
+  std::vector<AptAction> actions;  // in apt's order; Conf lines included
+
+  // Everything but the Conf lines: what the change list shows.
+  std::vector<AptAction> changes() const;
+  bool empty() const { return changes().empty(); }
+};
+
+// Parses the standard output of `apt-get -s ...`. Lines that are not
+// actions (the simulation note, "Reading package lists...", the summary)
+// are ignored; a malformed action line is ignored too rather than guessed.
+AptTransaction parse_apt_simulation(const std::string& output);
+
+// apt's error lines ("E: Unable to locate package x"), without the "E: ".
+std::vector<std::string> apt_error_lines(const std::string& output);
+
+}  // namespace wslgpu

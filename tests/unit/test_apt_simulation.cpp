@@ -1,0 +1,88 @@
+#include <doctest/doctest.h>
+
+#include "installer/apt_simulation.hpp"
+
+using namespace wslgpu;
+
+namespace {
+
+const char* const kInstallOutput =
+    "NOTE: This is only a simulation!\n"
+    "      apt-get needs root privileges for real execution.\n"
+    "      Keep also in mind that locking is deactivated,\n"
+    "      so don't depend on the relevance to the real current situation!\n"
+    "Reading package lists...\n"
+    "Building dependency tree...\n"
+    "The following NEW packages will be installed:\n"
+    "  hsa-runtime-rocr4wsl-amdgpu rocm-core rocm-dev\n"
+    "The following packages will be upgraded:\n"
+    "  tzdata\n"
+    "1 upgraded, 3 newly installed, 1 to remove and 0 not upgraded.\n"
+    "Remv libhsakmt1 [5.7.0-1build1]\n"
+    "Inst rocm-core (6.4.2.60402-120~24.04 repo.radeon.com:6.4.2/noble [amd64])\n"
+    "Inst tzdata [2024a-0+deb12u1] (2024b-0+deb12u1 Debian:12.8/stable, Debian:12-updates/stable-updates [all])\n"
+    "Inst hsa-runtime-rocr4wsl-amdgpu (1.14.0.60402-120~24.04 repo.radeon.com:6.4.2/noble [amd64]) []\n"
+    "Inst libc6:i386 (2.36-9+deb12u9 Debian:12.8/stable [i386])\n"
+    "Inst rocm-dev (6.4.2.60402-120~24.04 repo.radeon.com:6.4.2/noble [amd64])\n"
+    "Conf rocm-core (6.4.2.60402-120~24.04 repo.radeon.com:6.4.2/noble [amd64])\n"
+    "Conf tzdata (2024b-0+deb12u1 Debian:12.8/stable, Debian:12-updates/stable-updates [all])\n"
+    "Purg oldpkg [1.0]\n";
+
+}  // namespace
+
+TEST_CASE("apt simulation output gives installs, upgrades, configures, removals and purges") {
+  AptTransaction tx = parse_apt_simulation(kInstallOutput);
+  REQUIRE(tx.actions.size() == 9);
+  const auto& remv = tx.actions[0];
+  CHECK(remv.kind == AptAction::Kind::remove);
+  CHECK(remv.name == "libhsakmt1");
+  CHECK(remv.old_version == "5.7.0-1build1");
+  CHECK(remv.version.empty());
+
+  const auto& inst = tx.actions[1];
+  CHECK(inst.kind == AptAction::Kind::install);
+  CHECK(inst.name == "rocm-core");
+  CHECK(inst.version == "6.4.2.60402-120~24.04");
+  CHECK(inst.origin == "repo.radeon.com:6.4.2/noble");
+  CHECK(inst.architecture == "amd64");
+
+  const auto& upgrade = tx.actions[2];
+  CHECK(upgrade.kind == AptAction::Kind::upgrade);
+  CHECK(upgrade.name == "tzdata");
+  CHECK(upgrade.old_version == "2024a-0+deb12u1");
+  CHECK(upgrade.version == "2024b-0+deb12u1");
+  CHECK(upgrade.origin == "Debian:12.8/stable, Debian:12-updates/stable-updates");
+  CHECK(upgrade.architecture == "all");
+
+  CHECK(tx.actions[3].name == "hsa-runtime-rocr4wsl-amdgpu");  // trailing "[]" ignored
+  CHECK(tx.actions[3].architecture == "amd64");
+  CHECK(tx.actions[4].name == "libc6");  // the :i386 qualifier is split off
+  CHECK(tx.actions[4].architecture == "i386");
+  CHECK(tx.actions[6].kind == AptAction::Kind::configure);
+  CHECK(tx.actions[8].kind == AptAction::Kind::purge);
+  CHECK(tx.actions[8].old_version == "1.0");
+
+  auto changes = tx.changes();
+  CHECK(changes.size() == 7);  // Conf lines are not changes of their own
+  CHECK(std::string(apt_action_name(changes.back().kind)) == "purge");
+}
+
+TEST_CASE("an apt simulation with nothing to do is an empty transaction") {
+  auto tx = parse_apt_simulation(
+      "Reading package lists...\nrocm-dev is already the newest version (6.4.2).\n0 upgraded, 0 newly installed, 0 to "
+      "remove and 0 not upgraded.\n");
+  CHECK(tx.empty());
+  CHECK(tx.actions.empty());
+}
+
+TEST_CASE("malformed action lines are ignored rather than guessed") {
+  auto tx = parse_apt_simulation("Inst\nInst broken (\nInst nover\nInstx y (1 z [all])\nRemv ok [1]\n");
+  REQUIRE(tx.actions.size() == 1);
+  CHECK(tx.actions[0].name == "ok");
+}
+
+TEST_CASE("apt's error lines are collected without their prefix") {
+  CHECK(apt_error_lines("Reading package lists...\nE: Unable to locate package hsa-runtime-rocr4wsl-amdgpu\nW: x\nE: "
+                        "Couldn't find any package\n") ==
+        std::vector<std::string>{"Unable to locate package hsa-runtime-rocr4wsl-amdgpu", "Couldn't find any package"});
+}
