@@ -437,8 +437,8 @@ std::shared_ptr<Step> make_ini_step(StepKeys& keys, IniSettingsStep::Target targ
 
   const toml::node* settings = keys.node("settings");
   if (!settings) {
-    keys.error_at(keys.pos("kind"), std::string("this step needs the key \"settings\", a table of sections such as ") +
-                                        example);
+    keys.error_at(keys.pos("settings"), std::string("this step needs the key \"settings\", a table of sections such as ") +
+                                            example);
     return s;
   }
   if (!settings->is_table() || settings->as_table()->empty()) {
