@@ -82,7 +82,7 @@ Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, cons
   Manifest manifest = load_manifest(source, sets, s.host);
   Plan plan = resolve_plan(manifest, source.display, s.fs, s.runner, s.host);
   GuardOptions guard_options{g.not_wsl, changing, ::geteuid() == 0};
-  plan.refusals = guard_environment(s.host, manifest.guards, s.fs, guard_options);
+  plan.refusals = guard_environment(s.host, manifest.guards, manifest.vars, s.fs, guard_options);
   return {std::move(source), std::move(manifest), std::move(plan)};
 }
 

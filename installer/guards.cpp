@@ -110,8 +110,8 @@ void guard_step(PlannedStep& step, const Guards& guards) {
   }
 }
 
-std::vector<std::string> guard_environment(const HostFacts& host, const Guards& guards, const FileSystem& fs,
-                                           const GuardOptions& options) {
+std::vector<std::string> guard_environment(const HostFacts& host, const Guards& guards, const Variables& manifest_vars,
+                                           const FileSystem& fs, const GuardOptions& options) {
   std::vector<std::string> out;
   if (options.needs_root && !options.is_root)
     out.push_back("refused by guard root: this command changes the machine and must run as root.\n"
@@ -135,6 +135,15 @@ std::vector<std::string> guard_environment(const HostFacts& host, const Guards& 
   if (guards.require_dxg && !host.dxg && !options.not_wsl) {
     out.push_back("refused by guard dxg: /dev/dxg is missing, so the GPU is not shared with this distribution.\n"
                   "  On Windows: update the GPU driver, then run wsl --update and wsl --shutdown.");
+  }
+  for (const auto& r : guards.refuse_if) {
+    auto vars = host.as_variables();
+    for (const auto& [k, v] : manifest_vars) vars[k] = v;
+    auto lookup = [&](const std::string& name) -> std::optional<std::string> {
+      auto it = vars.find(name);
+      return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+    if (r.when->evaluate(lookup)) out.push_back("refused by the manifest (" + r.when->text() + "): " + r.reason);
   }
   try {
     auto info = fs.stat("/etc/wsl.conf");

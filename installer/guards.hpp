@@ -50,7 +50,8 @@ void guard_step(PlannedStep& step, const Guards& guards);
 
 // Refusals about the machine itself (not WSL2, old kernel, GPU disabled,
 // not root). Each is a full message.
-std::vector<std::string> guard_environment(const HostFacts& host, const Guards& guards, const FileSystem& fs,
-                                           const GuardOptions& options);
+// MANIFEST_VARS feed the manifest's own refuse_if conditions.
+std::vector<std::string> guard_environment(const HostFacts& host, const Guards& guards, const Variables& manifest_vars,
+                                           const FileSystem& fs, const GuardOptions& options);
 
 }  // namespace wslgpu

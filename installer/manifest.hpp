@@ -31,7 +31,15 @@ struct ManifestStep {
   std::shared_ptr<Step> step;             // the kind's own parsed configuration
 };
 
+// A manifest's own refusal: when WHEN holds, install refuses with REASON
+// (for example a ROCm release that shipped no WSL runtime).
+struct ConditionalRefusal {
+  std::shared_ptr<const Condition> when;
+  std::string reason;
+};
+
 struct Guards {
+  std::vector<ConditionalRefusal> refuse_if;
   std::vector<std::string> refuse_packages;  // extra patterns ("*-dkms" style globs)
   std::string min_kernel;                    // "" for no minimum
   bool require_wsl2 = true;
