@@ -25,7 +25,7 @@
 
 # Bump when anything that goes into the base tarball changes (the package
 # list, the customize hooks): the cache is keyed by it.
-HARNESS_VERSION=1
+HARNESS_VERSION=2
 
 REALROOT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REALROOT_CACHE=${WSLGPU_TEST_CACHE:-/var/cache/wslgpu-setup-tests}
@@ -149,7 +149,8 @@ _build_base_tarball() {
   say "base root: building Debian 12 minbase with mmdebstrap from this machine's apt mirror (${#mirrors[@]} suites)"
   # The hooks: apt inside a test may use only the local repository (no
   # sources from the mirror, no translations); dpkg skips fsync (the roots
-  # are thrown away); the repository's mount point exists.
+  # are thrown away); the repository's mount point exists; nothing of this
+  # machine (its host name, its resolver) ends up in the tarball.
   # The chroot is assembled in the run's tmpfs: far faster than a disk.
   if ! TMPDIR=$REALROOT_RUN mmdebstrap --variant=minbase --mode=root --format=tar \
     --include="$(IFS=,; echo "${REALROOT_BASE_PACKAGES[*]}")" \
@@ -158,6 +159,7 @@ _build_base_tarball() {
     --customize-hook='printf "%s\n" "Acquire::Languages \"none\";" > "$1"/etc/apt/apt.conf.d/99wslgpu-test' \
     --customize-hook='echo force-unsafe-io > "$1"/etc/dpkg/dpkg.cfg.d/99wslgpu-test' \
     --customize-hook="mkdir -p \"\$1\"$REALROOT_REPO_IN_ROOT" \
+    --customize-hook='echo wslgpu-test > "$1"/etc/hostname; : > "$1"/etc/resolv.conf' \
     "$REALROOT_SUITE" "$tmp" "${mirrors[@]}" >"$log" 2>&1; then
     tail -n 30 "$log" >&2
     rm -f "$tmp"
@@ -240,6 +242,7 @@ EOF
 # ---------------------------------------------------------------- the test repository
 
 source "$REALROOT_LIB_DIR/testrepo.sh"
+source "$REALROOT_LIB_DIR/manifests.sh"
 
 # ---------------------------------------------------------------- per run
 
@@ -543,6 +546,15 @@ tool_has_command() {
 }
 require_tool_command() {
   tool_has_command "$1" || fail "$1 not implemented: \`wslgpu-setup $1 --help\` does not describe a $1 command"
+}
+
+# require_step_kinds KIND...: fails the test when the tool under test does
+# not list every KIND in `wslgpu-setup kinds`.
+require_step_kinds() {
+  local kinds kind missing=()
+  kinds=$("$WSLGPU_BIN" kinds 2>/dev/null | awk '{ print $1 }')
+  for kind in "$@"; do grep -qx -- "$kind" <<<"$kinds" || missing+=("$kind"); done
+  ((${#missing[@]} == 0)) || fail "step kinds not implemented: ${missing[*]} (not listed by \`wslgpu-setup kinds\`)"
 }
 
 assert_status() {

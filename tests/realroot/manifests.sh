@@ -1,0 +1,75 @@
+# tests/realroot/manifests.sh: pieces of manifests that install from the
+# local test repository (sourced by lib.sh). A scenario writes a manifest by
+# concatenating them:
+#   { manifest_header demo; manifest_testrepo_steps; manifest_apt_install rocm rocm-dev; } >"$file"
+# Keeping the step keys here means one place to change when a kind's keys do.
+
+# The tool's state folder under the root: the journal of every transaction.
+# Rollback scenarios leave it out of their snapshots, since the history of
+# what was done and undone is meant to stay.
+REALROOT_STATE_DIR=/var/lib/wslgpu-setup
+
+# manifest_header NAME
+manifest_header() {
+  printf '[manifest]\nname = "%s"\ndescription = "real-root scenario %s"\nschema_version = 1\n' "$1" "$1"
+}
+
+# The signed local repository (key checked by its sha256, pinned like AMD's)
+# and a refresh of the lists, skipped on a rerun while they are fresh.
+manifest_testrepo_steps() {
+  cat <<EOT
+
+[[step]]
+id = "testrepo"
+kind = "apt_repository"
+name = "wslgpu-test"
+uris = ["$TESTREPO_URI"]
+suites = ["$TESTREPO_SUITE"]
+components = ["$TESTREPO_COMPONENT"]
+key_file = "$TESTREPO_KEY_IN_ROOT"
+key_sha256 = "$TESTREPO_KEY_SHA256"
+pin_origin = "$TESTREPO_ORIGIN"
+pin_priority = 600
+
+[[step]]
+id = "lists"
+kind = "apt_update"
+max_age = 3600
+EOT
+}
+
+# manifest_apt_install ID PACKAGE...
+manifest_apt_install() {
+  local id=$1 list
+  shift
+  list=$(printf '"%s", ' "$@")
+  printf '\n[[step]]\nid = "%s"\nkind = "apt_install"\npackages = [%s]\n' "$id" "${list%, }"
+}
+
+# manifest_user_groups ID GROUP...
+manifest_user_groups() {
+  local id=$1 list
+  shift
+  list=$(printf '"%s", ' "$@")
+  printf '\n[[step]]\nid = "%s"\nkind = "user_groups"\ngroups = [%s]\n' "$id" "${list%, }"
+}
+
+# ROCm's tools on PATH for login shells, in /etc/profile.d.
+manifest_rocm_path() {
+  printf '\n[[step]]\nid = "rocm-path"\nkind = "profile_env"\ntarget = "system"\npath_append = ["/opt/rocm/bin"]\n'
+}
+
+# The verification the ROCm profile ends with: rocminfo lists the gfx agent.
+manifest_rocminfo_check() {
+  printf '\n[[step]]\nid = "rocminfo-gfx"\nkind = "check"\ncommand = ["/opt/rocm/bin/rocminfo"]\noutput_matches = "gfx1100"\n'
+}
+
+# The profile the install scenarios use.
+manifest_rocm_from_testrepo() {
+  manifest_header "${1:-realroot-rocm}"
+  manifest_testrepo_steps
+  manifest_apt_install rocm rocm-dev
+  manifest_user_groups gpu-groups video render
+  manifest_rocm_path
+  manifest_rocminfo_check
+}
