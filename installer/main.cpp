@@ -14,6 +14,7 @@
 
 #include "installer/commands.hpp"
 #include "installer/error.hpp"
+#include "steps/registry.hpp"
 
 namespace {
 
@@ -131,6 +132,18 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // CLI11 says "A subcommand is required" for a mistyped one; name it.
+    auto extra = app.remaining();
+    if (app.get_subcommands().empty() && !extra.empty() && !extra.front().empty() && extra.front()[0] != '-') {
+      std::vector<std::string> names;
+      for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+      std::string hint = suggest(extra.front(), names), all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      std::cerr << "error: unknown command \"" << extra.front() << "\""
+                << (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") << "; the commands are " << all
+                << ". Run with --help for more information.\n";
+      return static_cast<int>(ExitCode::bad_input);
+    }
     int rc = app.exit(e);
     return rc == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
   }

@@ -1,0 +1,78 @@
+// What the black-box tests need to drive the built wslgpu-setup binary
+// (WSLGPU_BINARY) from outside: run it with arguments and capture its exit
+// status and both output streams, build a folder that looks like a WSL2
+// machine for --root, and take a snapshot of a folder to prove that a
+// command left it untouched.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "support/fakes.hpp"
+
+namespace wslgpu::blackbox {
+
+struct RunResult {
+  int exit_code = -1;  // the exit status, or 128 + signal
+  std::string out;     // standard output
+  std::string err;     // standard error
+};
+
+struct RunOptions {
+  std::string cwd;               // "" for the test's own working folder
+  std::vector<std::string> env;  // "NAME=VALUE" added to the environment
+};
+
+// Runs the binary with ARGS (no shell: fork and exec) and waits for it, at
+// most 60 seconds, then kills it and fails the test. The environment is the
+// test's own without SUDO_USER and NO_COLOR, so that results do not depend on
+// who runs the tests, plus OPTIONS.env.
+RunResult run_tool(const std::vector<std::string>& args, const RunOptions& options = {});
+
+// A temporary folder laid out as a WSL2 Ubuntu 24.04 machine:
+//   /proc/sys/kernel/osrelease  5.15.153.1-microsoft-standard-WSL2
+//   /dev/dxg                    a character device (1,3) when the tests run as
+//                               root, else a regular file (which the tool must
+//                               not take for the device)
+//   /usr/lib/wsl/lib/           the driver mount, empty
+//   /etc/os-release             Ubuntu 24.04 (noble)
+//   /etc/passwd, /etc/group     root, and alice with uid and gid 1000
+//   /home/alice/, /mnt/c/Users/alice/ and /mnt/c/Users/Public/
+// The folder and everything in it go when the object does.
+class FakeWslRoot {
+ public:
+  FakeWslRoot();
+  const std::string& path() const { return dir_.path(); }
+  // Whether /dev/dxg is a real character device (only root may make one).
+  bool dxg_is_device() const { return dxg_is_device_; }
+  // Writes target path TARGET ("/etc/motd") under the root with MODE.
+  void write(const std::string& target, const std::string& content, std::uint32_t mode = 0644) const;
+
+ private:
+  wslgpu::testing::TempDir dir_;
+  bool dxg_is_device_ = false;
+};
+
+// One entry of a folder as lstat sees it, with the content of regular files.
+struct Stamp {
+  std::uint32_t mode = 0;  // type and permission bits
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::int64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::string content;
+
+  bool operator==(const Stamp&) const = default;
+};
+
+// Every entry under DIR (symbolic links not followed), by path relative to DIR.
+std::map<std::string, Stamp> snapshot(const std::string& dir);
+
+// What differs between two snapshots, one line per path, for messages.
+std::string snapshot_difference(const std::map<std::string, Stamp>& before, const std::map<std::string, Stamp>& after);
+
+// The folder the sources are in (for tests/broken and tests/blackbox/manifests).
+std::string source_dir();
+
+}  // namespace wslgpu::blackbox

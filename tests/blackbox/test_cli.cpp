@@ -1,0 +1,118 @@
+// The command line itself: unknown commands and options, --root, list,
+// kinds and --version, all from outside the binary.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "harness.hpp"
+
+using namespace wslgpu::blackbox;
+
+TEST_CASE("an unknown subcommand exits 2, names it and suggests the closest") {
+  RunResult r = run_tool({"instal", "rocm"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("error: unknown command \"instal\" (did you mean \"install\"?); the commands are validate, plan, ",
+                    0) == 0);
+  RunResult far = run_tool({"--root", "/", "frobnicate"});
+  CHECK(far.exit_code == 2);
+  CHECK(far.err.rfind("error: unknown command \"frobnicate\"; the commands are ", 0) == 0);
+}
+
+TEST_CASE("no subcommand at all exits 2") {
+  RunResult r = run_tool({});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("A subcommand is required") != std::string::npos);
+}
+
+TEST_CASE("an unknown option exits 2 and names it") {
+  RunResult r = run_tool({"plan", "--bogus", "rocm"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--bogus") != std::string::npos);
+  RunResult global = run_tool({"--frob", "list"});
+  CHECK(global.exit_code == 2);
+  CHECK(global.err.find("--frob") != std::string::npos);
+}
+
+TEST_CASE("a value outside an option's choices exits 2") {
+  FakeWslRoot root;
+  RunResult r = run_tool({"--root", root.path(), "plan", "wslconfig", "--output", "yaml"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("yaml") != std::string::npos);
+}
+
+TEST_CASE("plan without a profile exits 2") {
+  RunResult r = run_tool({"plan"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("profile") != std::string::npos);
+}
+
+TEST_CASE("--help prints the exit statuses and exits 0") {
+  RunResult r = run_tool({"--help"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("10  changes pending (plan --detailed-exitcode)") != std::string::npos);
+}
+
+TEST_CASE("--version prints the version") {
+  RunResult r = run_tool({"--version"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "wslgpu-setup " WSLGPU_VERSION "\n");
+}
+
+TEST_CASE("a relative --root exits 2 and says it must be absolute") {
+  RunResult r = run_tool({"--root", "relative/root", "plan", "wslconfig"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "error: --root: \"relative/root\" must be an absolute path\n");
+  RunResult v = run_tool({"--root", "relative/root", "validate", "wslconfig"});
+  CHECK(v.exit_code == 2);
+  CHECK(v.err == "error: --root: \"relative/root\" must be an absolute path\n");
+}
+
+TEST_CASE("a --root that does not exist exits 2 and names it") {
+  FakeWslRoot root;
+  std::string missing = root.path() + "/no-such-root";
+  RunResult r = run_tool({"--root", missing, "plan", "wslconfig"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "error: --root: \"" + missing + "\" does not exist\n");
+}
+
+TEST_CASE("list shows every bundled profile with its description") {
+  RunResult r = run_tool({"list"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  std::vector<std::string> expected;
+  for (const auto& entry : std::filesystem::directory_iterator(source_dir() + "/manifests"))
+    if (entry.path().extension() == ".toml") expected.push_back(entry.path().stem().string());
+  std::sort(expected.begin(), expected.end());
+  std::vector<std::string> listed;
+  std::istringstream lines(r.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    auto space = line.find(' ');
+    REQUIRE(space != std::string::npos);
+    listed.push_back(line.substr(0, space));
+    CHECK(line.find_first_not_of(' ', space) != std::string::npos);  // a description follows
+  }
+  CHECK(listed == expected);
+  CHECK(std::find(listed.begin(), listed.end(), "wslconfig") != listed.end());
+}
+
+TEST_CASE("kinds lists the step kinds with a summary") {
+  RunResult r = run_tool({"kinds"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("file ") != std::string::npos);
+  CHECK(r.out.find("check ") != std::string::npos);
+  CHECK(r.out.find("a file with the given content, mode and owner\n") != std::string::npos);
+}
+
+TEST_CASE("an unknown bundled profile exits 2 and suggests the closest") {
+  FakeWslRoot root;
+  RunResult r = run_tool({"--root", root.path(), "plan", "wslconfg"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("error: wslconfg: no bundled profile is called \"wslconfg\" (did you mean \"wslconfig\"?)", 0) == 0);
+}
