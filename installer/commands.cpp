@@ -148,6 +148,10 @@ int finish_run(const GlobalOptions& g, const ChangeOptions& o, const RunResult& 
     std::cout << result_json(r).dump(2) << "\n";
     return r.rc;
   }
+  if (g.verbosity < 0) {
+    if (r.failed) std::cerr << "error: " << r.error << " (rolled back; exit 1)\n";
+    return r.rc;
+  }
   for (const auto& n : r.notices) std::cout << "note: " << n << "\n";
   if (r.failed) {
     std::cerr << "error: " << r.error << "\n";
