@@ -139,7 +139,7 @@ std::shared_ptr<Step> make_command_step(StepKeys& keys) {
   auto s = std::make_shared<CommandStep>();
   auto argv = keys.argv("argv");
   if (!argv && !keys.has("argv"))
-    keys.error_at(keys.pos("kind"), "step kind \"command\" needs the key \"argv\", an argument list such as "
+    keys.error_at(keys.pos("argv"), "step kind \"command\" needs the key \"argv\", an argument list such as "
                                     "[\"ldconfig\"]");
   s->argv = argv.value_or(std::vector<std::string>{});
   s->creates = keys.optional_path("creates");
