@@ -53,4 +53,11 @@ void OverlayFileSystem::make_dirs(const std::string& path, std::uint32_t mode) {
   if (!stat(path)) entries_[normalize_path(path)] = Entry{false, true, "", FileAttrs{mode, 0, 0}};
 }
 
+std::vector<std::string> OverlayFileSystem::pending_paths() const {
+  std::vector<std::string> out;
+  for (const auto& [path, entry] : entries_)
+    if (!entry.directory) out.push_back(path);
+  return out;
+}
+
 }  // namespace wslgpu

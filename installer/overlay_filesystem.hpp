@@ -21,6 +21,10 @@ class OverlayFileSystem : public FileSystem {
   void make_dirs(const std::string& path, std::uint32_t mode) override;
   std::string host_path(const std::string& path) const override { return base_.host_path(path); }
 
+  // Target paths written or removed here and not yet on disk, sorted.
+  // (apt_install's plan uses it to learn which apt sources are pending.)
+  std::vector<std::string> pending_paths() const;
+
  private:
   struct Entry {
     bool removed = false;

@@ -2,8 +2,14 @@
 
 #include <algorithm>
 
+#include "steps/apt_install.hpp"
+#include "steps/apt_remove.hpp"
+#include "steps/apt_repository.hpp"
+#include "steps/apt_update.hpp"
 #include "steps/check.hpp"
 #include "steps/command.hpp"
+#include "steps/deb_install.hpp"
+#include "steps/download.hpp"
 #include "steps/file.hpp"
 #include "steps/profile_env.hpp"
 #include "steps/user_groups.hpp"
@@ -13,8 +19,17 @@ namespace wslgpu {
 
 const std::vector<StepKind>& step_kinds() {
   static const std::vector<StepKind> kinds = {
+      {"apt_install", "packages installed with apt, the whole transaction resolved in plan, never a kernel module",
+       &make_apt_install_step},
+      {"apt_remove", "installed packages removed with apt; undo reinstalls the recorded versions", &make_apt_remove_step},
+      {"apt_repository", "a deb822 apt source with its checked signing key and an optional pin", &make_apt_repository_step},
+      {"apt_update", "fresh package lists (apt-get update --error-on=any), skipped while younger than max_age",
+       &make_apt_update_step},
       {"check", "read-only assertion on a file, device, kernel version or command output", &make_check_step},
       {"command", "an argument list run in the root, for what no step kind covers", &make_command_step},
+      {"deb_install", "a .deb installed with dpkg after its contents are inspected (no kernel modules)",
+       &make_deb_install_step},
+      {"download", "a file fetched over HTTPS and checked against its SHA-256", &make_download_step},
       {"file", "a file with the given content, mode and owner", &make_file_step},
       {"profile_env", "PATH, LD_LIBRARY_PATH and variables for login shells (profile.d or ~/.bashrc)",
        &make_profile_env_step},

@@ -1,0 +1,308 @@
+#include "installer/download.hpp"
+
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "installer/error.hpp"
+#include "installer/sha256.hpp"
+
+namespace wslgpu {
+
+bool is_sha256_hex(const std::string& text) {
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+}
+
+std::string download_url_problem(const std::string& url, bool insecure_http) {
+  auto starts = [&](const char* p) { return url.rfind(p, 0) == 0; };
+  if (starts("https://") && url.size() > 8) return "";
+  if (starts("file:///")) return "";
+  if (starts("http://")) {
+    if (insecure_http) return "";
+    return "\"" + url + "\" is plain HTTP, which anyone on the way can tamper with; use an https:// URL, or set "
+           "insecure_http = true if the server offers nothing else (the SHA-256 check still applies)";
+  }
+  return "\"" + url + "\" is not an https:// or file:/// URL";
+}
+
+std::string sha256_of_host_file(const std::string& host_path) {
+  int fd = ::open(host_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw StepFailure("cannot read " + host_path + ": " + std::strerror(errno));
+  Sha256 h;
+  char buf[65536];
+  ssize_t got;
+  while ((got = ::read(fd, buf, sizeof buf)) > 0) h.update(std::string_view(buf, static_cast<std::size_t>(got)));
+  int e = errno;
+  ::close(fd);
+  if (got < 0) throw StepFailure("cannot read " + host_path + ": " + std::strerror(e));
+  return h.hex_digest();
+}
+
+namespace {
+
+std::string human_bytes(std::uint64_t n) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 3) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+// One download in progress: the partial file, its hash so far, what the
+// current attempt has seen.
+struct Transfer {
+  const DownloadRequest* request = nullptr;
+  CURL* curl = nullptr;
+  int fd = -1;
+  std::uint64_t written = 0;        // bytes in the .part file (and in the hash)
+  std::uint64_t attempt_start = 0;  // `written` when this attempt began (its Range offset)
+  bool first_write = true;
+  Sha256 hash;
+  int last_decile = -1;
+  std::uint64_t last_logged = 0;
+  std::string write_problem;
+};
+
+void restart_from_zero(Transfer& t) {
+  if (::ftruncate(t.fd, 0) != 0 || ::lseek(t.fd, 0, SEEK_SET) < 0)
+    t.write_problem = std::string("cannot truncate the partial file: ") + std::strerror(errno);
+  t.written = 0;
+  t.attempt_start = 0;
+  t.hash = Sha256();
+  t.last_decile = -1;
+}
+
+size_t on_data(char* ptr, size_t size, size_t nmemb, void* userdata) {
+  auto& t = *static_cast<Transfer*>(userdata);
+  std::size_t n = size * nmemb;
+  if (t.first_write) {
+    t.first_write = false;
+    long code = 0;
+    curl_easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &code);
+    // A server that ignores Range sends the whole file again with 200.
+    if (t.attempt_start > 0 && code == 200) {
+      spdlog::info("{}: the server does not resume downloads; starting again from the beginning", t.request->url);
+      restart_from_zero(t);
+      if (!t.write_problem.empty()) return 0;
+    }
+  }
+  std::size_t done = 0;
+  while (done < n) {
+    ssize_t w = ::write(t.fd, ptr + done, n - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      t.write_problem = std::string("cannot write the downloaded file: ") + std::strerror(errno);
+      return 0;
+    }
+    done += static_cast<std::size_t>(w);
+  }
+  t.hash.update(std::string_view(ptr, n));
+  t.written += n;
+  return n;
+}
+
+int on_progress(void* userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t, curl_off_t) {
+  auto& t = *static_cast<Transfer*>(userdata);
+  std::uint64_t total = dltotal > 0 ? t.attempt_start + static_cast<std::uint64_t>(dltotal) : 0;
+  std::uint64_t now = t.attempt_start + static_cast<std::uint64_t>(std::max<curl_off_t>(dlnow, 0));
+  if (t.request->on_progress) t.request->on_progress(now, total);
+  if (total > 0) {
+    int decile = static_cast<int>(now * 10 / total);
+    if (decile > t.last_decile) {
+      if (t.last_decile >= 0 || decile > 0)
+        spdlog::info("{}: {}% ({} of {})", t.request->url, decile * 10, human_bytes(now), human_bytes(total));
+      t.last_decile = decile;
+    }
+  } else if (now >= t.last_logged + 10 * 1024 * 1024) {
+    spdlog::info("{}: {} so far", t.request->url, human_bytes(now));
+    t.last_logged = now;
+  }
+  return 0;
+}
+
+bool transient(CURLcode code, long http_status) {
+  switch (code) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    case CURLE_HTTP_RETURNED_ERROR:
+      return http_status >= 500 || http_status == 408 || http_status == 429;
+    default:
+      return false;
+  }
+}
+
+std::once_flag curl_once;
+
+}  // namespace
+
+DownloadResult download_file(const DownloadRequest& request) {
+  std::string problem = download_url_problem(request.url, request.insecure_http);
+  if (!problem.empty()) throw StepFailure("refusing to download: " + problem);
+  if (!is_sha256_hex(request.sha256))
+    throw StepFailure("refusing to download " + request.url + " without a SHA-256 to check it against");
+  std::string expected = request.sha256;
+  std::transform(expected.begin(), expected.end(), expected.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+  std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(request.host_path).parent_path(), ec);
+  const std::string part = request.host_path + ".part";
+
+  Transfer t;
+  t.request = &request;
+  DownloadResult result;
+  t.fd = ::open(part.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (t.fd < 0) throw StepFailure("cannot create " + part + ": " + std::strerror(errno));
+  struct FdCloser {
+    int& fd;
+    ~FdCloser() {
+      if (fd >= 0) ::close(fd);
+    }
+  } closer{t.fd};
+
+  // Resume: what an earlier run left in PATH.part is hashed once, then the
+  // rest is requested from where it ends.
+  {
+    char buf[65536];
+    ssize_t got;
+    while ((got = ::read(t.fd, buf, sizeof buf)) > 0) {
+      t.hash.update(std::string_view(buf, static_cast<std::size_t>(got)));
+      t.written += static_cast<std::uint64_t>(got);
+    }
+    if (got < 0) throw StepFailure("cannot read " + part + ": " + std::strerror(errno));
+    if (t.written > 0) {
+      result.resumed = true;
+      spdlog::info("{}: resuming after {} already downloaded", request.url, human_bytes(t.written));
+    }
+  }
+
+  std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
+  if (!curl) throw StepFailure("cannot start libcurl");
+  t.curl = curl.get();
+  std::string protocols = "https,file";
+  std::string redirect_protocols = "https";
+  if (request.insecure_http) {
+    protocols += ",http";
+    redirect_protocols += ",http";
+  }
+  char errbuf[CURL_ERROR_SIZE];
+  curl_easy_setopt(t.curl, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(t.curl, CURLOPT_PROTOCOLS_STR, protocols.c_str());
+  curl_easy_setopt(t.curl, CURLOPT_REDIR_PROTOCOLS_STR, redirect_protocols.c_str());
+  curl_easy_setopt(t.curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(t.curl, CURLOPT_MAXREDIRS, 10L);
+  curl_easy_setopt(t.curl, CURLOPT_FAILONERROR, 1L);
+  curl_easy_setopt(t.curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(t.curl, CURLOPT_USERAGENT, "wslgpu-setup/" WSLGPU_VERSION);
+  curl_easy_setopt(t.curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
+  curl_easy_setopt(t.curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.total_timeout.count()));
+  curl_easy_setopt(t.curl, CURLOPT_WRITEFUNCTION, on_data);
+  curl_easy_setopt(t.curl, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(t.curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(t.curl, CURLOPT_XFERINFODATA, &t);
+  curl_easy_setopt(t.curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(t.curl, CURLOPT_ERRORBUFFER, errbuf);
+
+  std::chrono::milliseconds wait = request.backoff;
+  std::string last_error;
+  bool done = false;
+  bool restarted = false;  // the partial file was thrown away once already
+  for (int attempt = 0; attempt <= request.retries; ++attempt) {
+    result.attempts = attempt + 1;
+    if (attempt > 0) {
+      spdlog::warn("{}: {}; trying again in {} ms (attempt {} of {})", request.url, last_error, wait.count(),
+                   attempt + 1, request.retries + 1);
+      std::this_thread::sleep_for(wait);
+      wait = std::min<std::chrono::milliseconds>(wait * 2, std::chrono::seconds(30));
+    }
+    t.attempt_start = t.written;
+    t.first_write = true;
+    t.last_decile = -1;
+    errbuf[0] = '\0';
+    if (::lseek(t.fd, static_cast<off_t>(t.written), SEEK_SET) < 0)
+      throw StepFailure("cannot seek in " + part + ": " + std::strerror(errno));
+    curl_easy_setopt(t.curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(t.written));
+    CURLcode code = curl_easy_perform(t.curl);
+    long status = 0;
+    curl_easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &status);
+    if (!t.write_problem.empty()) throw StepFailure(request.url + ": " + t.write_problem);
+    if (code == CURLE_OK) {
+      done = true;
+      break;
+    }
+    last_error = errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(code));
+    // 416: nothing after our offset. The partial file may already be whole
+    // (an earlier run stopped before the rename), or the file changed: the
+    // hash below decides, and a wrong partial file is fetched again once.
+    // A server that ignores Range answers 200 and libcurl stops with
+    // CURLE_RANGE_ERROR before any byte arrives: start again from zero.
+    bool nothing_after_offset = (code == CURLE_HTTP_RETURNED_ERROR && status == 416) || code == CURLE_BAD_DOWNLOAD_RESUME;
+    if ((nothing_after_offset || code == CURLE_RANGE_ERROR) && t.attempt_start > 0) {
+      Sha256 copy = t.hash;
+      if (nothing_after_offset && copy.hex_digest() == expected) {
+        done = true;
+        break;
+      }
+      if (!restarted) {
+        restarted = true;
+        spdlog::info("{}: cannot resume ({}); starting again from the beginning", request.url, last_error);
+        restart_from_zero(t);
+        --attempt;
+        continue;
+      }
+    }
+    if (!transient(code, status)) break;
+  }
+  if (!done) {
+    throw StepFailure("could not download " + request.url + " after " + std::to_string(result.attempts) +
+                      (result.attempts == 1 ? " attempt: " : " attempts: ") + last_error +
+                      (t.written > 0 ? " (the " + human_bytes(t.written) + " already fetched are kept in " + part +
+                                           " and the next run resumes from there)"
+                                     : ""));
+  }
+  result.bytes = t.written;
+  result.sha256 = t.hash.hex_digest();
+  if (result.sha256 != expected) {
+    ::close(t.fd);
+    t.fd = -1;
+    ::unlink(part.c_str());
+    throw StepFailure("the file downloaded from " + request.url + " has SHA-256 " + result.sha256 +
+                      ", but the manifest expects " + expected +
+                      "; it was deleted. Either the file changed on the server or the manifest's sha256 is wrong: "
+                      "compare it with the checksum the vendor publishes.");
+  }
+  if (::fsync(t.fd) != 0) throw StepFailure("cannot write " + part + ": " + std::strerror(errno));
+  ::close(t.fd);
+  t.fd = -1;
+  if (::rename(part.c_str(), request.host_path.c_str()) != 0)
+    throw StepFailure("cannot rename " + part + " to " + request.host_path + ": " + std::strerror(errno));
+  spdlog::info("{}: done, {} (sha256 {})", request.url, human_bytes(result.bytes), result.sha256);
+  return result;
+}
+
+}  // namespace wslgpu

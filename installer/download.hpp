@@ -1,0 +1,55 @@
+// Fetching a file with libcurl, the way a tool that runs unattended as root
+// must: HTTPS only (plain HTTP only when the manifest says insecure_http,
+// and redirects may not leave HTTPS either), a SHA-256 that is required and
+// computed while the bytes stream in (no second pass over a 2 GB file),
+// retries with back-off on errors that may go away (a dropped connection, a
+// timeout, HTTP 5xx), resumption of a partial file with an HTTP Range
+// request, connect and total timeouts, and a log line per 10 %.
+//
+// The file is written to PATH.part and renamed to PATH only once its hash
+// matches; a mismatch deletes it and names both hashes. `file:` URLs are
+// read from the machine running the tool (tests and offline mirrors).
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace wslgpu {
+
+struct DownloadRequest {
+  std::string url;
+  std::string sha256;     // expected digest, lowercase hex; required
+  std::string host_path;  // destination on the machine running the tool
+  bool insecure_http = false;
+  std::chrono::milliseconds connect_timeout{std::chrono::seconds(30)};
+  std::chrono::milliseconds total_timeout{std::chrono::minutes(30)};  // per attempt
+  int retries = 3;                                   // further attempts after a transient failure
+  std::chrono::milliseconds backoff{std::chrono::seconds(1)};  // first wait; doubles, at most 30 s
+  // Called as bytes arrive (done, total; total 0 when unknown). Optional.
+  std::function<void(std::uint64_t, std::uint64_t)> on_progress;
+};
+
+struct DownloadResult {
+  std::uint64_t bytes = 0;
+  std::string sha256;
+  int attempts = 0;
+  bool resumed = false;  // some bytes came from an earlier partial file
+};
+
+// Downloads REQUEST.url to REQUEST.host_path. Throws StepFailure when the
+// URL is not allowed, when every attempt failed (with curl's reason), and on
+// a hash mismatch (after deleting the file).
+DownloadResult download_file(const DownloadRequest& request);
+
+// Why URL may not be fetched ("" when it may): only https://, file:// and,
+// with INSECURE_HTTP, http://.
+std::string download_url_problem(const std::string& url, bool insecure_http);
+
+// True when TEXT is 64 hexadecimal digits.
+bool is_sha256_hex(const std::string& text);
+
+// SHA-256 of a file on the machine running the tool, streamed.
+std::string sha256_of_host_file(const std::string& host_path);
+
+}  // namespace wslgpu

@@ -1,0 +1,231 @@
+#include "steps/apt_common.hpp"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "installer/error.hpp"
+#include "installer/overlay_filesystem.hpp"
+#include "installer/paths.hpp"
+
+namespace wslgpu {
+
+std::map<std::string, std::string> apt_environment() {
+  return {{"DEBIAN_FRONTEND", "noninteractive"}, {"NEEDRESTART_SUSPEND", "1"}};
+}
+
+std::vector<std::string> apt_dpkg_options(std::int64_t lock_timeout_s) {
+  return {"-o", "Dpkg::Options::=--force-confdef", "-o", "Dpkg::Options::=--force-confold",
+          "-o", "DPkg::Lock::Timeout=" + std::to_string(lock_timeout_s)};
+}
+
+std::string command_failure(const Command& cmd, const ProcessResult& result) {
+  std::string head = "`" + cmd.display() + "` ";
+  if (result.not_found) return head + "could not run: " + cmd.argv.front() + " was not found in the target root";
+  if (result.timed_out)
+    return head + "did not finish within " +
+           std::to_string(std::chrono::duration_cast<std::chrono::seconds>(cmd.timeout).count()) + " s";
+  head += "exited " + std::to_string(result.exit_code);
+  auto errors = apt_error_lines(result.err + "\n" + result.out);
+  std::string why;
+  if (!errors.empty()) {
+    for (const auto& e : errors) why += (why.empty() ? "" : "\n") + std::string("E: ") + e;
+  } else {
+    // The last few lines say most; the full output is in the log.
+    std::vector<std::string> lines;
+    std::istringstream in(result.err.empty() ? result.out : result.err);
+    std::string line;
+    while (std::getline(in, line))
+      if (!line.empty()) lines.push_back(line);
+    std::size_t from = lines.size() > 5 ? lines.size() - 5 : 0;
+    for (std::size_t i = from; i < lines.size(); ++i) why += (why.empty() ? "" : "\n") + lines[i];
+  }
+  return why.empty() ? head : head + ":\n" + why;
+}
+
+std::string name_list(const std::vector<std::string>& names, std::size_t shown) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < shown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > shown) out += ", … (" + std::to_string(names.size()) + " in all)";
+  return out;
+}
+
+namespace {
+
+bool is_apt_config_path(const std::string& p) {
+  return p.rfind("/etc/apt/", 0) == 0 || p.rfind("/usr/share/keyrings/", 0) == 0;
+}
+
+void write_host_file(const std::string& host_path, const std::string& content) {
+  std::filesystem::create_directories(std::filesystem::path(host_path).parent_path());
+  std::ofstream out(host_path, std::ios::binary | std::ios::trunc);
+  out << content;
+  if (!out) throw StepFailure("cannot write " + host_path + " (the plan's private apt configuration)");
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  std::size_t pos = 0;
+  while ((pos = text.find(from, pos)) != std::string::npos) {
+    text.replace(pos, from.size(), to);
+    pos += to.size();
+  }
+  return text;
+}
+
+}  // namespace
+
+std::unique_ptr<PlanAptConfig> PlanAptConfig::create_if_needed(StepContext& ctx) {
+  auto* overlay = dynamic_cast<OverlayFileSystem*>(&ctx.fs);
+  if (!overlay) return nullptr;
+  std::vector<std::string> pending;
+  for (const auto& p : overlay->pending_paths())
+    if (is_apt_config_path(p)) pending.push_back(p);
+  if (pending.empty()) return nullptr;
+
+  std::unique_ptr<PlanAptConfig> cfg(new PlanAptConfig());
+  const std::string parent_target = ctx.state_dir + "/plan-apt";
+  const std::string parent_host = ctx.fs.host_path(parent_target);
+  std::error_code ec;
+  std::filesystem::create_directories(parent_host, ec);
+  std::string tmpl = parent_host + "/XXXXXX";
+  if (!::mkdtemp(tmpl.data()))
+    throw StepFailure("cannot create a scratch folder under " + parent_target + " for the plan's private apt configuration");
+  cfg->host_dir_ = tmpl;
+  cfg->target_dir_ = parent_target + "/" + base_name(tmpl);
+  std::filesystem::permissions(cfg->host_dir_, std::filesystem::perms(0755), ec);
+  const std::string& T = cfg->target_dir_;
+  const std::string& H = cfg->host_dir_;
+
+  // Keys that exist only in the overlay get a copy here, and every source
+  // naming them is pointed at the copy.
+  std::vector<std::pair<std::string, std::string>> key_copies;  // target path in overlay -> target path of copy
+  auto with_keys_redirected = [&](std::string text) {
+    for (const auto& p : pending) {
+      if (text.find(p) == std::string::npos) continue;
+      auto info = ctx.fs.stat(p);
+      if (!info || info->type != FileType::regular) continue;
+      std::string copy = T + "/keys/" + base_name(p);
+      bool known = false;
+      for (const auto& kc : key_copies) known = known || kc.first == p;
+      if (!known) {
+        write_host_file(H + "/keys/" + base_name(p), ctx.fs.read(p));
+        key_copies.emplace_back(p, copy);
+      }
+      text = replace_all(text, p, copy);
+    }
+    return text;
+  };
+  auto copy_file = [&](const std::string& from, const std::string& to_rel, bool redirect) {
+    auto info = ctx.fs.stat(from);
+    if (!info || info->type != FileType::regular) return;
+    std::string text = ctx.fs.read(from);
+    write_host_file(H + "/" + to_rel, redirect ? with_keys_redirected(text) : text);
+  };
+  auto copy_dir = [&](const std::string& from, const std::string& to_rel, bool redirect) {
+    std::filesystem::create_directories(H + "/" + to_rel);
+    for (const auto& name : ctx.fs.list(from)) copy_file(from + "/" + name, to_rel + "/" + name, redirect);
+  };
+
+  write_host_file(H + "/sources.list", "");
+  copy_file("/etc/apt/sources.list", "sources.list", true);
+  copy_dir("/etc/apt/sources.list.d", "sources.list.d", true);
+  copy_file("/etc/apt/preferences", "preferences", false);
+  copy_dir("/etc/apt/preferences.d", "preferences.d", false);
+  copy_file("/etc/apt/trusted.gpg", "trusted.gpg", false);
+  copy_dir("/etc/apt/trusted.gpg.d", "trusted.gpg.d", false);
+
+  // Lists: hard links to the target's own, which apt replaces by rename and
+  // never writes in place, so the target's copies stay as they are.
+  std::filesystem::create_directories(H + "/lists/partial");
+  std::filesystem::create_directories(H + "/cache/archives/partial");
+  const std::string lists_host = ctx.fs.host_path("/var/lib/apt/lists");
+  for (const auto& name : ctx.fs.list("/var/lib/apt/lists")) {
+    if (name == "lock" || name == "partial") continue;
+    auto info = ctx.fs.stat("/var/lib/apt/lists/" + name);
+    if (!info || info->type != FileType::regular) continue;
+    std::filesystem::create_hard_link(lists_host + "/" + name, H + "/lists/" + name, ec);
+    if (ec) std::filesystem::copy_file(lists_host + "/" + name, H + "/lists/" + name, ec);
+  }
+
+  cfg->options_ = {
+      "-o", "Dir::Etc::SourceList=" + T + "/sources.list",
+      "-o", "Dir::Etc::SourceParts=" + T + "/sources.list.d",
+      "-o", "Dir::Etc::Preferences=" + T + "/preferences",
+      "-o", "Dir::Etc::PreferencesParts=" + T + "/preferences.d",
+      "-o", "Dir::Etc::Trusted=" + T + "/trusted.gpg",
+      "-o", "Dir::Etc::TrustedParts=" + T + "/trusted.gpg.d",
+      "-o", "Dir::State::Lists=" + T + "/lists",
+      "-o", "Dir::Cache=" + T + "/cache",
+      "-o", "Dir::State::status=/var/lib/dpkg/status",
+  };
+  spdlog::debug("plan: private apt configuration in {} for the sources earlier steps add", T);
+  return cfg;
+}
+
+PlanAptConfig::~PlanAptConfig() {
+  std::error_code ec;
+  std::filesystem::remove_all(host_dir_, ec);
+  if (ec) spdlog::warn("could not remove the plan's scratch folder {}: {}", host_dir_, ec.message());
+}
+
+void PlanAptConfig::update(StepContext& ctx) const {
+  Command cmd;
+  cmd.argv = {"apt-get", "update", "--error-on=any", "-o", "APT::Sandbox::User=root"};
+  cmd.argv.insert(cmd.argv.end(), options_.begin(), options_.end());
+  cmd.env = apt_environment();
+  cmd.timeout = std::chrono::minutes(30);
+  ProcessResult r = ctx.runner.run(cmd);
+  if (!r.ok())
+    throw StepFailure("could not read the package lists of the repositories this plan would add, so the plan "
+                      "cannot say what would be installed. " +
+                      command_failure(cmd, r) + "\nCheck the URIs, suites and key of the apt_repository step.");
+}
+
+AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig* config,
+                            std::vector<std::string>& errors) {
+  Command cmd;
+  cmd.argv = {"apt-get", "-s"};
+  // Options go before the package names, after the verb and its flags.
+  std::size_t first_package = 0;
+  while (first_package < args.size() && (first_package == 0 || args[first_package].rfind("-", 0) == 0)) ++first_package;
+  cmd.argv.insert(cmd.argv.end(), args.begin(), args.begin() + static_cast<std::ptrdiff_t>(first_package));
+  if (config) cmd.argv.insert(cmd.argv.end(), config->options().begin(), config->options().end());
+  cmd.argv.insert(cmd.argv.end(), args.begin() + static_cast<std::ptrdiff_t>(first_package), args.end());
+  cmd.env = apt_environment();
+  cmd.timeout = std::chrono::minutes(10);
+  ProcessResult r = ctx.runner.run(cmd);
+  if (r.not_found || r.timed_out) throw StepFailure(command_failure(cmd, r));
+  if (r.exit_code != 0) {
+    errors = apt_error_lines(r.err + "\n" + r.out);
+    if (errors.empty()) errors.push_back(command_failure(cmd, r));
+    return {};
+  }
+  return parse_apt_simulation(r.out);
+}
+
+nlohmann::json package_change(const AptAction& a) {
+  nlohmann::json j = {{"type", "package"}, {"action", apt_action_name(a.kind)}, {"name", a.name}};
+  j["version"] = a.version.empty() ? a.old_version : a.version;
+  if (a.kind == AptAction::Kind::upgrade) j["from"] = a.old_version;
+  if (!a.architecture.empty()) j["architecture"] = a.architecture;
+  return j;
+}
+
+std::string describe_action(const AptAction& a) {
+  switch (a.kind) {
+    case AptAction::Kind::install:
+      return "install " + a.name + " " + a.version + (a.origin.empty() ? "" : " (" + a.origin + ")");
+    case AptAction::Kind::upgrade:
+      return "upgrade " + a.name + " " + a.old_version + " -> " + a.version + (a.origin.empty() ? "" : " (" + a.origin + ")");
+    case AptAction::Kind::configure: return "configure " + a.name + " " + a.version;
+    case AptAction::Kind::remove: return "remove " + a.name + (a.old_version.empty() ? "" : " " + a.old_version);
+    case AptAction::Kind::purge: return "purge " + a.name + (a.old_version.empty() ? "" : " " + a.old_version);
+  }
+  return "";
+}
+
+}  // namespace wslgpu

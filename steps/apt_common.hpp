@@ -1,0 +1,78 @@
+// What apt_update, apt_install and apt_remove share: how apt is called
+// (non-interactively, keeping the user's changed configuration files, waiting
+// for dpkg's lock rather than failing on it; we never take dpkg's locks
+// ourselves), how its failures are told, and the private apt configuration a
+// plan uses when earlier steps of the same run add repositories.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "installer/apt_simulation.hpp"
+#include "installer/dpkg_status.hpp"
+#include "steps/step.hpp"
+
+namespace wslgpu {
+
+// DEBIAN_FRONTEND=noninteractive and NEEDRESTART_SUSPEND=1 (Ubuntu's
+// needrestart would otherwise ask which services to restart).
+std::map<std::string, std::string> apt_environment();
+
+// -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold
+// -o DPkg::Lock::Timeout=LOCK_TIMEOUT
+std::vector<std::string> apt_dpkg_options(std::int64_t lock_timeout_s);
+
+// "`apt-get ...` exited 100: E: ...": apt's error lines when it printed
+// any, else the last lines of its output. For StepFailure messages.
+std::string command_failure(const Command& cmd, const ProcessResult& result);
+
+// Package names for a summary line: "a, b, c, … (12 in all)".
+std::string name_list(const std::vector<std::string>& names, std::size_t shown = 5);
+
+// The plan's view of apt when earlier steps of the same run add sources:
+// a scratch folder under STATE_DIR/plan-apt/ holding the target's sources
+// and pins as the overlay sees them (keys the sources name that exist only
+// in the overlay are copied beside them and the sources point there), its
+// own lists (seeded from the target's by hard links, so `apt-get update`
+// mostly finds them fresh) and its own cache. The target's sources, lists
+// and caches are never written. The folder is removed by the destructor.
+class PlanAptConfig {
+ public:
+  // A private configuration when ctx.fs is an overlay holding apt sources,
+  // keys or pins that are not on disk yet; nullptr when the target's own
+  // apt configuration already says everything.
+  static std::unique_ptr<PlanAptConfig> create_if_needed(StepContext& ctx);
+  ~PlanAptConfig();
+  PlanAptConfig(const PlanAptConfig&) = delete;
+  PlanAptConfig& operator=(const PlanAptConfig&) = delete;
+
+  // The -o options that point apt at the private configuration.
+  const std::vector<std::string>& options() const { return options_; }
+  const std::string& target_dir() const { return target_dir_; }
+
+  // Runs `apt-get update` against the private configuration; throws
+  // StepFailure when a source cannot be read.
+  void update(StepContext& ctx) const;
+
+ private:
+  PlanAptConfig() = default;
+  std::string target_dir_;  // target path of the scratch folder
+  std::string host_dir_;    // the same on the machine running the tool
+  std::vector<std::string> options_;
+};
+
+// Runs `apt-get -s ARGS...` (with the private options when CONFIG is set).
+// Returns the parsed transaction; throws StepFailure when apt could not run
+// at all. When apt ran but could not resolve the request, ERRORS receives
+// its error lines and the transaction is empty.
+AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig* config,
+                            std::vector<std::string>& errors);
+
+// A package change record for StepPlan::changes.
+nlohmann::json package_change(const AptAction& action);
+
+// "install rocm-dev 6.4.2 (repo.radeon.com)", "upgrade libfoo 1.0 -> 1.1", "remove libbar 1.0".
+std::string describe_action(const AptAction& action);
+
+}  // namespace wslgpu

@@ -1,0 +1,210 @@
+#include "steps/apt_install.hpp"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "installer/deb_archive.hpp"
+#include "installer/error.hpp"
+#include "steps/apt_common.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+const char* const kDkmsReason =
+    "DKMS modules cannot build against Microsoft's WSL kernel: WSL2 runs Microsoft's own kernel, and no headers "
+    "exist for it to build against.";
+
+class AptInstallStep : public Step {
+ public:
+  std::vector<std::string> packages;
+  bool install_recommends = false;
+  bool no_dkms = true;
+  std::int64_t lock_timeout = 120;
+
+  std::vector<std::string> missing(const DpkgStatus& status) const {
+    std::vector<std::string> out;
+    for (const auto& p : packages)
+      if (!status.is_installed(p)) out.push_back(p);
+    return out;
+  }
+
+  std::vector<std::string> flags() const {
+    if (install_recommends) return {};
+    return {"--no-install-recommends"};
+  }
+
+  StepPlan plan(StepContext& ctx) const override {
+    StepPlan p;
+    require_no_pending_dpkg_updates(ctx.fs);
+    DpkgStatus status = DpkgStatus::read(ctx.fs);
+    for (const auto& name : packages) {
+      const DpkgPackage* pkg = status.find(name);
+      p.fingerprint["dpkg:" + name] = pkg && pkg->installed() ? pkg->version : std::string("absent");
+    }
+    auto todo = missing(status);
+    if (todo.empty()) {
+      p.summary = packages.size() == 1 ? packages.front() + " " + status.find(packages.front())->version + " is already installed"
+                                       : "all " + std::to_string(packages.size()) + " packages are already installed";
+      return p;
+    }
+
+    auto config = PlanAptConfig::create_if_needed(ctx);
+    if (config) config->update(ctx);
+    std::vector<std::string> args = {"install"};
+    for (const auto& f : flags()) args.push_back(f);
+    args.insert(args.end(), todo.begin(), todo.end());
+    std::vector<std::string> errors;
+    AptTransaction tx = simulate_apt(ctx, args, config.get(), errors);
+    if (!errors.empty()) {
+      p.verdict = Verdict::refused;
+      p.summary = "apt cannot install " + name_list(todo) + ": " + errors.front();
+      for (const auto& e : errors) p.details.push_back("apt: " + e);
+      p.details.push_back("Check that an earlier step adds the repository that provides it (apt_repository) and that "
+                          "the package lists are fresh (apt_update).");
+      return p;
+    }
+
+    std::vector<std::string> installs, upgrades, removals, forbidden;
+    for (const auto& a : tx.changes()) {
+      p.changes.push_back(package_change(a));
+      p.details.push_back(describe_action(a));
+      if (a.kind == AptAction::Kind::install) installs.push_back(a.name);
+      else if (a.kind == AptAction::Kind::upgrade) upgrades.push_back(a.name);
+      else removals.push_back(a.name);
+      if ((a.kind == AptAction::Kind::install || a.kind == AptAction::Kind::upgrade) && is_kernel_module_package(a.name))
+        forbidden.push_back(a.name + " " + a.version);
+    }
+    p.fingerprint["apt-transaction"] = p.changes;
+    if (no_dkms && !forbidden.empty()) {
+      p.verdict = Verdict::refused;
+      p.summary = "would install " + name_list(forbidden) + ", which " +
+                  (forbidden.size() == 1 ? "is a kernel-module package" : "are kernel-module packages");
+      std::vector<std::string> why;
+      for (const auto& f : forbidden) {
+        std::string name = f.substr(0, f.find(' '));
+        bool asked = std::find(packages.begin(), packages.end(), name) != packages.end();
+        why.push_back(f + (asked ? " is in this step's packages" : " is pulled in as a dependency of " + name_list(todo)));
+      }
+      why.push_back(kDkmsReason);
+      why.push_back("Install the toolkit without kernel modules (for ROCm: rocm-dev and the WSL runtime, never rocm-dkms).");
+      p.details.insert(p.details.begin(), why.begin(), why.end());
+      return p;
+    }
+    if (tx.empty()) {
+      // apt has nothing to do: the names are provided by installed packages.
+      p.summary = name_list(todo) + (todo.size() == 1 ? " is" : " are") + " provided by installed packages";
+      return p;
+    }
+    p.verdict = Verdict::change;
+    std::string summary = "install " + std::to_string(installs.size()) + (installs.size() == 1 ? " package" : " packages");
+    if (!installs.empty()) summary += ": " + name_list(installs);
+    if (!upgrades.empty()) summary += "; upgrade " + name_list(upgrades);
+    if (!removals.empty()) summary += "; REMOVE " + name_list(removals);
+    p.summary = summary;
+    if (config) p.details.push_back("(resolved against the sources that earlier steps add)");
+    return p;
+  }
+
+  Command install_command(const std::vector<std::string>& names) const {
+    Command cmd;
+    cmd.argv = {"apt-get", "install", "-y"};
+    for (const auto& f : flags()) cmd.argv.push_back(f);
+    for (const auto& o : apt_dpkg_options(lock_timeout)) cmd.argv.push_back(o);
+    cmd.argv.insert(cmd.argv.end(), names.begin(), names.end());
+    cmd.env = apt_environment();
+    cmd.timeout = std::chrono::hours(3) + std::chrono::seconds(lock_timeout);
+    return cmd;
+  }
+
+  Command purge_command(const std::vector<std::string>& names) const {
+    Command cmd;
+    cmd.argv = {"apt-get", "purge", "-y"};
+    for (const auto& o : apt_dpkg_options(lock_timeout)) cmd.argv.push_back(o);
+    cmd.argv.insert(cmd.argv.end(), names.begin(), names.end());
+    cmd.env = apt_environment();
+    cmd.timeout = std::chrono::hours(1) + std::chrono::seconds(lock_timeout);
+    return cmd;
+  }
+
+  nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
+    require_no_pending_dpkg_updates(ctx.fs);
+    DpkgStatus before = DpkgStatus::read(ctx.fs);
+    auto todo = missing(before);
+    nlohmann::json data = {{"installed", nlohmann::json::array()}, {"upgraded", nlohmann::json::array()},
+                           {"removed", nlohmann::json::array()}};
+    if (todo.empty()) return data;
+    Command cmd = install_command(todo);
+    ProcessResult r = ctx.runner.run(cmd);
+
+    DpkgStatus after = DpkgStatus::read(ctx.fs);
+    auto was = before.present();
+    auto was_installed = before.installed();
+    std::vector<std::string> fresh;
+    for (const auto& [name, version] : after.present()) {
+      if (was.count(name)) continue;
+      fresh.push_back(name);
+      data["installed"].push_back({{"name", name}, {"version", version}});
+    }
+    for (const auto& [name, version] : after.installed()) {
+      auto it = was_installed.find(name);
+      if (it != was_installed.end() && it->second != version)
+        data["upgraded"].push_back({{"name", name}, {"from", it->second}, {"to", version}});
+    }
+    auto now_present = after.present();
+    for (const auto& [name, version] : was)
+      if (!now_present.count(name)) data["removed"].push_back({{"name", name}, {"version", version}});
+
+    if (!r.ok()) {
+      std::string message = command_failure(cmd, r);
+      if (!fresh.empty()) {
+        // Nobody gets undo data from a step that failed: clean up here.
+        Command purge = purge_command(fresh);
+        ProcessResult pr = ctx.runner.run(purge);
+        message += pr.ok() ? "\nThe " + std::to_string(fresh.size()) + " packages it had installed were purged again."
+                           : "\nThe packages it had installed could not be purged again: " + command_failure(purge, pr) +
+                                 "\nRun `sudo dpkg --configure -a`, then `sudo apt-get purge " + name_list(fresh, 1000) + "`.";
+      }
+      throw StepFailure(message);
+    }
+    return data;
+  }
+
+  void undo(StepContext& ctx, const nlohmann::json& data) override {
+    DpkgStatus now = DpkgStatus::read(ctx.fs);
+    std::vector<std::string> names;
+    if (data.contains("installed"))
+      for (const auto& p : data["installed"]) {
+        std::string name = p.value("name", "");
+        const DpkgPackage* pkg = now.find(name);
+        if (pkg && pkg->present()) names.push_back(name);
+      }
+    if (data.contains("upgraded"))
+      for (const auto& p : data["upgraded"])
+        spdlog::warn("apt upgraded {} from {} to {} during this step; undo does not downgrade it",
+                     p.value("name", ""), p.value("from", ""), p.value("to", ""));
+    if (data.contains("removed"))
+      for (const auto& p : data["removed"])
+        spdlog::warn("apt removed {} {} during this step; undo does not reinstall it", p.value("name", ""),
+                     p.value("version", ""));
+    if (names.empty()) return;
+    require_no_pending_dpkg_updates(ctx.fs);
+    Command cmd = purge_command(names);
+    ProcessResult r = ctx.runner.run(cmd);
+    if (!r.ok()) throw StepFailure("could not purge the packages this step installed: " + command_failure(cmd, r));
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Step> make_apt_install_step(StepKeys& keys) {
+  auto s = std::make_shared<AptInstallStep>();
+  s->packages = keys.packages("packages");
+  s->install_recommends = keys.boolean("install_recommends", false);
+  s->no_dkms = keys.boolean("no_dkms", true);
+  s->lock_timeout = keys.integer("lock_timeout", 120, 0, 86400);
+  return s;
+}
+
+}  // namespace wslgpu

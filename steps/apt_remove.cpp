@@ -1,0 +1,138 @@
+#include "steps/apt_remove.hpp"
+
+#include <algorithm>
+
+#include "installer/error.hpp"
+#include "steps/apt_common.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+class AptRemoveStep : public Step {
+ public:
+  std::vector<std::string> packages;
+  std::int64_t lock_timeout = 120;
+
+  std::vector<std::string> installed(const DpkgStatus& status) const {
+    std::vector<std::string> out;
+    for (const auto& p : packages)
+      if (status.is_installed(p)) out.push_back(p);
+    return out;
+  }
+
+  StepPlan plan(StepContext& ctx) const override {
+    StepPlan p;
+    require_no_pending_dpkg_updates(ctx.fs);
+    DpkgStatus status = DpkgStatus::read(ctx.fs);
+    for (const auto& name : packages) {
+      const DpkgPackage* pkg = status.find(name);
+      p.fingerprint["dpkg:" + name] = pkg && pkg->installed() ? pkg->version : std::string("absent");
+    }
+    auto todo = installed(status);
+    if (todo.empty()) {
+      p.summary = packages.size() == 1 ? packages.front() + " is not installed" : "none of " + name_list(packages) + " is installed";
+      return p;
+    }
+    std::vector<std::string> args = {"remove"};
+    args.insert(args.end(), todo.begin(), todo.end());
+    std::vector<std::string> errors;
+    AptTransaction tx = simulate_apt(ctx, args, nullptr, errors);
+    if (!errors.empty()) {
+      p.verdict = Verdict::refused;
+      p.summary = "apt cannot remove " + name_list(todo) + ": " + errors.front();
+      for (const auto& e : errors) p.details.push_back("apt: " + e);
+      return p;
+    }
+    std::vector<std::string> removed, others;
+    for (const auto& a : tx.changes()) {
+      p.changes.push_back(package_change(a));
+      p.details.push_back(describe_action(a));
+      removed.push_back(a.name + (a.old_version.empty() ? "" : " " + a.old_version));
+      if (std::find(todo.begin(), todo.end(), a.name) == todo.end()) others.push_back(a.name);
+    }
+    p.fingerprint["apt-transaction"] = p.changes;
+    p.verdict = Verdict::change;
+    p.summary = "remove " + name_list(removed);
+    if (!others.empty())
+      p.details.insert(p.details.begin(), "apt also removes " + name_list(others, 1000) + ", which depend on them");
+    return p;
+  }
+
+  std::vector<std::string> options() const {
+    std::vector<std::string> out = {"-y"};
+    for (const auto& o : apt_dpkg_options(lock_timeout)) out.push_back(o);
+    return out;
+  }
+
+  nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
+    require_no_pending_dpkg_updates(ctx.fs);
+    DpkgStatus before = DpkgStatus::read(ctx.fs);
+    auto todo = installed(before);
+    nlohmann::json data = {{"removed", nlohmann::json::array()}};
+    if (todo.empty()) return data;
+    Command cmd;
+    cmd.argv = {"apt-get", "remove"};
+    for (const auto& o : options()) cmd.argv.push_back(o);
+    cmd.argv.insert(cmd.argv.end(), todo.begin(), todo.end());
+    cmd.env = apt_environment();
+    cmd.timeout = std::chrono::hours(1) + std::chrono::seconds(lock_timeout);
+    ProcessResult r = ctx.runner.run(cmd);
+    DpkgStatus after = DpkgStatus::read(ctx.fs);
+    std::vector<std::string> gone;
+    for (const auto& pkg : before.packages()) {
+      if (!pkg.installed() || after.is_installed(pkg.name)) continue;
+      data["removed"].push_back({{"name", pkg.name}, {"version", pkg.version}, {"architecture", pkg.architecture}});
+      gone.push_back(pkg.name + "=" + pkg.version);
+    }
+    if (!r.ok()) {
+      throw StepFailure(command_failure(cmd, r) +
+                        (gone.empty() ? std::string()
+                                      : "\nBefore it failed, apt had removed " + name_list(gone, 1000) +
+                                            "; reinstall them with `sudo apt-get install " + name_list(gone, 1000) + "`."));
+    }
+    return data;
+  }
+
+  void undo(StepContext& ctx, const nlohmann::json& data) override {
+    if (!data.contains("removed")) return;
+    DpkgStatus now = DpkgStatus::read(ctx.fs);
+    std::vector<std::string> wanted;
+    for (const auto& p : data["removed"]) {
+      std::string name = p.value("name", ""), version = p.value("version", "");
+      if (name.empty() || now.is_installed(name)) continue;
+      wanted.push_back(version.empty() ? name : name + "=" + version);
+    }
+    if (wanted.empty()) return;
+    require_no_pending_dpkg_updates(ctx.fs);
+    Command cmd;
+    cmd.argv = {"apt-get", "install", "--no-install-recommends"};
+    for (const auto& o : options()) cmd.argv.push_back(o);
+    cmd.argv.insert(cmd.argv.end(), wanted.begin(), wanted.end());
+    cmd.env = apt_environment();
+    cmd.timeout = std::chrono::hours(1) + std::chrono::seconds(lock_timeout);
+    ProcessResult r = ctx.runner.run(cmd);
+    if (r.ok()) return;
+    bool unfetchable = false;
+    for (const auto& e : apt_error_lines(r.err + "\n" + r.out))
+      unfetchable = unfetchable || e.find("was not found") != std::string::npos ||
+                    e.find("Unable to locate") != std::string::npos || e.find("Failed to fetch") != std::string::npos;
+    throw StepFailure(std::string(unfetchable ? "apt cannot fetch the removed versions any more, so they were not "
+                                                "reinstalled: "
+                                              : "could not reinstall the removed packages: ") +
+                      name_list(wanted, 1000) + ".\n" + command_failure(cmd, r) +
+                      "\nIf you still need them, install them by hand (`sudo apt-get install " + name_list(wanted, 1000) +
+                      "`, or without the version for the current one).");
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Step> make_apt_remove_step(StepKeys& keys) {
+  auto s = std::make_shared<AptRemoveStep>();
+  s->packages = keys.packages("packages");
+  s->lock_timeout = keys.integer("lock_timeout", 120, 0, 86400);
+  return s;
+}
+
+}  // namespace wslgpu

@@ -1,0 +1,26 @@
+// kind = "apt_update": fresh package lists.
+//
+//   [[step]]
+//   id = "lists"
+//   kind = "apt_update"
+//   max_age = 3600     # optional, seconds: skip when the lists are fresher
+//
+// State touched: apt's package lists in ROOT/var/lib/apt/lists, a cache.
+// How old they are is judged by the newest file there. Apply runs
+// `apt-get update --error-on=any`, so that a source that cannot be read
+// fails the step (without the flag apt exits 0 on a network failure).
+// Undo: nothing. The lists are a cache of what the repositories publish;
+// there is no earlier state worth restoring, and a later `apt-get update`
+// would replace it anyway.
+#pragma once
+#include "installer/step_keys.hpp"
+#include "steps/step.hpp"
+
+namespace wslgpu {
+
+std::shared_ptr<Step> make_apt_update_step(StepKeys& keys);
+
+// "3 days", "2 hours", "5 minutes", "40 seconds"
+std::string describe_age(std::int64_t seconds);
+
+}  // namespace wslgpu

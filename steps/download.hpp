@@ -1,0 +1,30 @@
+// kind = "download": a file fetched over HTTPS and checked against its SHA-256.
+//
+//   [[step]]
+//   id = "amdgpu-install-deb"
+//   kind = "download"
+//   url = "https://repo.radeon.com/amdgpu-install/6.4.2.1/ubuntu/noble/amdgpu-install_6.4.60402-1_all.deb"
+//   sha256 = "0f3c...9a"          # required
+//   dest = "/var/lib/wslgpu-setup/cache/amdgpu-install.deb"   # optional; default STATE_DIR/cache/<file name>
+//   insecure_http = false         # optional: allow a plain http:// URL
+//   timeout = 1800                # optional, seconds per attempt
+//   connect_timeout = 30          # optional, seconds
+//   retries = 3                   # optional, further attempts after a transient error
+//
+// State touched: DEST. Plan is a no-op when DEST already holds a file with
+// that SHA-256. Apply downloads (see installer/download.hpp: hash computed
+// while streaming, resume, retries with back-off) into DEST.part and renames
+// it over DEST once the hash matches; a file DEST held before is kept as
+// DEST.wslgpu-previous. Undo removes DEST and puts the previous file back.
+#pragma once
+#include "installer/step_keys.hpp"
+#include "steps/step.hpp"
+
+namespace wslgpu {
+
+std::shared_ptr<Step> make_download_step(StepKeys& keys);
+
+// The file name at the end of URL's path ("" when it ends in '/').
+std::string url_file_name(const std::string& url);
+
+}  // namespace wslgpu

@@ -1,0 +1,709 @@
+// The package step kinds (apt_install, apt_remove, apt_update,
+// apt_repository, deb_install) against a MemoryFileSystem or a TempDir root
+// and a FakeProcessRunner: the exact commands they run, what plan shows,
+// what apply records and what undo reverses. Nothing here runs apt or dpkg.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "installer/error.hpp"
+#include "installer/overlay_filesystem.hpp"
+#include "installer/paths.hpp"
+#include "installer/process.hpp"
+#include "installer/sha256.hpp"
+#include "installer/step_keys.hpp"
+#include "steps/registry.hpp"
+#include "support/fakes.hpp"
+
+using namespace wslgpu;
+using wslgpu::testing::FakeProcessRunner;
+using wslgpu::testing::MemoryFileSystem;
+using wslgpu::testing::TempDir;
+
+namespace {
+
+std::shared_ptr<Step> make_step(const std::string& kind, const std::string& keys_text, std::vector<Diagnostic>& diags) {
+  auto table = toml::parse("kind = \"" + kind + "\"\n" + keys_text);
+  Variables vars;
+  StepKeys keys(table, "test.toml", kind, vars, diags);
+  keys.mark_common("kind");
+  auto step = find_step_kind(kind)->make(keys);
+  keys.finish();
+  return step;
+}
+
+std::shared_ptr<Step> make_step(const std::string& kind, const std::string& keys_text) {
+  std::vector<Diagnostic> diags;
+  auto step = make_step(kind, keys_text, diags);
+  std::string all;
+  for (const auto& d : diags) all += d.str() + "\n";
+  REQUIRE_MESSAGE(diags.empty(), all);
+  return step;
+}
+
+struct Pkg {
+  std::string name, version, state = "install ok installed";
+};
+
+std::string status_text(const std::vector<Pkg>& pkgs) {
+  std::string out;
+  for (const auto& p : pkgs)
+    out += "Package: " + p.name + "\nStatus: " + p.state + "\nArchitecture: amd64\nVersion: " + p.version + "\n\n";
+  return out;
+}
+
+ProcessResult ok(const std::string& out = "") {
+  ProcessResult r;
+  r.exit_code = 0;
+  r.out = out;
+  return r;
+}
+
+ProcessResult fail(int code, const std::string& err) {
+  ProcessResult r;
+  r.exit_code = code;
+  r.err = err;
+  return r;
+}
+
+using Argv = std::vector<std::string>;
+const std::map<std::string, std::string> kAptEnv = {{"DEBIAN_FRONTEND", "noninteractive"}, {"NEEDRESTART_SUSPEND", "1"}};
+const Argv kDpkgOptions = {"-o", "Dpkg::Options::=--force-confdef", "-o", "Dpkg::Options::=--force-confold",
+                           "-o", "DPkg::Lock::Timeout=120"};
+
+Argv concat(std::initializer_list<Argv> parts) {
+  Argv out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+const char* const kRocmSimulation =
+    "NOTE: This is only a simulation!\n"
+    "Inst rocm-core (6.4.2.60402-120~24.04 repo.radeon.com [amd64])\n"
+    "Inst hsa-runtime-rocr4wsl-amdgpu (1.14.0.60402-120~24.04 repo.radeon.com [amd64])\n"
+    "Inst rocm-dev (6.4.2.60402-120~24.04 repo.radeon.com [amd64])\n"
+    "Conf rocm-core (6.4.2.60402-120~24.04 repo.radeon.com [amd64])\n"
+    "Conf hsa-runtime-rocr4wsl-amdgpu (1.14.0.60402-120~24.04 repo.radeon.com [amd64])\n"
+    "Conf rocm-dev (6.4.2.60402-120~24.04 repo.radeon.com [amd64])\n";
+
+struct AptWorld {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  AptWorld() { fs.add_file("/var/lib/dpkg/status", status_text({{"libc6", "2.36-9"}, {"bash", "5.2.15-2"}})); }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------- apt_install
+
+TEST_CASE("apt_install is a no-op that runs no apt at all when every package is installed") {
+  AptWorld w;
+  w.fs.add_file("/var/lib/dpkg/status", status_text({{"libc6", "2.36-9"}, {"rocm-dev", "6.4.2"}}));
+  auto step = make_step("apt_install", "packages = [\"rocm-dev\"]\n");
+  StepPlan p = step->plan(w.ctx);
+  CHECK(p.verdict == Verdict::noop);
+  CHECK(p.summary == "rocm-dev 6.4.2 is already installed");
+  CHECK(p.fingerprint["dpkg:rocm-dev"] == "6.4.2");
+  auto data = step->apply(w.ctx, p);
+  CHECK(data["installed"].empty());
+  CHECK(w.runner.calls.empty());
+}
+
+TEST_CASE("apt_install plan resolves the whole transaction with apt-get -s and lists every package") {
+  AptWorld w;
+  w.runner.on({"apt-get", "-s"}, ok(kRocmSimulation));
+  auto step = make_step("apt_install", "packages = [\"rocm-dev\", \"bash\"]\n");
+  StepPlan p = step->plan(w.ctx);
+  REQUIRE(w.runner.calls.size() == 1);
+  CHECK(w.runner.calls[0].argv == Argv{"apt-get", "-s", "install", "--no-install-recommends", "rocm-dev"});
+  CHECK(w.runner.calls[0].env == kAptEnv);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "install 3 packages: rocm-core, hsa-runtime-rocr4wsl-amdgpu, rocm-dev");
+  CHECK(p.details == std::vector<std::string>{
+                         "install rocm-core 6.4.2.60402-120~24.04 (repo.radeon.com)",
+                         "install hsa-runtime-rocr4wsl-amdgpu 1.14.0.60402-120~24.04 (repo.radeon.com)",
+                         "install rocm-dev 6.4.2.60402-120~24.04 (repo.radeon.com)"});
+  CHECK(p.changes == nlohmann::json::parse(R"([
+    {"type":"package","action":"install","name":"rocm-core","version":"6.4.2.60402-120~24.04","architecture":"amd64"},
+    {"type":"package","action":"install","name":"hsa-runtime-rocr4wsl-amdgpu","version":"1.14.0.60402-120~24.04","architecture":"amd64"},
+    {"type":"package","action":"install","name":"rocm-dev","version":"6.4.2.60402-120~24.04","architecture":"amd64"}])"));
+  CHECK(p.fingerprint["dpkg:rocm-dev"] == "absent");
+  CHECK(p.fingerprint["dpkg:bash"] == "5.2.15-2");
+  CHECK(p.writes.empty());
+  CHECK(w.fs.writes == 0);
+}
+
+TEST_CASE("apt_install with install_recommends lets apt add recommended packages") {
+  AptWorld w;
+  w.runner.on({"apt-get", "-s"}, ok(kRocmSimulation));
+  auto step = make_step("apt_install", "packages = [\"rocm-dev\"]\ninstall_recommends = true\n");
+  step->plan(w.ctx);
+  REQUIRE(w.runner.calls.size() == 1);
+  CHECK(w.runner.calls[0].argv == Argv{"apt-get", "-s", "install", "rocm-dev"});
+}
+
+TEST_CASE("apt_install refuses a transaction that pulls in a DKMS package, however deep") {
+  AptWorld w;
+  w.runner.on({"apt-get", "-s"}, ok("Inst dkms (3.0.10-8 Debian:12/stable [all])\n"
+                                    "Inst amdgpu-dkms (1:6.12.12.60402-2164967.24.04 repo.radeon.com [all])\n"
+                                    "Inst rocm-dkms (6.4.2.60402-120~24.04 repo.radeon.com [amd64])\n"));
+  auto step = make_step("apt_install", "packages = [\"rocm-dkms\"]\n");
+  StepPlan p = step->plan(w.ctx);
+  CHECK(p.verdict == Verdict::refused);
+  CHECK(p.summary == "would install dkms 3.0.10-8, amdgpu-dkms 1:6.12.12.60402-2164967.24.04, rocm-dkms "
+                     "6.4.2.60402-120~24.04, which are kernel-module packages");
+  REQUIRE(p.details.size() >= 5);
+  CHECK(p.details[0] == "dkms 3.0.10-8 is pulled in as a dependency of rocm-dkms");
+  CHECK(p.details[1] == "amdgpu-dkms 1:6.12.12.60402-2164967.24.04 is pulled in as a dependency of rocm-dkms");
+  CHECK(p.details[2] == "rocm-dkms 6.4.2.60402-120~24.04 is in this step's packages");
+  CHECK(p.details[3] == "DKMS modules cannot build against Microsoft's WSL kernel: WSL2 runs Microsoft's own kernel, "
+                        "and no headers exist for it to build against.");
+  CHECK(p.changes.size() == 3);  // the guards see the whole transaction too
+
+  auto allowed = make_step("apt_install", "packages = [\"rocm-dkms\"]\nno_dkms = false\n");
+  CHECK(allowed->plan(w.ctx).verdict == Verdict::change);
+}
+
+TEST_CASE("apt_install refuses linux-headers pulled in by a dependency") {
+  AptWorld w;
+  w.runner.on({"apt-get", "-s"}, ok("Inst linux-headers-6.8.0-45-generic (6.8.0-45.45 Ubuntu:24.04/noble [amd64])\n"
+                                    "Inst foo (1.0 Ubuntu:24.04/noble [amd64])\n"));
+  StepPlan p = make_step("apt_install", "packages = [\"foo\"]\n")->plan(w.ctx);
+  CHECK(p.verdict == Verdict::refused);
+  CHECK(p.summary == "would install linux-headers-6.8.0-45-generic 6.8.0-45.45, which is a kernel-module package");
+}
+
+TEST_CASE("apt_install shows upgrades and removals that the transaction brings") {
+  AptWorld w;
+  w.runner.on({"apt-get", "-s"}, ok("Remv libhsakmt1 [5.7.0-1build1]\n"
+                                    "Inst libc6 [2.36-9] (2.36-9+deb12u9 Debian:12.8/stable [amd64])\n"
+                                    "Inst rocm-dev (6.4.2 repo.radeon.com [amd64])\n"));
+  StepPlan p = make_step("apt_install", "packages = [\"rocm-dev\"]\n")->plan(w.ctx);
+  CHECK(p.summary == "install 1 package: rocm-dev; upgrade libc6; REMOVE libhsakmt1");
+  CHECK(p.details[0] == "remove libhsakmt1 5.7.0-1build1");
+  CHECK(p.details[1] == "upgrade libc6 2.36-9 -> 2.36-9+deb12u9 (Debian:12.8/stable)");
+  CHECK(p.changes[0] == nlohmann::json{{"type", "package"}, {"action", "remove"}, {"name", "libhsakmt1"}, {"version", "5.7.0-1build1"}});
+  CHECK(p.changes[1]["action"] == "upgrade");
+  CHECK(p.changes[1]["from"] == "2.36-9");
+}
+
+TEST_CASE("apt_install plan is refused, with apt's reason, when apt cannot resolve a package") {
+  AptWorld w;
+  w.runner.on({"apt-get", "-s"}, fail(100, "E: Unable to locate package hsa-runtime-rocr4wsl-amdgpu\n"));
+  StepPlan p = make_step("apt_install", "packages = [\"hsa-runtime-rocr4wsl-amdgpu\"]\n")->plan(w.ctx);
+  CHECK(p.verdict == Verdict::refused);
+  CHECK(p.summary == "apt cannot install hsa-runtime-rocr4wsl-amdgpu: Unable to locate package hsa-runtime-rocr4wsl-amdgpu");
+}
+
+TEST_CASE("apt_install refuses to plan or apply while dpkg has unfinished journal entries") {
+  AptWorld w;
+  w.fs.add_file("/var/lib/dpkg/updates/0003", "Package: x\n");
+  auto step = make_step("apt_install", "packages = [\"rocm-dev\"]\n");
+  const char* message =
+      "an earlier dpkg run was interrupted: /var/lib/dpkg/updates/ holds 1 unfinished entry, and apt will not work "
+      "until dpkg has finished it.\nRun `sudo dpkg --configure -a`, then run wslgpu-setup again.";
+  CHECK_THROWS_WITH_AS(step->plan(w.ctx), message, StepFailure);
+  CHECK_THROWS_WITH_AS(step->apply(w.ctx, StepPlan{}), message, StepFailure);
+  CHECK(w.runner.calls.empty());
+}
+
+TEST_CASE("apt_install apply runs apt non-interactively and undo purges exactly the new packages") {
+  AptWorld w;
+  w.fs.add_file("/var/lib/dpkg/status", status_text({{"libc6", "2.36-9"}, {"rocm-core", "6.4.2"}}));
+  w.runner.on({"apt-get", "install"}, [&](const Command&) {
+    w.fs.add_file("/var/lib/dpkg/status", status_text({{"libc6", "2.36-9+deb12u9"},
+                                                        {"rocm-core", "6.4.2"},
+                                                        {"hsa-runtime-rocr4wsl-amdgpu", "1.14.0"},
+                                                        {"rocm-dev", "6.4.2"}}));
+    return ok();
+  });
+  w.runner.on({"apt-get", "purge"}, ok());
+  auto step = make_step("apt_install", "packages = [\"rocm-dev\", \"rocm-core\"]\n");
+  nlohmann::json data = step->apply(w.ctx, StepPlan{});
+  REQUIRE(w.runner.calls.size() == 1);
+  CHECK(w.runner.calls[0].argv ==
+        concat({{"apt-get", "install", "-y", "--no-install-recommends"}, kDpkgOptions, {"rocm-dev"}}));
+  CHECK(w.runner.calls[0].env == kAptEnv);
+  CHECK(data["installed"] == nlohmann::json::parse(R"([{"name":"hsa-runtime-rocr4wsl-amdgpu","version":"1.14.0"},
+                                                       {"name":"rocm-dev","version":"6.4.2"}])"));
+  CHECK(data["upgraded"] == nlohmann::json::parse(R"([{"name":"libc6","from":"2.36-9","to":"2.36-9+deb12u9"}])"));
+
+  step->undo(w.ctx, data);
+  REQUIRE(w.runner.calls.size() == 2);
+  CHECK(w.runner.calls[1].argv ==
+        concat({{"apt-get", "purge", "-y"}, kDpkgOptions, {"hsa-runtime-rocr4wsl-amdgpu", "rocm-dev"}}));
+  CHECK(w.runner.calls[1].env == kAptEnv);
+}
+
+TEST_CASE("apt_install lock_timeout reaches apt as DPkg::Lock::Timeout") {
+  AptWorld w;
+  w.runner.on({"apt-get", "install"}, ok());
+  make_step("apt_install", "packages = [\"rocm-dev\"]\nlock_timeout = 600\n")->apply(w.ctx, StepPlan{});
+  REQUIRE(w.runner.calls.size() == 1);
+  CHECK(w.runner.calls[0].argv.at(9) == "DPkg::Lock::Timeout=600");
+}
+
+TEST_CASE("apt_install undo leaves alone a package the user removed since, and runs nothing then") {
+  AptWorld w;
+  auto step = make_step("apt_install", "packages = [\"rocm-dev\"]\n");
+  step->undo(w.ctx, nlohmann::json::parse(R"({"installed":[{"name":"rocm-dev","version":"6.4.2"}],"upgraded":[],"removed":[]})"));
+  CHECK(w.runner.calls.empty());
+}
+
+TEST_CASE("a failed apt_install purges what it had half-installed and says what apt said") {
+  AptWorld w;
+  w.runner.on({"apt-get", "install"}, [&](const Command&) {
+    w.fs.add_file("/var/lib/dpkg/status",
+                  status_text({{"libc6", "2.36-9"}, {"bash", "5.2.15-2"}, {"bad-postinst", "1.0", "install ok half-configured"}}));
+    ProcessResult r = fail(100, "E: Sub-process /usr/bin/dpkg returned an error code (1)\n");
+    return r;
+  });
+  w.runner.on({"apt-get", "purge"}, ok());
+  auto step = make_step("apt_install", "packages = [\"bad-postinst\"]\n");
+  CHECK_THROWS_WITH_AS(step->apply(w.ctx, StepPlan{}),
+                       ("`apt-get install -y --no-install-recommends -o Dpkg::Options::=--force-confdef -o "
+                        "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=120 bad-postinst` exited 100:\n"
+                        "E: Sub-process /usr/bin/dpkg returned an error code (1)\n"
+                        "The 1 packages it had installed were purged again."),
+                       StepFailure);
+  REQUIRE(w.runner.calls.size() == 2);
+  CHECK(w.runner.calls[1].argv == concat({{"apt-get", "purge", "-y"}, kDpkgOptions, {"bad-postinst"}}));
+}
+
+TEST_CASE("apt_install manifest keys are checked") {
+  std::vector<Diagnostic> diags;
+  make_step("apt_install", "packages = [\"Rocm_Dev\"]\nlock_timeout = -1\nno_dkms = \"yes\"\n", diags);
+  REQUIRE(diags.size() == 3);
+  CHECK(diags[0].message.rfind("\"Rocm_Dev\" is not a valid Debian package name", 0) == 0);
+  CHECK(diags[1].message == "\"no_dkms\" must be true or false, not a string");
+  CHECK(diags[2].message == "\"lock_timeout\" must be between 0 and 86400, not -1");
+}
+
+// ------------------------------------------- apt_install: sources of earlier steps
+
+TEST_CASE("apt_install plan resolves against sources an earlier step would add, in a private apt configuration") {
+  TempDir root;
+  root.write("var/lib/dpkg/status", status_text({{"libc6", "2.36-9"}}));
+  root.write("etc/apt/sources.list.d/debian.sources",
+             "Types: deb\nURIs: https://mirror.invalid/debian\nSuites: bookworm\nComponents: main\n"
+             "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n");
+  root.write("var/lib/apt/lists/mirror.invalid_debian_dists_bookworm_InRelease", "cached list\n");
+  RootedFileSystem disk(root.path());
+  OverlayFileSystem overlay(disk);
+  // What an earlier apt_repository step would write:
+  overlay.write_atomic("/etc/apt/keyrings/rocm.asc", "-----BEGIN PGP PUBLIC KEY BLOCK-----\nk\n", FileAttrs{});
+  overlay.write_atomic("/etc/apt/sources.list.d/rocm.sources",
+                       "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.4.2\nSuites: noble\nComponents: main\n"
+                       "Signed-By: /etc/apt/keyrings/rocm.asc\n",
+                       FileAttrs{});
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{overlay, runner, host, "test"};
+
+  std::string scratch;  // target path of the private configuration
+  std::string seen_rocm_sources, seen_list;
+  bool saw_key = false;
+  runner.on({"apt-get", "update"}, [&](const Command& c) {
+    for (const auto& a : c.argv)
+      if (a.rfind("Dir::Etc::SourceParts=", 0) == 0) scratch = parent_path(a.substr(22));
+    std::string host_dir = root.path() + scratch;
+    std::ifstream in(host_dir + "/sources.list.d/rocm.sources");
+    seen_rocm_sources.assign(std::istreambuf_iterator<char>(in), {});
+    std::ifstream list(host_dir + "/lists/mirror.invalid_debian_dists_bookworm_InRelease");
+    seen_list.assign(std::istreambuf_iterator<char>(list), {});
+    saw_key = std::filesystem::exists(host_dir + "/keys/rocm.asc");
+    return ok();
+  });
+  runner.on({"apt-get", "-s"}, ok(kRocmSimulation));
+  StepPlan p = make_step("apt_install", "packages = [\"rocm-dev\"]\n")->plan(ctx);
+
+  REQUIRE(runner.calls.size() == 2);
+  REQUIRE(scratch.rfind("/var/lib/wslgpu-setup/plan-apt/", 0) == 0);
+  Argv options = {"-o", "Dir::Etc::SourceList=" + scratch + "/sources.list",
+                  "-o", "Dir::Etc::SourceParts=" + scratch + "/sources.list.d",
+                  "-o", "Dir::Etc::Preferences=" + scratch + "/preferences",
+                  "-o", "Dir::Etc::PreferencesParts=" + scratch + "/preferences.d",
+                  "-o", "Dir::Etc::Trusted=" + scratch + "/trusted.gpg",
+                  "-o", "Dir::Etc::TrustedParts=" + scratch + "/trusted.gpg.d",
+                  "-o", "Dir::State::Lists=" + scratch + "/lists",
+                  "-o", "Dir::Cache=" + scratch + "/cache",
+                  "-o", "Dir::State::status=/var/lib/dpkg/status"};
+  CHECK(runner.calls[0].argv == concat({{"apt-get", "update", "--error-on=any", "-o", "APT::Sandbox::User=root"}, options}));
+  CHECK(runner.calls[1].argv == concat({{"apt-get", "-s", "install", "--no-install-recommends"}, options, {"rocm-dev"}}));
+  CHECK(seen_rocm_sources ==
+        "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.4.2\nSuites: noble\nComponents: main\nSigned-By: " + scratch +
+            "/keys/rocm.asc\n");
+  CHECK(saw_key);
+  CHECK(seen_list == "cached list\n");
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.details.back() == "(resolved against the sources that earlier steps add)");
+  // Thrown away afterwards; the target's own apt configuration never saw the new source.
+  CHECK(std::filesystem::is_empty(root.path() + "/var/lib/wslgpu-setup/plan-apt"));
+  CHECK_FALSE(std::filesystem::exists(root.path() + "/etc/apt/sources.list.d/rocm.sources"));
+  CHECK_FALSE(std::filesystem::exists(root.path() + "/etc/apt/keyrings/rocm.asc"));
+  CHECK(std::filesystem::exists(root.path() + "/var/lib/apt/lists/mirror.invalid_debian_dists_bookworm_InRelease"));
+}
+
+TEST_CASE("apt_install plan uses the plain simulation when no earlier step changes apt's sources") {
+  TempDir root;
+  root.write("var/lib/dpkg/status", status_text({{"libc6", "2.36-9"}}));
+  RootedFileSystem disk(root.path());
+  OverlayFileSystem overlay(disk);
+  overlay.write_atomic("/etc/profile.d/rocm.sh", "export X=1\n", FileAttrs{});  // not an apt file
+  FakeProcessRunner runner;
+  runner.on({"apt-get", "-s"}, ok(kRocmSimulation));
+  HostFacts host;
+  StepContext ctx{overlay, runner, host, "test"};
+  make_step("apt_install", "packages = [\"rocm-dev\"]\n")->plan(ctx);
+  REQUIRE(runner.calls.size() == 1);
+  CHECK(runner.calls[0].argv == Argv{"apt-get", "-s", "install", "--no-install-recommends", "rocm-dev"});
+  CHECK_FALSE(std::filesystem::exists(root.path() + "/var/lib/wslgpu-setup"));
+}
+
+TEST_CASE("a private apt update that fails stops the plan with apt's reason and leaves no scratch folder") {
+  TempDir root;
+  root.write("var/lib/dpkg/status", "");
+  RootedFileSystem disk(root.path());
+  OverlayFileSystem overlay(disk);
+  overlay.write_atomic("/etc/apt/sources.list.d/rocm.sources", "Types: deb\n", FileAttrs{});
+  FakeProcessRunner runner;
+  runner.on({"apt-get", "update"}, fail(100, "E: The repository 'https://repo.radeon.com/rocm/apt/9.9 noble Release' "
+                                             "does not have a Release file.\n"));
+  HostFacts host;
+  StepContext ctx{overlay, runner, host, "test"};
+  auto step = make_step("apt_install", "packages = [\"rocm-dev\"]\n");
+  CHECK_THROWS_AS(step->plan(ctx), StepFailure);
+  try {
+    step->plan(ctx);
+  } catch (const StepFailure& e) {
+    std::string m = e.what();
+    CHECK(m.rfind("could not read the package lists of the repositories this plan would add", 0) == 0);
+    CHECK(m.find("E: The repository 'https://repo.radeon.com/rocm/apt/9.9 noble Release' does not have a Release file.") !=
+          std::string::npos);
+  }
+  CHECK(std::filesystem::is_empty(root.path() + "/var/lib/wslgpu-setup/plan-apt"));
+}
+
+// ----------------------------------------------------------------- apt_remove
+
+TEST_CASE("apt_remove is a no-op without apt when none of the packages is installed") {
+  AptWorld w;
+  auto step = make_step("apt_remove", "packages = [\"libhsakmt1\", \"libhsa-runtime64-1\"]\n");
+  StepPlan p = step->plan(w.ctx);
+  CHECK(p.verdict == Verdict::noop);
+  CHECK(p.summary == "none of libhsakmt1, libhsa-runtime64-1 is installed");
+  CHECK(w.runner.calls.empty());
+}
+
+TEST_CASE("apt_remove plans with apt's simulation, records versions and undo reinstalls them") {
+  AptWorld w;
+  w.fs.add_file("/var/lib/dpkg/status", status_text({{"libc6", "2.36-9"}, {"libhsakmt1", "5.7.0-1build1"},
+                                                     {"libhsa-runtime64-1", "5.7.1-2build1"}}));
+  w.runner.on({"apt-get", "-s", "remove"}, ok("Remv libhsa-runtime64-1 [5.7.1-2build1]\nRemv libhsakmt1 [5.7.0-1build1]\n"));
+  w.runner.on({"apt-get", "remove"}, [&](const Command&) {
+    w.fs.add_file("/var/lib/dpkg/status", status_text({{"libc6", "2.36-9"}}));
+    return ok();
+  });
+  w.runner.on({"apt-get", "install"}, ok());
+  auto step = make_step("apt_remove", "packages = [\"libhsakmt1\", \"libhsa-runtime64-1\", \"not-there\"]\n");
+  StepPlan p = step->plan(w.ctx);
+  CHECK(w.runner.calls.at(0).argv == Argv{"apt-get", "-s", "remove", "libhsakmt1", "libhsa-runtime64-1"});
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "remove libhsa-runtime64-1 5.7.1-2build1, libhsakmt1 5.7.0-1build1");
+  CHECK(p.changes[1] == nlohmann::json{{"type", "package"}, {"action", "remove"}, {"name", "libhsakmt1"}, {"version", "5.7.0-1build1"}});
+
+  auto data = step->apply(w.ctx, p);
+  CHECK(w.runner.calls.at(1).argv == concat({{"apt-get", "remove", "-y"}, kDpkgOptions, {"libhsakmt1", "libhsa-runtime64-1"}}));
+  CHECK(w.runner.calls.at(1).env == kAptEnv);
+  CHECK(data["removed"] == nlohmann::json::parse(R"([
+      {"name":"libhsakmt1","version":"5.7.0-1build1","architecture":"amd64"},
+      {"name":"libhsa-runtime64-1","version":"5.7.1-2build1","architecture":"amd64"}])"));
+
+  step->undo(w.ctx, data);
+  CHECK(w.runner.calls.at(2).argv == concat({{"apt-get", "install", "--no-install-recommends", "-y"}, kDpkgOptions,
+                                             {"libhsakmt1=5.7.0-1build1", "libhsa-runtime64-1=5.7.1-2build1"}}));
+}
+
+TEST_CASE("apt_remove undo says plainly when apt can no longer fetch the removed version") {
+  AptWorld w;
+  w.runner.on({"apt-get", "install"}, fail(100, "E: Version '5.7.0-1build1' for 'libhsakmt1' was not found\n"));
+  auto step = make_step("apt_remove", "packages = [\"libhsakmt1\"]\n");
+  CHECK_THROWS_WITH_AS(
+      step->undo(w.ctx, nlohmann::json::parse(R"({"removed":[{"name":"libhsakmt1","version":"5.7.0-1build1"}]})")),
+      "apt cannot fetch the removed versions any more, so they were not reinstalled: libhsakmt1=5.7.0-1build1.\n"
+      "`apt-get install --no-install-recommends -y -o Dpkg::Options::=--force-confdef -o "
+      "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=120 libhsakmt1=5.7.0-1build1` exited 100:\n"
+      "E: Version '5.7.0-1build1' for 'libhsakmt1' was not found\n"
+      "If you still need them, install them by hand (`sudo apt-get install libhsakmt1=5.7.0-1build1`, or without the "
+      "version for the current one).",
+      StepFailure);
+}
+
+// ----------------------------------------------------------------- apt_update
+
+TEST_CASE("apt_update skips fresh lists when max_age says so, and refreshes old ones with --error-on=any") {
+  TempDir root;
+  root.write("var/lib/apt/lists/x_InRelease", "list\n");
+  root.write("var/lib/apt/lists/lock", "");
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  auto step = make_step("apt_update", "max_age = 3600\n");
+  StepPlan fresh = step->plan(ctx);
+  CHECK(fresh.verdict == Verdict::noop);
+  CHECK(fresh.summary.rfind("package lists are ", 0) == 0);
+  CHECK(fresh.summary.find("fresher than max_age (60 minutes)") != std::string::npos);
+
+  auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 3 + 1);
+  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists/x_InRelease", old);
+  StepPlan stale = step->plan(ctx);
+  CHECK(stale.verdict == Verdict::change);
+  CHECK(stale.summary == "refresh package lists (last refresh 3 days ago)");
+
+  runner.on({"apt-get", "update"}, ok());
+  step->apply(ctx, stale);
+  REQUIRE(runner.calls.size() == 1);
+  CHECK(runner.calls[0].argv == Argv{"apt-get", "update", "--error-on=any"});
+  CHECK(runner.calls[0].env == kAptEnv);
+}
+
+TEST_CASE("apt_update without max_age always refreshes, and a failing source fails the step") {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner;
+  runner.on({"apt-get", "update"}, fail(100, "E: Failed to fetch https://repo.radeon.com/rocm/apt/6.4.2/dists/noble/InRelease\n"));
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  auto step = make_step("apt_update", "");
+  StepPlan p = step->plan(ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "refresh package lists (never refreshed)");
+  CHECK_THROWS_WITH_AS(step->apply(ctx, p),
+                       "could not refresh the package lists: `apt-get update --error-on=any` exited 100:\n"
+                       "E: Failed to fetch https://repo.radeon.com/rocm/apt/6.4.2/dists/noble/InRelease\n"
+                       "Check the network and the sources named above (`ls /etc/apt/sources.list.d`).",
+                       StepFailure);
+}
+
+// ------------------------------------------------------------- apt_repository
+
+namespace {
+const std::string kArmouredKey = "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQINBFake\n-----END PGP PUBLIC KEY BLOCK-----\n";
+}
+
+TEST_CASE("apt_repository writes a deb822 source, the checked key as .asc and a pin, all as file writes") {
+  MemoryFileSystem fs;
+  fs.add_file("/srv/rocm.gpg.key", kArmouredKey);
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  auto step = make_step("apt_repository",
+                        "name = \"rocm\"\nuris = [\"https://repo.radeon.com/rocm/apt/6.4.2\"]\nsuites = [\"noble\"]\n"
+                        "components = [\"main\"]\narchitectures = [\"amd64\"]\nkey_file = \"/srv/rocm.gpg.key\"\n"
+                        "key_sha256 = \"" + sha256_hex(kArmouredKey) + "\"\npin_origin = \"repo.radeon.com\"\npin_priority = 600\n");
+  StepPlan p = step->plan(ctx);
+  CHECK(p.verdict == Verdict::change);
+  std::string digest = sha256_hex(kArmouredKey);
+  CHECK(p.summary == "add /etc/apt/sources.list.d/rocm.sources, key rocm.asc (sha256 " + digest.substr(0, 4) + "…" +
+                         digest.substr(62) + "), pin 600");
+  REQUIRE(p.writes.size() == 3);
+  CHECK(p.writes[0].path == "/etc/apt/keyrings/rocm.asc");
+  CHECK(p.writes[0].content == kArmouredKey);
+  CHECK(p.writes[1].path == "/etc/apt/sources.list.d/rocm.sources");
+  CHECK(p.writes[1].content == "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.4.2\nSuites: noble\n"
+                               "Components: main\nArchitectures: amd64\nSigned-By: /etc/apt/keyrings/rocm.asc\n");
+  CHECK(p.writes[2].path == "/etc/apt/preferences.d/rocm.pref");
+  CHECK(p.writes[2].content == "Package: *\nPin: release o=repo.radeon.com\nPin-Priority: 600\n");
+  for (const auto& w : p.writes) CHECK(w.attrs.mode == 0644);
+  CHECK(fs.writes == 0);
+  CHECK(runner.calls.empty());
+
+  for (const auto& w : p.writes) fs.write_atomic(w.path, *w.content, w.attrs);
+  StepPlan again = step->plan(ctx);
+  CHECK(again.verdict == Verdict::noop);
+  CHECK(again.summary == "apt repository \"rocm\" is as wanted");
+}
+
+TEST_CASE("apt_repository keeps a binary key as .gpg and refuses a key whose hash differs") {
+  MemoryFileSystem fs;
+  std::string binary("\x99\x02\x0d\x04", 4);
+  fs.add_file("/srv/key.gpg", binary);
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  std::string common = "name = \"cuda\"\nuris = [\"https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/\"]\n"
+                       "suites = [\"/\"]\nkey_file = \"/srv/key.gpg\"\n";
+  StepPlan p = make_step("apt_repository", common + "key_sha256 = \"" + sha256_hex(binary) + "\"\n")->plan(ctx);
+  REQUIRE(p.writes.size() == 2);
+  CHECK(p.writes[0].path == "/etc/apt/keyrings/cuda.gpg");
+  CHECK(p.writes[1].content == "Types: deb\nURIs: https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/\n"
+                               "Suites: /\nSigned-By: /etc/apt/keyrings/cuda.gpg\n");
+  std::string wrong(64, '0');
+  CHECK_THROWS_WITH_AS(make_step("apt_repository", common + "key_sha256 = \"" + wrong + "\"\n")->plan(ctx),
+                       ("the key file /srv/key.gpg has SHA-256 " + sha256_hex(binary) + ", but key_sha256 says " + wrong +
+                        "; the key was not used. Check where the file came from, or correct key_sha256.")
+                           .c_str(),
+                       StepFailure);
+}
+
+TEST_CASE("apt_repository fetches key_url into the state directory's cache during plan") {
+  TempDir root, elsewhere;
+  elsewhere.write("rocm.gpg.key", kArmouredKey);
+  RootedFileSystem disk(root.path());
+  OverlayFileSystem overlay(disk);
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{overlay, runner, host, "test"};
+  auto step = make_step("apt_repository", "name = \"rocm\"\nuris = [\"https://repo.radeon.com/rocm/apt/6.4.2\"]\n"
+                                          "suites = [\"noble\"]\ncomponents = [\"main\"]\nkey_url = \"file://" +
+                                              elsewhere.path() + "/rocm.gpg.key\"\nkey_sha256 = \"" +
+                                              sha256_hex(kArmouredKey) + "\"\n");
+  StepPlan p = step->plan(ctx);
+  CHECK(p.writes.at(0).content == kArmouredKey);
+  CHECK(std::filesystem::exists(root.path() + "/var/lib/wslgpu-setup/cache/keys/" + sha256_hex(kArmouredKey) + ".key"));
+  CHECK_FALSE(std::filesystem::exists(root.path() + "/etc/apt"));
+}
+
+TEST_CASE("apt_repository manifest keys are checked together") {
+  std::vector<Diagnostic> diags;
+  make_step("apt_repository",
+            "name = \"ROCm repo\"\nuris = [\"https://x/\"]\nsuites = [\"noble\"]\nkey_url = \"http://x/key\"\n"
+            "key_file = \"/k\"\nkey_sha256 = \"zz\"\npin_origin = \"repo.radeon.com\"\n",
+            diags);
+  std::vector<std::string> messages;
+  for (const auto& d : diags) messages.push_back(d.str());
+  CHECK(messages == std::vector<std::string>{
+                        "test.toml:2:8: \"name\" must be lowercase letters, digits, '.', '_' and '-' (it names files in "
+                        "/etc/apt), not \"ROCm repo\"",
+                        "test.toml:4:10: step kind \"apt_repository\" needs the key \"components\" (such as [\"main\"]) "
+                        "unless every suite is a flat repository path ending in \"/\"",
+                        "test.toml:6:12: give either \"key_url\" or \"key_file\", not both",
+                        "test.toml:5:11: \"http://x/key\" is plain HTTP, which anyone on the way can tamper with; use an "
+                        "https:// URL, or set insecure_http = true if the server offers nothing else (the SHA-256 check "
+                        "still applies)",
+                        "test.toml:7:14: \"key_sha256\" must be 64 hexadecimal digits (the output of `sha256sum`)",
+                        "test.toml:8:14: \"pin_origin\" and \"pin_priority\" go together: give both or neither"});
+}
+
+// ---------------------------------------------------------------- deb_install
+
+namespace {
+
+std::string build_deb(const TempDir& work, const std::string& dir, const std::string& out_host) {
+  RealProcessRunner runner("/");
+  Command cmd;
+  cmd.argv = {"dpkg-deb", "--root-owner-group", "--build", work.path() + "/" + dir, out_host};
+  cmd.in_root = false;
+  cmd.timeout = std::chrono::seconds(60);
+  ProcessResult r = runner.run(cmd);
+  REQUIRE_MESSAGE(r.ok(), r.err);
+  return out_host;
+}
+
+}  // namespace
+
+TEST_CASE("deb_install lists a package's files in plan, installs it with dpkg and undo purges it") {
+  TempDir work, root;
+  work.write("kr/DEBIAN/control", "Package: cuda-keyring\nVersion: 1.1-1\nArchitecture: all\nMaintainer: t <t@x>\n"
+                                  "Depends: gpgv\nDescription: t\n");
+  work.write("kr/usr/share/keyrings/cuda-archive-keyring.gpg", "KEY");
+  work.write("kr/etc/apt/sources.list.d/cuda-wsl-ubuntu-x86_64.list", "deb x /\n");
+  std::filesystem::create_directories(root.path() + "/var/cache/debs");
+  build_deb(work, "kr", root.path() + "/var/cache/debs/cuda-keyring_1.1-1_all.deb");
+  root.write("var/lib/dpkg/status", status_text({{"gpgv", "2.2.40-1.1"}}));
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  auto step = make_step("deb_install", "path = \"/var/cache/debs/cuda-keyring_1.1-1_all.deb\"\n");
+  StepPlan p = step->plan(ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "install cuda-keyring 1.1-1 from /var/cache/debs/cuda-keyring_1.1-1_all.deb (2 files)");
+  CHECK(p.changes == nlohmann::json::parse(R"([{"type":"package","action":"install","name":"cuda-keyring","version":"1.1-1"}])"));
+  CHECK(p.details.at(0) == "depends: gpgv");
+  CHECK(p.details.at(1) == "files:");
+  std::vector<std::string> files(p.details.begin() + 2, p.details.end());
+  std::sort(files.begin(), files.end());
+  CHECK(files == std::vector<std::string>{"  /etc/apt/sources.list.d/cuda-wsl-ubuntu-x86_64.list",
+                                          "  /usr/share/keyrings/cuda-archive-keyring.gpg"});
+  CHECK(runner.calls.empty());
+
+  runner.on({"dpkg", "--force-confdef"}, [&](const Command&) {
+    root.write("var/lib/dpkg/status", status_text({{"gpgv", "2.2.40-1.1"}, {"cuda-keyring", "1.1-1"}}));
+    return ok();
+  });
+  runner.on({"dpkg", "--purge"}, ok());
+  auto data = step->apply(ctx, p);
+  REQUIRE(runner.calls.size() == 1);
+  CHECK(runner.calls[0].argv ==
+        Argv{"dpkg", "--force-confdef", "--force-confold", "-i", "/var/cache/debs/cuda-keyring_1.1-1_all.deb"});
+  CHECK(runner.calls[0].env == kAptEnv);
+  CHECK(data == nlohmann::json::parse(R"({"name":"cuda-keyring","version":"1.1-1","previous_version":null})"));
+  CHECK(step->plan(ctx).verdict == Verdict::noop);
+
+  step->undo(ctx, data);
+  REQUIRE(runner.calls.size() == 2);
+  CHECK(runner.calls[1].argv == Argv{"dpkg", "--purge", "cuda-keyring"});
+}
+
+TEST_CASE("deb_install refuses a package that ships a DKMS module, in plan and in apply") {
+  TempDir work, root;
+  work.write("d/DEBIAN/control", "Package: amdgpu-dkms\nVersion: 1:6.12.12\nArchitecture: all\nMaintainer: t <t@x>\nDescription: t\n");
+  work.write("d/usr/src/amdgpu-6.12.12/dkms.conf", "PACKAGE_NAME=amdgpu\n");
+  std::filesystem::create_directories(root.path() + "/tmp");
+  build_deb(work, "d", root.path() + "/tmp/amdgpu-dkms.deb");
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  auto step = make_step("deb_install", "path = \"/tmp/amdgpu-dkms.deb\"\n");
+  StepPlan p = step->plan(ctx);
+  CHECK(p.verdict == Verdict::refused);
+  CHECK(p.summary == "refused: amdgpu-dkms ships a DKMS module source (/usr/src/amdgpu-6.12.12/dkms.conf)");
+  CHECK_THROWS_AS(step->apply(ctx, p), Refusal);
+  CHECK(runner.calls.empty());
+}
+
+TEST_CASE("deb_install with url downloads into the cache during plan, checked, to show the package") {
+  TempDir work, root;
+  work.write("p/DEBIAN/control", "Package: amdgpu-install\nVersion: 6.4.60402-1\nArchitecture: all\nMaintainer: t <t@x>\nDescription: t\n");
+  work.write("p/usr/bin/amdgpu-install", "#!/bin/sh\n");
+  std::string deb = build_deb(work, "p", work.path() + "/amdgpu-install_6.4.60402-1_all.deb");
+  std::ifstream in(deb, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  std::string sha = sha256_hex(bytes);
+  auto step = make_step("deb_install", "url = \"file://" + deb + "\"\nsha256 = \"" + sha + "\"\n");
+  StepPlan p = step->plan(ctx);
+  std::string cached = "/var/lib/wslgpu-setup/cache/" + sha.substr(0, 16) + "-amdgpu-install_6.4.60402-1_all.deb";
+  CHECK(p.summary == "install amdgpu-install 6.4.60402-1 from " + cached + " (1 file)");
+  CHECK(p.details.back() == "  /usr/bin/amdgpu-install");
+  CHECK(std::filesystem::exists(root.path() + cached));
+}
+
+TEST_CASE("deb_install whose path an earlier step creates says so in plan") {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  StepPlan p = make_step("deb_install", "path = \"/var/lib/wslgpu-setup/cache/x.deb\"\n")->plan(ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "install the package in /var/lib/wslgpu-setup/cache/x.deb (not there yet: an earlier step creates it)");
+}
+
+TEST_CASE("deb_install needs exactly one of path and url") {
+  std::vector<Diagnostic> diags;
+  make_step("deb_install", "", diags);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].message == "step kind \"deb_install\" needs the key \"path\" or \"url\"");
+  diags.clear();
+  make_step("deb_install", "path = \"/x.deb\"\nurl = \"https://x/y.deb\"\nsha256 = \"" + std::string(64, 'a') + "\"\n", diags);
+  REQUIRE_FALSE(diags.empty());
+  CHECK(diags[0].message == "give either \"path\" or \"url\", not both");
+}

@@ -1,0 +1,387 @@
+// The download code against a tiny HTTP/1.1 server on 127.0.0.1 (an
+// ephemeral port, one thread, every loop bounded, stops by itself): the
+// SHA-256 check, the resume of a truncated file, the retry after a dropped
+// connection and the refusal of plain HTTP. Plain http:// is used with
+// insecure_http = true because the test server speaks no TLS.
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "installer/download.hpp"
+#include "installer/error.hpp"
+#include "installer/filesystem.hpp"
+#include "installer/sha256.hpp"
+#include "installer/step_keys.hpp"
+#include "steps/registry.hpp"
+#include "support/fakes.hpp"
+
+using namespace wslgpu;
+using wslgpu::testing::FakeProcessRunner;
+using wslgpu::testing::TempDir;
+
+namespace {
+
+class TinyHttpServer {
+ public:
+  struct Behaviour {
+    std::string body;
+    bool honour_range = true;
+    int drop_first = 0;              // requests that get cut off after DROP_AFTER body bytes
+    std::size_t drop_after = 0;
+    int fail_first_with_500 = 0;     // requests answered with 500 first
+    int status = 200;                // 404 to test a permanent error
+  };
+
+  explicit TinyHttpServer(Behaviour b) : behaviour_(std::move(b)) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(listener_ >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;  // ephemeral
+    REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(listener_, 8) == 0);
+    socklen_t len = sizeof addr;
+    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+
+  ~TinyHttpServer() {
+    stop_ = true;
+    thread_.join();
+    ::close(listener_);
+  }
+
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
+  int requests() const { return requests_; }
+  std::vector<std::string> ranges() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ranges_;
+  }
+
+ private:
+  void serve() {
+    // Bounded: at most 20 connections and 20 seconds, whatever the client does.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    for (int served = 0; served < 20 && !stop_ && std::chrono::steady_clock::now() < deadline;) {
+      pollfd p{listener_, POLLIN, 0};
+      if (::poll(&p, 1, 50) <= 0) continue;
+      int c = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) continue;
+      ++served;
+      handle(c);
+      ::close(c);
+    }
+  }
+
+  void send_all(int c, const std::string& data) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+      ssize_t w = ::send(c, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+      if (w <= 0) return;
+      done += static_cast<std::size_t>(w);
+    }
+  }
+
+  void handle(int c) {
+    std::string request;
+    char buf[4096];
+    for (int i = 0; i < 100 && request.find("\r\n\r\n") == std::string::npos; ++i) {
+      pollfd p{c, POLLIN, 0};
+      if (::poll(&p, 1, 50) <= 0) continue;
+      ssize_t got = ::recv(c, buf, sizeof buf, 0);
+      if (got <= 0) return;
+      request.append(buf, static_cast<std::size_t>(got));
+    }
+    int n = ++requests_;
+    std::size_t from = 0;
+    std::string range;
+    auto r = request.find("Range: bytes=");
+    if (r != std::string::npos) {
+      range = request.substr(r + 13, request.find("\r\n", r) - r - 13);
+      from = std::stoul(range);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ranges_.push_back(range);
+    }
+    const std::string& body = behaviour_.body;
+    if (behaviour_.status != 200) {
+      send_all(c, "HTTP/1.1 " + std::to_string(behaviour_.status) + " Nope\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    if (n <= behaviour_.fail_first_with_500) {
+      send_all(c, "HTTP/1.1 500 Busy\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    std::string payload;
+    std::string head;
+    if (!range.empty() && behaviour_.honour_range) {
+      if (from >= body.size()) {
+        send_all(c, "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */" + std::to_string(body.size()) +
+                        "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        return;
+      }
+      payload = body.substr(from);
+      head = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes " + std::to_string(from) + "-" +
+             std::to_string(body.size() - 1) + "/" + std::to_string(body.size()) + "\r\n";
+    } else {
+      payload = body;
+      head = "HTTP/1.1 200 OK\r\n";
+    }
+    head += "Content-Length: " + std::to_string(payload.size()) + "\r\nConnection: close\r\n\r\n";
+    send_all(c, head);
+    if (n <= behaviour_.drop_first) {
+      send_all(c, payload.substr(0, behaviour_.drop_after));
+      return;  // the connection closes mid-body
+    }
+    send_all(c, payload);
+  }
+
+  Behaviour behaviour_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> requests_{0};
+  mutable std::mutex mutex_;
+  std::vector<std::string> ranges_;
+  std::thread thread_;
+};
+
+std::string test_body(std::size_t n) {
+  std::string s;
+  s.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) s += static_cast<char>('a' + (i * 7 + i / 13) % 26);
+  return s;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+DownloadRequest request_for(const TinyHttpServer& server, const std::string& body, const std::string& dest) {
+  DownloadRequest req;
+  req.url = server.url("/pkg.deb");
+  req.sha256 = sha256_hex(body);
+  req.host_path = dest;
+  req.insecure_http = true;
+  req.backoff = std::chrono::milliseconds(10);
+  req.connect_timeout = std::chrono::seconds(5);
+  req.total_timeout = std::chrono::seconds(10);
+  return req;
+}
+
+}  // namespace
+
+TEST_CASE("a download is hashed while it streams and lands under its name once the hash matches") {
+  std::string body = test_body(200000);
+  TinyHttpServer server({body});
+  TempDir tmp;
+  auto req = request_for(server, body, tmp.path() + "/cache/pkg.deb");
+  std::vector<std::uint64_t> progress;
+  req.on_progress = [&](std::uint64_t done, std::uint64_t) { progress.push_back(done); };
+  DownloadResult r = download_file(req);
+  CHECK(r.sha256 == sha256_hex(body));
+  CHECK(r.bytes == body.size());
+  CHECK(r.attempts == 1);
+  CHECK_FALSE(r.resumed);
+  CHECK(slurp(tmp.path() + "/cache/pkg.deb") == body);
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/cache/pkg.deb.part"));
+  REQUIRE_FALSE(progress.empty());
+  CHECK(progress.back() == body.size());
+}
+
+TEST_CASE("a hash mismatch deletes the file and names both hashes") {
+  std::string body = test_body(5000);
+  TinyHttpServer server({body});
+  TempDir tmp;
+  auto req = request_for(server, body, tmp.path() + "/pkg.deb");
+  req.sha256 = std::string(64, 'a');
+  CHECK_THROWS_WITH_AS(download_file(req),
+                       ("the file downloaded from " + req.url + " has SHA-256 " + sha256_hex(body) +
+                        ", but the manifest expects " + std::string(64, 'a') +
+                        "; it was deleted. Either the file changed on the server or the manifest's sha256 is wrong: "
+                        "compare it with the checksum the vendor publishes.")
+                           .c_str(),
+                       StepFailure);
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/pkg.deb"));
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/pkg.deb.part"));
+}
+
+TEST_CASE("a truncated partial file is resumed with a Range request, not fetched again") {
+  std::string body = test_body(100000);
+  TinyHttpServer server({body});
+  TempDir tmp;
+  tmp.write("pkg.deb.part", body.substr(0, 41000));
+  DownloadResult r = download_file(request_for(server, body, tmp.path() + "/pkg.deb"));
+  CHECK(r.resumed);
+  CHECK(r.attempts == 1);
+  CHECK(server.ranges() == std::vector<std::string>{"41000-"});
+  CHECK(slurp(tmp.path() + "/pkg.deb") == body);
+}
+
+TEST_CASE("a dropped connection is retried with back-off and continues where it stopped") {
+  std::string body = test_body(150000);
+  TinyHttpServer::Behaviour b{body};
+  b.drop_first = 1;
+  b.drop_after = 30000;
+  TinyHttpServer server(b);
+  TempDir tmp;
+  DownloadResult r = download_file(request_for(server, body, tmp.path() + "/pkg.deb"));
+  CHECK(r.attempts == 2);
+  CHECK(server.requests() == 2);
+  auto ranges = server.ranges();
+  REQUIRE(ranges.size() == 2);
+  CHECK(ranges[0].empty());
+  CHECK(ranges[1] == "30000-");
+  CHECK(slurp(tmp.path() + "/pkg.deb") == body);
+}
+
+TEST_CASE("a server error 500 is retried; a 404 is not") {
+  std::string body = test_body(1000);
+  TempDir tmp;
+  {
+    TinyHttpServer::Behaviour b{body};
+    b.fail_first_with_500 = 2;
+    TinyHttpServer server(b);
+    DownloadResult r = download_file(request_for(server, body, tmp.path() + "/a.deb"));
+    CHECK(r.attempts == 3);
+    CHECK(slurp(tmp.path() + "/a.deb") == body);
+  }
+  {
+    TinyHttpServer::Behaviour b{body};
+    b.status = 404;
+    TinyHttpServer server(b);
+    auto req = request_for(server, body, tmp.path() + "/b.deb");
+    CHECK_THROWS_WITH_AS(download_file(req),
+                         ("could not download " + req.url +
+                          " after 1 attempt: The requested URL returned error: 404")
+                             .c_str(),
+                         StepFailure);
+    CHECK(server.requests() == 1);
+  }
+}
+
+TEST_CASE("retries stop after the allowed number and keep the partial file for the next run") {
+  std::string body = test_body(50000);
+  TinyHttpServer::Behaviour b{body};
+  b.drop_first = 100;
+  b.drop_after = 1000;
+  TinyHttpServer server(b);
+  TempDir tmp;
+  auto req = request_for(server, body, tmp.path() + "/pkg.deb");
+  req.retries = 2;
+  CHECK_THROWS_AS(download_file(req), StepFailure);
+  CHECK(server.requests() == 3);
+  CHECK(std::filesystem::file_size(tmp.path() + "/pkg.deb.part") == 3000);
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/pkg.deb"));
+}
+
+TEST_CASE("a server that ignores Range is fetched again from the start") {
+  std::string body = test_body(20000);
+  TinyHttpServer::Behaviour b{body};
+  b.honour_range = false;
+  TinyHttpServer server(b);
+  TempDir tmp;
+  tmp.write("pkg.deb.part", body.substr(0, 5000));
+  DownloadResult r = download_file(request_for(server, body, tmp.path() + "/pkg.deb"));
+  CHECK(slurp(tmp.path() + "/pkg.deb") == body);
+  CHECK(r.bytes == body.size());
+}
+
+TEST_CASE("plain http is refused without insecure_http, before any connection") {
+  std::string body = test_body(100);
+  TinyHttpServer server({body});
+  TempDir tmp;
+  auto req = request_for(server, body, tmp.path() + "/pkg.deb");
+  req.insecure_http = false;
+  CHECK_THROWS_WITH_AS(download_file(req),
+                       ("refusing to download: \"" + req.url +
+                        "\" is plain HTTP, which anyone on the way can tamper with; use an https:// URL, or set "
+                        "insecure_http = true if the server offers nothing else (the SHA-256 check still applies)")
+                           .c_str(),
+                       StepFailure);
+  CHECK(server.requests() == 0);
+  CHECK(download_url_problem("ftp://x/y", true) == "\"ftp://x/y\" is not an https:// or file:/// URL");
+  CHECK(download_url_problem("https://repo.radeon.com/rocm/rocm.gpg.key", false).empty());
+  CHECK(download_url_problem("file:///srv/key.asc", false).empty());
+}
+
+TEST_CASE("file URLs are read from the machine running the tool") {
+  TempDir tmp;
+  std::string body = test_body(3000);
+  tmp.write("src/key.asc", body);
+  DownloadRequest req;
+  req.url = "file://" + tmp.path() + "/src/key.asc";
+  req.sha256 = sha256_hex(body);
+  req.host_path = tmp.path() + "/out/key.asc";
+  download_file(req);
+  CHECK(slurp(tmp.path() + "/out/key.asc") == body);
+}
+
+namespace {
+
+std::shared_ptr<Step> download_step(const std::string& text, std::vector<Diagnostic>& diags) {
+  auto table = toml::parse(text);
+  Variables vars;
+  StepKeys keys(table, "test.toml", "download", vars, diags);
+  keys.mark_common("kind");
+  auto step = find_step_kind("download")->make(keys);
+  keys.finish();
+  return step;
+}
+
+}  // namespace
+
+TEST_CASE("the download step is a no-op when dest already holds the file, and undo removes what it fetched") {
+  std::string body = test_body(4000);
+  TinyHttpServer server({body});
+  TempDir root;
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  std::vector<Diagnostic> diags;
+  auto step = download_step("kind = \"download\"\nurl = \"" + server.url("/amdgpu-install_6.4_all.deb") +
+                                "\"\nsha256 = \"" + sha256_hex(body) + "\"\ninsecure_http = true\n",
+                            diags);
+  REQUIRE(diags.empty());
+  StepPlan p = step->plan(ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "download " + server.url("/amdgpu-install_6.4_all.deb") +
+                         " to /var/lib/wslgpu-setup/cache/amdgpu-install_6.4_all.deb");
+  CHECK(server.requests() == 0);  // plan fetches nothing
+  auto data = step->apply(ctx, p);
+  CHECK(fs.read("/var/lib/wslgpu-setup/cache/amdgpu-install_6.4_all.deb") == body);
+  StepPlan again = step->plan(ctx);
+  CHECK(again.verdict == Verdict::noop);
+  step->undo(ctx, data);
+  CHECK_FALSE(fs.stat("/var/lib/wslgpu-setup/cache/amdgpu-install_6.4_all.deb"));
+  CHECK(runner.calls.empty());
+}
+
+TEST_CASE("the download step refuses plain http and a malformed sha256 when the manifest loads") {
+  std::vector<Diagnostic> diags;
+  download_step("kind = \"download\"\nurl = \"http://example.org/x.deb\"\nsha256 = \"abc\"\n", diags);
+  REQUIRE(diags.size() == 2);
+  CHECK(diags[0].str() ==
+        "test.toml:2:7: \"http://example.org/x.deb\" is plain HTTP, which anyone on the way can tamper with; use an "
+        "https:// URL, or set insecure_http = true if the server offers nothing else (the SHA-256 check still applies)");
+  CHECK(diags[1].str() == "test.toml:3:10: \"sha256\" must be 64 hexadecimal digits (the output of `sha256sum`)");
+}
