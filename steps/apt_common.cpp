@@ -130,6 +130,12 @@ std::unique_ptr<PlanAptConfig> PlanAptConfig::create_if_needed(StepContext& ctx)
     for (const auto& name : ctx.fs.list(from)) copy_file(from + "/" + name, to_rel + "/" + name, redirect);
   };
 
+  // The target's apt.conf.d may hook `apt-get update` (command-not-found,
+  // appstream, packagekit refresh their own caches after it): those hooks
+  // must not run for the plan's private lists.
+  write_host_file(H + "/plan.conf",
+                  "#clear APT::Update::Pre-Invoke;\n#clear APT::Update::Post-Invoke;\n"
+                  "#clear APT::Update::Post-Invoke-Success;\n");
   write_host_file(H + "/sources.list", "");
   copy_file("/etc/apt/sources.list", "sources.list", true);
   copy_dir("/etc/apt/sources.list.d", "sources.list.d", true);
@@ -152,6 +158,7 @@ std::unique_ptr<PlanAptConfig> PlanAptConfig::create_if_needed(StepContext& ctx)
   }
 
   cfg->options_ = {
+      "-c", T + "/plan.conf",
       "-o", "Dir::Etc::SourceList=" + T + "/sources.list",
       "-o", "Dir::Etc::SourceParts=" + T + "/sources.list.d",
       "-o", "Dir::Etc::Preferences=" + T + "/preferences",

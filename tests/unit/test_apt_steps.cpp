@@ -304,7 +304,7 @@ TEST_CASE("apt_install plan resolves against sources an earlier step would add, 
   StepContext ctx{overlay, runner, host, "test"};
 
   std::string scratch;  // target path of the private configuration
-  std::string seen_rocm_sources, seen_list;
+  std::string seen_rocm_sources, seen_list, seen_conf;
   bool saw_key = false;
   runner.on({"apt-get", "update"}, [&](const Command& c) {
     for (const auto& a : c.argv)
@@ -315,6 +315,8 @@ TEST_CASE("apt_install plan resolves against sources an earlier step would add, 
     std::ifstream list(host_dir + "/lists/mirror.invalid_debian_dists_bookworm_InRelease");
     seen_list.assign(std::istreambuf_iterator<char>(list), {});
     saw_key = std::filesystem::exists(host_dir + "/keys/rocm.asc");
+    std::ifstream conf(host_dir + "/plan.conf");
+    seen_conf.assign(std::istreambuf_iterator<char>(conf), {});
     return ok();
   });
   runner.on({"apt-get", "-s"}, ok(kRocmSimulation));
@@ -322,7 +324,8 @@ TEST_CASE("apt_install plan resolves against sources an earlier step would add, 
 
   REQUIRE(runner.calls.size() == 2);
   REQUIRE(scratch.rfind("/var/lib/wslgpu-setup/plan-apt/", 0) == 0);
-  Argv options = {"-o", "Dir::Etc::SourceList=" + scratch + "/sources.list",
+  Argv options = {"-c", scratch + "/plan.conf",
+                  "-o", "Dir::Etc::SourceList=" + scratch + "/sources.list",
                   "-o", "Dir::Etc::SourceParts=" + scratch + "/sources.list.d",
                   "-o", "Dir::Etc::Preferences=" + scratch + "/preferences",
                   "-o", "Dir::Etc::PreferencesParts=" + scratch + "/preferences.d",
@@ -337,6 +340,8 @@ TEST_CASE("apt_install plan resolves against sources an earlier step would add, 
         "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.4.2\nSuites: noble\nComponents: main\nSigned-By: " + scratch +
             "/keys/rocm.asc\n");
   CHECK(saw_key);
+  CHECK(seen_conf == "#clear APT::Update::Pre-Invoke;\n#clear APT::Update::Post-Invoke;\n"
+                     "#clear APT::Update::Post-Invoke-Success;\n");
   CHECK(seen_list == "cached list\n");
   CHECK(p.verdict == Verdict::change);
   CHECK(p.details.back() == "(resolved against the sources that earlier steps add)");
