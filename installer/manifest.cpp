@@ -202,9 +202,11 @@ class Loader {
           error(key_pos(*t, key, file), "variable name \"" + key + "\" must hold only letters, digits and '_'");
           continue;
         }
-        if (node->is_table() || node->is_array()) {
+        if (!node->is_string() && !node->is_integer() && !node->is_floating_point() && !node->is_boolean()) {
           error(toml_pos(*node, file), "variable \"" + key + "\" must be a string, number or boolean, not " +
                                            toml_type_name(*node));
+          raw[key] = "";  // still defined, so that its uses are not reported as undefined too
+          where[key] = toml_pos(*node, file);
           continue;
         }
         raw[key] = scalar_to_string(*node);
