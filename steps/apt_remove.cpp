@@ -48,6 +48,7 @@ class AptRemoveStep : public Step {
     for (const auto& a : tx.changes()) {
       p.changes.push_back(package_change(a));
       p.details.push_back(describe_action(a));
+      if (a.kind != AptAction::Kind::remove && a.kind != AptAction::Kind::purge) continue;
       removed.push_back(a.name + (a.old_version.empty() ? "" : " " + a.old_version));
       if (std::find(todo.begin(), todo.end(), a.name) == todo.end()) others.push_back(a.name);
     }
