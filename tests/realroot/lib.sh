@@ -84,9 +84,10 @@ realroot_probe_overlay() {
 
 # Prints the apt sources this machine uses, one "URI SUITE COMPONENTS" line
 # per suite, read from deb822 .sources files and one-line sources.list files.
+# REALROOT_APT_ETC (default /etc/apt) exists for the harness's own tests.
 host_apt_sources() {
-  local f
-  for f in /etc/apt/sources.list.d/*.sources; do
+  local f etc=${REALROOT_APT_ETC:-/etc/apt}
+  for f in "$etc"/sources.list.d/*.sources; do
     [[ -f $f ]] || continue
     awk '
       function flush() {
@@ -107,7 +108,7 @@ host_apt_sources() {
       }
       END { flush() }' "$f"
   done
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+  for f in "$etc"/sources.list "$etc"/sources.list.d/*.list; do
     [[ -f $f ]] || continue
     # deb [options] URI SUITE COMPONENT...
     awk '$1 == "deb" {
@@ -145,7 +146,9 @@ _build_base_tarball() {
   mkdir -p "$REALROOT_CACHE"
   tmp="$REALROOT_CACHE/.building-$$.tar.zst"
   log="$REALROOT_CACHE/.building-$$.log"
-  mapfile -t mirrors < <(base_mirror_lines)
+  local lines
+  lines=$(base_mirror_lines) || exit 1
+  mapfile -t mirrors <<<"$lines"
   say "base root: building Debian 12 minbase with mmdebstrap from this machine's apt mirror (${#mirrors[@]} suites)"
   # The hooks: apt inside a test may use only the local repository (no
   # sources from the mirror, no translations); dpkg skips fsync (the roots
@@ -167,6 +170,8 @@ _build_base_tarball() {
   fi
   mv -f "$tmp" "$tarball"
   rm -f "$log"
+  # Bases of other harness versions are dead weight now.
+  find "$REALROOT_CACHE" -maxdepth 1 -name 'base-*.tar.zst' ! -path "$tarball" -delete
 }
 
 # Makes sure the base tarball for this HARNESS_VERSION is in the cache (built
