@@ -5,6 +5,7 @@
 scenario() {
   with_root install_and_change_groups
   with_root sees_a_pristine_root
+  with_root --bare is_not_wsl
 }
 
 install_and_change_groups() {
@@ -49,5 +50,17 @@ sees_a_pristine_root() {
   assert_eq "$(in_root id -u alice)" 1000 "alice's uid"
   [[ -d $ROOT/mnt/c/Users/alice && -f $ROOT/usr/lib/wsl/lib/libcuda.so.1 && -f $ROOT/etc/wsl.conf ]] ||
     fail "the fake WSL layer is incomplete"
-  if ip -o link show 2>/dev/null | grep -v ' lo:' | grep -q .; then fail "the namespace has a network interface besides lo"; fi
+  # /proc/net/dev lists the interfaces of the reader's network namespace.
+  local interfaces
+  interfaces=$(awk -F: 'NR > 2 { gsub(/ /, "", $1); print $1 }' /proc/net/dev | tr '\n' ' ')
+  assert_eq "$interfaces" "lo " "the network interfaces inside the namespace"
+}
+
+# A --bare root is plain Debian: no /dev/dxg, no driver mount, no alice,
+# the machine's own kernel release.
+is_not_wsl() {
+  [[ ! -e $ROOT/dev/dxg && ! -e $ROOT/usr/lib/wsl && ! -e $ROOT/etc/wsl.conf ]] || fail "a --bare root has WSL files"
+  expect_status 1 in_root id alice
+  assert_contains "$LAST_OUTPUT" "no such user" "id alice in a --bare root"
+  [[ $(cat "$ROOT/proc/sys/kernel/osrelease") != "$REALROOT_WSL_KERNEL" ]] || fail "a --bare root has the WSL kernel release"
 }
