@@ -139,8 +139,8 @@ base_mirror_lines() {
 
 base_tarball() { printf '%s/base-%s.tar.zst\n' "$REALROOT_CACHE" "$HARNESS_VERSION"; }
 
-# Builds the pristine base tarball into the cache. Takes the cache lock, so
-# that two runs do not build it twice.
+# Builds the pristine base tarball into the cache (base_root holds the
+# cache lock, so that two runs do not build it twice).
 _build_base_tarball() {
   local tarball=$1 tmp mirrors log
   mkdir -p "$REALROOT_CACHE"
@@ -175,11 +175,11 @@ _build_base_tarball() {
 }
 
 # Makes sure the base tarball for this HARNESS_VERSION is in the cache (built
-# once, about half a minute), then extracts it once per run into
+# once, 10 to 30 s with a nearby mirror), then extracts it once per run into
 # $REALROOT_RUN/base, the read-only lower layer of every test root. Prints
 # how long each part took.
 base_root() {
-  local tarball start
+  local tarball start lock_fd
   tarball=$(base_tarball)
   mkdir -p "$REALROOT_CACHE"
   exec {lock_fd}>"$REALROOT_CACHE/.lock"
