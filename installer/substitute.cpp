@@ -43,7 +43,10 @@ std::string substitute(const std::string& text, const Variables& vars, const Sou
     }
     std::string name = text.substr(i + 2, close - i - 2);
     auto it = vars.find(name);
-    if (it == vars.end()) {
+    if (name.empty()) {
+      diagnostics.push_back({at(i), "\"${}\" names no variable (write ${NAME}, or \"$${\" for a literal \"${\")"});
+      out += "${}";
+    } else if (it == vars.end()) {
       std::vector<std::string> known;
       for (const auto& [k, v] : vars) known.push_back(k);
       std::string hint = suggest(name, known);

@@ -153,7 +153,7 @@ std::shared_ptr<Step> make_check_step(StepKeys& keys) {
     s->subject = CheckStep::Subject::kernel;
     s->kernel_min = keys.required_string("kernel_min");
     if (s->kernel_min.empty() || !std::isdigit(static_cast<unsigned char>(s->kernel_min[0])))
-      keys.error("kernel_min", "\"kernel_min\" must be a version such as \"5.10.60.1\"");
+      keys.error("kernel_min", "\"kernel_min\" must be a version such as \"5.10.60.1\", not \"" + s->kernel_min + "\"");
   } else if (keys.has("command")) {
     s->subject = CheckStep::Subject::command;
     s->command = keys.argv("command").value_or(std::vector<std::string>{});

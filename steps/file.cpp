@@ -52,7 +52,7 @@ std::shared_ptr<Step> make_file_step(StepKeys& keys) {
     if (!keys.has("content")) keys.error_at(keys.pos("content"), "step kind \"file\" needs the key \"content\" (or state = \"absent\")");
     s->content = keys.string_or("content", "");
   } else if (keys.has("content")) {
-    keys.error("content", "\"content\" makes no sense with state = \"absent\"");
+    keys.error("content", "\"content\" cannot go with state = \"absent\", which removes the file: drop one of them");
     keys.optional_string("content");
   }
   s->mode = keys.mode("mode").value_or(0644);
