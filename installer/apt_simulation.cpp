@@ -24,7 +24,32 @@ std::vector<AptAction> AptTransaction::changes() const {
   return out;
 }
 
+std::string AptTransaction::chain(const std::string& name) const {
+  std::vector<std::string> links = {name};
+  std::string current = name;
+  for (int depth = 0; depth < 64; ++depth) {  // apt's output has no cycles; stay safe anyway
+    auto it = pulled_in_by.find(current);
+    if (it == pulled_in_by.end() || it->second == current) break;
+    current = it->second;
+    links.push_back(current);
+  }
+  std::string out;
+  for (auto it = links.rbegin(); it != links.rend(); ++it) out += (out.empty() ? "" : " → ") + *it;
+  return out;
+}
+
 namespace {
+
+std::string without_arch(const std::string& name) { return name.substr(0, name.find(':')); }
+
+// "  Installing b:amd64 as Depends of a:amd64" -> (b, a)
+bool parse_reason(const std::string& line, std::string& child, std::string& parent) {
+  auto words = split_words(line);
+  if (words.size() != 6 || words[0] != "Installing" || words[2] != "as" || words[4] != "of") return false;
+  child = without_arch(words[1]);
+  parent = without_arch(words[5]);
+  return true;
+}
 
 // Parses "(VERSION ORIGIN... [ARCH])" into ACTION; false when malformed.
 bool parse_candidate(const std::string& inside, AptAction& action) {
@@ -48,6 +73,11 @@ AptTransaction parse_apt_simulation(const std::string& output) {
   std::string line;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::string child, parent;
+    if (parse_reason(line, child, parent)) {
+      tx.pulled_in_by.emplace(child, parent);  // the first reason apt gives is the one that counted
+      continue;
+    }
     if (line.size() < 6 || line[4] != ' ') continue;
     std::string verb = line.substr(0, 4);
     AptAction a;

@@ -12,6 +12,7 @@
 // dependencies are apt's job, and a package pulled in three levels deep
 // shows up here like any other.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,13 +33,20 @@ const char* apt_action_name(AptAction::Kind kind);
 
 struct AptTransaction {
   std::vector<AptAction> actions;  // in apt's order; Conf lines included
+  // package -> the package that pulled it in, from the lines apt prints with
+  // -o Debug::pkgDepCache::AutoInstall=1 ("Installing b as Depends of a").
+  std::map<std::string, std::string> pulled_in_by;
+
+  // "a → b → c" for C pulled in by B pulled in by A; just "c" when apt named
+  // no reason (C was asked for).
+  std::string chain(const std::string& name) const;
 
   // Everything but the Conf lines: what the change list shows.
   std::vector<AptAction> changes() const;
   bool empty() const { return changes().empty(); }
 };
 
-// Parses the standard output of `apt-get -s ...`. Lines that are not
+// Parses the output of `apt-get -s ...`. Lines that are not
 // actions (the simulation note, "Reading package lists...", the summary)
 // are ignored; a malformed action line is ignored too rather than guessed.
 AptTransaction parse_apt_simulation(const std::string& output);

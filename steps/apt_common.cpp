@@ -200,6 +200,8 @@ AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& ar
   std::size_t first_package = 0;
   while (first_package < args.size() && (first_package == 0 || args[first_package].rfind("-", 0) == 0)) ++first_package;
   cmd.argv.insert(cmd.argv.end(), args.begin(), args.begin() + static_cast<std::ptrdiff_t>(first_package));
+  // Makes apt say which package pulled in which, for "pulled in by" messages.
+  cmd.argv.insert(cmd.argv.end(), {"-o", "Debug::pkgDepCache::AutoInstall=1"});
   if (config) cmd.argv.insert(cmd.argv.end(), config->options().begin(), config->options().end());
   cmd.argv.insert(cmd.argv.end(), args.begin() + static_cast<std::ptrdiff_t>(first_package), args.end());
   cmd.env = apt_environment();
@@ -211,7 +213,7 @@ AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& ar
     if (errors.empty()) errors.push_back(command_failure(cmd, r));
     return {};
   }
-  return parse_apt_simulation(r.out);
+  return parse_apt_simulation(r.out + "\n" + r.err);
 }
 
 nlohmann::json package_change(const AptAction& a) {

@@ -68,7 +68,9 @@ class AptInstallStep : public Step {
 
     std::vector<std::string> installs, upgrades, removals, forbidden;
     for (const auto& a : tx.changes()) {
-      p.changes.push_back(package_change(a));
+      nlohmann::json change = package_change(a);
+      if (tx.pulled_in_by.count(a.name)) change["via"] = tx.chain(a.name);
+      p.changes.push_back(change);
       p.details.push_back(describe_action(a));
       if (a.kind == AptAction::Kind::install) installs.push_back(a.name);
       else if (a.kind == AptAction::Kind::upgrade) upgrades.push_back(a.name);
@@ -76,7 +78,6 @@ class AptInstallStep : public Step {
       if ((a.kind == AptAction::Kind::install || a.kind == AptAction::Kind::upgrade) && is_kernel_module_package(a.name))
         forbidden.push_back(a.name + " " + a.version);
     }
-    p.fingerprint["apt-transaction"] = p.changes;
     if (no_dkms && !forbidden.empty()) {
       p.verdict = Verdict::refused;
       p.summary = "would install " + name_list(forbidden) + ", which " +
@@ -85,7 +86,9 @@ class AptInstallStep : public Step {
       for (const auto& f : forbidden) {
         std::string name = f.substr(0, f.find(' '));
         bool asked = std::find(packages.begin(), packages.end(), name) != packages.end();
-        why.push_back(f + (asked ? " is in this step's packages" : " is pulled in as a dependency of " + name_list(todo)));
+        why.push_back(f + (asked                           ? " is in this step's packages"
+                           : tx.pulled_in_by.count(name) ? " is pulled in by " + tx.chain(name)
+                                                         : " is pulled in as a dependency of " + name_list(todo)));
       }
       why.push_back(kDkmsReason);
       why.push_back("Install the toolkit without kernel modules (for ROCm: rocm-dev and the WSL runtime, never rocm-dkms).");

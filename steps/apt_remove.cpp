@@ -52,7 +52,6 @@ class AptRemoveStep : public Step {
       removed.push_back(a.name + (a.old_version.empty() ? "" : " " + a.old_version));
       if (std::find(todo.begin(), todo.end(), a.name) == todo.end()) others.push_back(a.name);
     }
-    p.fingerprint["apt-transaction"] = p.changes;
     p.verdict = Verdict::change;
     p.summary = "remove " + name_list(removed);
     if (!others.empty())

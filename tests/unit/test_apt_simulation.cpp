@@ -86,3 +86,16 @@ TEST_CASE("apt's error lines are collected without their prefix") {
                         "Couldn't find any package\n") ==
         std::vector<std::string>{"Unable to locate package hsa-runtime-rocr4wsl-amdgpu", "Couldn't find any package"});
 }
+
+TEST_CASE("apt's AutoInstall debug lines give the chain that pulled a package in") {
+  auto tx = parse_apt_simulation(
+      "  Installing rocm-dev:amd64 as Depends of rocm:amd64\n"
+      "    Installing amdgpu-dkms:amd64 as Depends of rocm-dkms:amd64\n"
+      "      Installing dkms:amd64 as Recommends of amdgpu-dkms:amd64\n"
+      "    Installing dkms:amd64 as Depends of other:amd64\n"
+      "Inst dkms (3.0.10-8 Debian:12/stable [all])\n");
+  CHECK(tx.chain("dkms") == "rocm-dkms → amdgpu-dkms → dkms");  // the first reason counts
+  CHECK(tx.chain("rocm-dev") == "rocm → rocm-dev");
+  CHECK(tx.chain("rocm") == "rocm");
+  CHECK(tx.actions.size() == 1);
+}

@@ -118,7 +118,8 @@ TEST_CASE("apt_install plan resolves the whole transaction with apt-get -s and l
   auto step = make_step("apt_install", "packages = [\"rocm-dev\", \"bash\"]\n");
   StepPlan p = step->plan(w.ctx);
   REQUIRE(w.runner.calls.size() == 1);
-  CHECK(w.runner.calls[0].argv == Argv{"apt-get", "-s", "install", "--no-install-recommends", "rocm-dev"});
+  CHECK(w.runner.calls[0].argv == Argv{"apt-get", "-s", "install", "--no-install-recommends", "-o",
+                                       "Debug::pkgDepCache::AutoInstall=1", "rocm-dev"});
   CHECK(w.runner.calls[0].env == kAptEnv);
   CHECK(p.verdict == Verdict::change);
   CHECK(p.summary == "install 3 packages: rocm-core, hsa-runtime-rocr4wsl-amdgpu, rocm-dev");
@@ -142,12 +143,14 @@ TEST_CASE("apt_install with install_recommends lets apt add recommended packages
   auto step = make_step("apt_install", "packages = [\"rocm-dev\"]\ninstall_recommends = true\n");
   step->plan(w.ctx);
   REQUIRE(w.runner.calls.size() == 1);
-  CHECK(w.runner.calls[0].argv == Argv{"apt-get", "-s", "install", "rocm-dev"});
+  CHECK(w.runner.calls[0].argv == Argv{"apt-get", "-s", "install", "-o", "Debug::pkgDepCache::AutoInstall=1", "rocm-dev"});
 }
 
 TEST_CASE("apt_install refuses a transaction that pulls in a DKMS package, however deep") {
   AptWorld w;
-  w.runner.on({"apt-get", "-s"}, ok("Inst dkms (3.0.10-8 Debian:12/stable [all])\n"
+  w.runner.on({"apt-get", "-s"}, ok("  Installing amdgpu-dkms:amd64 as Depends of rocm-dkms:amd64\n"
+                                    "    Installing dkms:amd64 as Depends of amdgpu-dkms:amd64\n"
+                                    "Inst dkms (3.0.10-8 Debian:12/stable [all])\n"
                                     "Inst amdgpu-dkms (1:6.12.12.60402-2164967.24.04 repo.radeon.com [all])\n"
                                     "Inst rocm-dkms (6.4.2.60402-120~24.04 repo.radeon.com [amd64])\n"));
   auto step = make_step("apt_install", "packages = [\"rocm-dkms\"]\n");
@@ -156,12 +159,15 @@ TEST_CASE("apt_install refuses a transaction that pulls in a DKMS package, howev
   CHECK(p.summary == "would install dkms 3.0.10-8, amdgpu-dkms 1:6.12.12.60402-2164967.24.04, rocm-dkms "
                      "6.4.2.60402-120~24.04, which are kernel-module packages");
   REQUIRE(p.details.size() >= 5);
-  CHECK(p.details[0] == "dkms 3.0.10-8 is pulled in as a dependency of rocm-dkms");
-  CHECK(p.details[1] == "amdgpu-dkms 1:6.12.12.60402-2164967.24.04 is pulled in as a dependency of rocm-dkms");
+  CHECK(p.details[0] == "dkms 3.0.10-8 is pulled in by rocm-dkms → amdgpu-dkms → dkms");
+  CHECK(p.details[1] == "amdgpu-dkms 1:6.12.12.60402-2164967.24.04 is pulled in by rocm-dkms → amdgpu-dkms");
   CHECK(p.details[2] == "rocm-dkms 6.4.2.60402-120~24.04 is in this step's packages");
   CHECK(p.details[3] == "DKMS modules cannot build against Microsoft's WSL kernel: WSL2 runs Microsoft's own kernel, "
                         "and no headers exist for it to build against.");
-  CHECK(p.changes.size() == 3);  // the guards see the whole transaction too
+  CHECK(p.changes.size() == 3);  // the guards see the whole transaction too, with the chains
+  CHECK(p.changes[0]["via"] == "rocm-dkms → amdgpu-dkms → dkms");
+  CHECK(p.changes[1]["via"] == "rocm-dkms → amdgpu-dkms");
+  CHECK_FALSE(p.changes[2].contains("via"));
 
   auto allowed = make_step("apt_install", "packages = [\"rocm-dkms\"]\nno_dkms = false\n");
   CHECK(allowed->plan(w.ctx).verdict == Verdict::change);
@@ -174,6 +180,7 @@ TEST_CASE("apt_install refuses linux-headers pulled in by a dependency") {
   StepPlan p = make_step("apt_install", "packages = [\"foo\"]\n")->plan(w.ctx);
   CHECK(p.verdict == Verdict::refused);
   CHECK(p.summary == "would install linux-headers-6.8.0-45-generic 6.8.0-45.45, which is a kernel-module package");
+  CHECK(p.details[0] == "linux-headers-6.8.0-45-generic 6.8.0-45.45 is pulled in as a dependency of foo");
 }
 
 TEST_CASE("apt_install shows upgrades and removals that the transaction brings") {
@@ -335,7 +342,10 @@ TEST_CASE("apt_install plan resolves against sources an earlier step would add, 
                   "-o", "Dir::Cache=" + scratch + "/cache",
                   "-o", "Dir::State::status=/var/lib/dpkg/status"};
   CHECK(runner.calls[0].argv == concat({{"apt-get", "update", "--error-on=any", "-o", "APT::Sandbox::User=root"}, options}));
-  CHECK(runner.calls[1].argv == concat({{"apt-get", "-s", "install", "--no-install-recommends"}, options, {"rocm-dev"}}));
+  CHECK(runner.calls[1].argv == concat({{"apt-get", "-s", "install", "--no-install-recommends", "-o",
+                                         "Debug::pkgDepCache::AutoInstall=1"},
+                                        options,
+                                        {"rocm-dev"}}));
   CHECK(seen_rocm_sources ==
         "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.4.2\nSuites: noble\nComponents: main\nSigned-By: " + scratch +
             "/keys/rocm.asc\n");
@@ -364,7 +374,8 @@ TEST_CASE("apt_install plan uses the plain simulation when no earlier step chang
   StepContext ctx{overlay, runner, host, "test"};
   make_step("apt_install", "packages = [\"rocm-dev\"]\n")->plan(ctx);
   REQUIRE(runner.calls.size() == 1);
-  CHECK(runner.calls[0].argv == Argv{"apt-get", "-s", "install", "--no-install-recommends", "rocm-dev"});
+  CHECK(runner.calls[0].argv == Argv{"apt-get", "-s", "install", "--no-install-recommends", "-o",
+                                     "Debug::pkgDepCache::AutoInstall=1", "rocm-dev"});
   CHECK_FALSE(std::filesystem::exists(root.path() + "/var/lib/wslgpu-setup"));
 }
 
@@ -415,7 +426,8 @@ TEST_CASE("apt_remove plans with apt's simulation, records versions and undo rei
   w.runner.on({"apt-get", "install"}, ok());
   auto step = make_step("apt_remove", "packages = [\"libhsakmt1\", \"libhsa-runtime64-1\", \"not-there\"]\n");
   StepPlan p = step->plan(w.ctx);
-  CHECK(w.runner.calls.at(0).argv == Argv{"apt-get", "-s", "remove", "libhsakmt1", "libhsa-runtime64-1"});
+  CHECK(w.runner.calls.at(0).argv == Argv{"apt-get", "-s", "remove", "-o", "Debug::pkgDepCache::AutoInstall=1",
+                                          "libhsakmt1", "libhsa-runtime64-1"});
   CHECK(p.verdict == Verdict::change);
   CHECK(p.summary == "remove libhsa-runtime64-1 5.7.1-2build1, libhsakmt1 5.7.0-1build1");
   CHECK(p.changes[1] == nlohmann::json{{"type", "package"}, {"action", "remove"}, {"name", "libhsakmt1"}, {"version", "5.7.0-1build1"}});
