@@ -122,12 +122,27 @@ class CommandStep : public Step {
     return data;
   }
 
+  // Taken just before apply: what undo runs should apply fail or be killed
+  // while the command runs (it may have done part of its work).
+  nlohmann::json snapshot(StepContext&) const override {
+    nlohmann::json pre = {{"timeout", timeout_s}, {"env", env}};
+    if (undo_argv) pre["undo"] = *undo_argv;
+    return pre;
+  }
+
   void undo(StepContext& ctx, const nlohmann::json& data) override {
-    if (!data.value("ran", false) || !data.contains("undo")) return;
+    const nlohmann::json* source = &data;
+    if (data.value("partial", false)) {
+      if (!data.contains("pre")) return;
+      source = &data["pre"];
+    } else if (!data.value("ran", false)) {
+      return;
+    }
+    if (!source->contains("undo")) return;
     Command c;
-    c.argv = data["undo"].get<std::vector<std::string>>();
-    c.env = data.value("env", std::map<std::string, std::string>{});
-    c.timeout = std::chrono::seconds(data.value("timeout", std::int64_t{600}));
+    c.argv = (*source)["undo"].get<std::vector<std::string>>();
+    c.env = source->value("env", std::map<std::string, std::string>{});
+    c.timeout = std::chrono::seconds(source->value("timeout", std::int64_t{600}));
     ProcessResult r = ctx.runner.run(c);
     if (!r.ok()) throw StepFailure(process_failure_message(c, r));
   }

@@ -18,7 +18,10 @@
 // marked irreversible and plan says so.
 //
 // State touched: whatever the command does. Undo: runs `undo` when apply ran
-// the command; nothing otherwise.
+// the command, and also when the command failed or the run was killed while
+// it ran (it may have done part of its work); nothing when it was skipped. A
+// rollback that is itself interrupted runs undo again, so `undo` should
+// succeed when there is nothing left to reverse (`rm -f`, not `rm`).
 #pragma once
 #include "installer/process.hpp"
 #include "installer/step_keys.hpp"

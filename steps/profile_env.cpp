@@ -104,6 +104,12 @@ class ProfileEnvStep : public Step {
       p.summary = "user " + ctx.host.user + " has no home folder in /etc/passwd for target = \"user\"";
       return p;
     }
+    auto home = ctx.fs.stat(ctx.host.user_home);
+    if (!home || home->type != FileType::directory) {
+      p.verdict = Verdict::refused;
+      p.summary = "the home folder " + ctx.host.user_home + " of " + ctx.host.user + " does not exist";
+      return p;
+    }
     std::string path = normalize_path(ctx.host.user_home + "/.bashrc");
     auto info = ctx.fs.stat(path);
     if (info && info->type != FileType::regular) {

@@ -45,7 +45,7 @@ class UserGroupsStep : public Step {
 
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
-    std::string who = user.empty() ? ctx.host.user : user;
+    std::string who = user_name(ctx);
     if (who.empty()) {
       p.verdict = Verdict::refused;
       p.summary = "no user to add to groups: pass --user NAME or set \"user\" in the step";
@@ -108,40 +108,77 @@ class UserGroupsStep : public Step {
     return p;
   }
 
+  std::string user_name(const StepContext& ctx) const { return user.empty() ? ctx.host.user : user; }
+
+  // Whether each group exists and lists USER as a member, from /etc/group.
+  nlohmann::json state(const StepContext& ctx, const std::string& u) const {
+    Accounts accounts(ctx.fs);
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& g : groups) {
+      auto group = accounts.group(g);
+      bool member = group && std::find(group->members.begin(), group->members.end(), u) != group->members.end();
+      out[g] = {{"exists", group.has_value()}, {"member", member}};
+    }
+    return out;
+  }
+
+  nlohmann::json snapshot(StepContext& ctx) const override {
+    std::string u = user_name(ctx);
+    return {{"user", u}, {"groups", state(ctx, u)}};
+  }
+
   nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override {
     std::vector<std::string> create, add;
-    std::string who;
+    std::string u;
     for (const auto& c : plan.changes) {
       if (c.value("type", "") != "group") continue;
       if (c.value("action", "") == "create") create.push_back(c.at("name").get<std::string>());
       if (c.value("action", "") == "add_member") {
         add.push_back(c.at("name").get<std::string>());
-        who = c.at("user").get<std::string>();
+        u = c.at("user").get<std::string>();
       }
     }
-    nlohmann::json data = {{"user", who}, {"created", nlohmann::json::array()}, {"added", nlohmann::json::array()}};
+    nlohmann::json data = {{"user", u}, {"created", nlohmann::json::array()}, {"added", nlohmann::json::array()}};
     if (add.empty()) return data;
-    try {
-      for (const auto& g : create) {
-        run_or_throw(ctx, {"groupadd", "--system", g});
-        data["created"].push_back(g);
-      }
-      run_or_throw(ctx, {"usermod", "-aG", join(add, ","), who});
-      data["added"] = add;
-    } catch (const StepFailure& e) {
-      // Leave nothing half-done: the journal never saw this data.
-      try {
-        undo(ctx, data);
-      } catch (const StepFailure& u) {
-        throw StepFailure(std::string(e.what()) + "\nUndoing this step's own changes failed too: " + u.what());
-      }
-      throw;
+    // A failure half-way leaves the runner to call undo with the snapshot,
+    // which finds out from /etc/group what was done.
+    for (const auto& g : create) {
+      run_or_throw(ctx, {"groupadd", "--system", g});
+      data["created"].push_back(g);
     }
+    run_or_throw(ctx, {"usermod", "-aG", join(add, ","), u});
+    data["added"] = add;
     return data;
   }
 
+  // Idempotent: each command runs only while /etc/group still shows what it
+  // reverses, so a rollback that was itself interrupted can run again.
   void undo(StepContext& ctx, const nlohmann::json& data) override {
-    std::string who = data.value("user", "");
+    std::string u;
+    std::vector<std::string> added, created;
+    if (data.value("partial", false)) {
+      // Apply never finished: compare the snapshot with /etc/group now.
+      const nlohmann::json& pre = data.contains("pre") ? data["pre"] : nlohmann::json::object();
+      u = pre.value("user", "");
+      if (u.empty() || !pre.contains("groups")) return;
+      Accounts accounts(ctx.fs);
+      // In the manifest's order, as apply ran them (JSON objects sort their keys).
+      std::vector<std::string> names = groups;
+      for (const auto& [g, ignored] : pre["groups"].items())
+        if (std::find(names.begin(), names.end(), g) == names.end()) names.push_back(g);
+      for (const auto& g : names) {
+        if (!pre["groups"].contains(g)) continue;
+        const nlohmann::json& before = pre["groups"][g];
+        auto group = accounts.group(g);
+        bool member = group && std::find(group->members.begin(), group->members.end(), u) != group->members.end();
+        if (!before.value("exists", true) && group) created.push_back(g);
+        if (!before.value("member", true) && member) added.push_back(g);
+      }
+    } else {
+      u = data.value("user", "");
+      if (data.contains("added")) added = data["added"].get<std::vector<std::string>>();
+      if (data.contains("created")) created = data["created"].get<std::vector<std::string>>();
+    }
     std::vector<std::string> problems;
     auto attempt = [&](std::vector<std::string> argv) {
       try {
@@ -150,12 +187,13 @@ class UserGroupsStep : public Step {
         problems.push_back(e.what());
       }
     };
-    if (data.contains("added"))
-      for (const auto& g : data["added"]) attempt({"gpasswd", "-d", who, g.get<std::string>()});
-    if (data.contains("created")) {
-      const auto& created = data["created"];
-      for (auto it = created.rbegin(); it != created.rend(); ++it) attempt({"groupdel", it->get<std::string>()});
+    for (const auto& g : added) {
+      auto group = Accounts(ctx.fs).group(g);
+      if (group && std::find(group->members.begin(), group->members.end(), u) != group->members.end())
+        attempt({"gpasswd", "-d", u, g});
     }
+    for (auto it = created.rbegin(); it != created.rend(); ++it)
+      if (Accounts(ctx.fs).group(*it)) attempt({"groupdel", *it});
     if (!problems.empty()) throw StepFailure(join(problems, "\n"));
   }
 };

@@ -17,8 +17,10 @@
 //
 // State touched: /etc/group and /etc/gshadow, through the root's own shadow
 // tools. Undo runs `gpasswd -d USER G` for exactly the groups apply added the
-// user to, then `groupdel G` for exactly the groups it created. When apply
-// fails half-way it undoes its own part before reporting the failure.
+// user to, then `groupdel G` for exactly the groups it created, each only
+// while /etc/group still shows it (so undo can run twice). When apply did not
+// finish, undo compares the snapshot taken before it with /etc/group to find
+// what was done.
 #pragma once
 #include "installer/step_keys.hpp"
 #include "steps/step.hpp"

@@ -151,6 +151,33 @@ TEST_CASE("command: undo does nothing when apply skipped the command or there is
   CHECK(m.runner.calls.empty());
 }
 
+TEST_CASE("command: when apply failed or was killed, undo runs the undo command recorded in the snapshot") {
+  Machine m;
+  m.runner.on({"make"}, exit_with(2, "", "make: *** [install] Error 1\n"));
+  m.runner.on({"rm"}, exit_with(0));
+  auto step = build_ok(R"(
+kind = "command"
+argv = ["make", "-C", "/opt/src", "install"]
+undo = ["rm", "-rf", "/opt/tool"]
+timeout = 60
+)");
+  auto ctx = m.ctx();
+  auto plan = step->plan(ctx);
+  auto pre = step->snapshot(ctx);
+  CHECK_THROWS_AS(step->apply(ctx, plan), StepFailure);
+  step->undo(ctx, {{"partial", true}, {"pre", pre}});
+  CHECK(m.argvs() == std::vector<Argv>{{"make", "-C", "/opt/src", "install"}, {"rm", "-rf", "/opt/tool"}});
+  CHECK(m.runner.calls.back().timeout == std::chrono::seconds(60));
+}
+
+TEST_CASE("command: without an undo command, a partial undo does nothing") {
+  Machine m;
+  auto step = build_ok("kind = \"command\"\nargv = [\"x\"]\n");
+  auto ctx = m.ctx();
+  step->undo(ctx, {{"partial", true}, {"pre", step->snapshot(ctx)}});
+  CHECK(m.runner.calls.empty());
+}
+
 TEST_CASE("command: a failing undo throws") {
   Machine m;
   m.runner.on({"y"}, exit_with(4, "", "cannot\n"));

@@ -276,6 +276,14 @@ TEST_CASE("profile_env: target user without a user refuses") {
   CHECK(plan.summary == "no user to provision for target = \"user\": pass --user NAME");
 }
 
+TEST_CASE("profile_env: target user refuses when the home folder does not exist") {
+  Machine m;
+  m.host.user_home = "/home/nobody";
+  auto plan = m.plan(*build_ok(kRocmUser));
+  CHECK(plan.verdict == Verdict::refused);
+  CHECK(plan.summary == "the home folder /home/nobody of alice does not exist");
+}
+
 TEST_CASE("profile_env: plan, apply and undo leave ~/.bashrc byte for byte as it was, mode and owner too") {
   Machine m;
   m.fs.add_file("/home/alice/.bashrc", "# mine\r\nexport PS1='$ '", 0640, 1000, 1001);
