@@ -168,7 +168,7 @@ class Loader {
     check_keys(*t, {"name", "description", "schema_version"}, "[manifest]");
     const std::string& file = source_.display;
     if (const toml::node* n = t->get("name"); !n) {
-      error(toml_pos(*t, file), "[manifest] needs the key \"name\"");
+      error(toml_pos(*t, file), "[manifest] needs the key \"name\", such as name = \"my-rocm\"");
     } else if (!n->is_string()) {
       error(toml_pos(*n, file), "\"name\" must be a string, not " + toml_type_name(*n));
     } else {
@@ -370,7 +370,8 @@ class Loader {
           error(toml_pos(*id, file), "step id \"" + step.id + "\" must start with a letter and hold only letters, "
                                                              "digits, '-' and '_'");
         } else if (auto seen = ids.find(step.id); seen != ids.end()) {
-          error(toml_pos(*id, file), "duplicate step id \"" + step.id + "\" (first used at " + seen->second.str() + ")");
+          error(toml_pos(*id, file), "duplicate step id \"" + step.id + "\" (first used on line " +
+                                         std::to_string(seen->second.line) + "); each step needs its own id");
         } else {
           ids[step.id] = toml_pos(*id, file);
         }
