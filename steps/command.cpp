@@ -148,6 +148,15 @@ class CommandStep : public Step {
   }
 };
 
+// Where the key NAME of the table KEY is, for messages.
+SourcePos entry_pos(StepKeys& keys, const std::string& key, const std::string& name) {
+  const toml::node* t = keys.node(key);
+  if (t && t->is_table())
+    for (auto&& [k, v] : *t->as_table())
+      if (k.str() == name) return toml_pos(k.source(), keys.pos_of(v).file);
+  return keys.pos(key);
+}
+
 }  // namespace
 
 std::shared_ptr<Step> make_command_step(StepKeys& keys) {
@@ -163,7 +172,7 @@ std::shared_ptr<Step> make_command_step(StepKeys& keys) {
   s->timeout_s = keys.integer("timeout", 600, 1, 86400);
   for (auto& [name, value] : keys.string_table("env")) {
     if (!valid_env_name(name))
-      keys.error("env", "\"" + name + "\" is not a valid environment variable name (letters, digits and '_', "
+      keys.error_at(entry_pos(keys, "env", name), "\"" + name + "\" is not a valid environment variable name (letters, digits and '_', "
                                       "not starting with a digit)");
     else
       s->env[name] = value;

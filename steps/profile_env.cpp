@@ -193,6 +193,18 @@ void check_dirs(StepKeys& keys, const std::string& key, const std::vector<std::s
 
 }  // namespace
 
+// Where the key NAME (or its value) of the table KEY is, for messages.
+SourcePos entry_pos(StepKeys& keys, const std::string& key, const std::string& name, bool value) {
+  const toml::node* t = keys.node(key);
+  if (t && t->is_table()) {
+    for (auto&& [k, v] : *t->as_table()) {
+      if (k.str() != name) continue;
+      return value ? keys.pos_of(v) : toml_pos(k.source(), keys.pos_of(v).file);
+    }
+  }
+  return keys.pos(key);
+}
+
 std::shared_ptr<Step> make_profile_env_step(StepKeys& keys) {
   auto s = std::make_shared<ProfileEnvStep>();
   s->system = keys.choice("target", {"system", "user"}, "system") == "system";
@@ -204,13 +216,13 @@ std::shared_ptr<Step> make_profile_env_step(StepKeys& keys) {
   check_dirs(keys, "ld_library_path", s->ld_library_path);
   for (auto& [name, value] : keys.string_table("env")) {
     if (!valid_env_name(name)) {
-      keys.error("env", "\"" + name + "\" is not a valid environment variable name (letters, digits and '_', "
+      keys.error_at(entry_pos(keys, "env", name, false), "\"" + name + "\" is not a valid environment variable name (letters, digits and '_', "
                                       "not starting with a digit)");
     } else if (name == "PATH" || name == "LD_LIBRARY_PATH") {
-      keys.error("env", "set " + name + " through \"" + (name == "PATH" ? "path_append\" or \"path_prepend" : "ld_library_path") +
+      keys.error_at(entry_pos(keys, "env", name, false), "set " + name + " through \"" + (name == "PATH" ? "path_append\" or \"path_prepend" : "ld_library_path") +
                             "\", which keep what is there, not through \"env\"");
     } else if (has_line_break_or_control(value)) {
-      keys.error("env", "the value of " + name + " must be one line without control characters");
+      keys.error_at(entry_pos(keys, "env", name, true), "the value of " + name + " must be one line without control characters");
     } else {
       s->env.emplace_back(name, value);
     }

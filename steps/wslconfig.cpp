@@ -335,6 +335,12 @@ class IniSettingsStep : public Step {
         p.details = tried;
         return p;
       }
+      auto folder = ctx.fs.stat(home);
+      if (!folder || folder->type != FileType::directory) {
+        p.verdict = Verdict::refused;
+        p.summary = "the Windows profile folder " + home + " does not exist; check --windows-home";
+        return p;
+      }
       path = home + "/.wslconfig";
     }
 

@@ -247,18 +247,18 @@ TEST_CASE("profile_env: a value cannot forge a marker line") {
 kind = "profile_env"
 target = "user"
 env = { A = "x\n# <<< wslgpu-setup rocm <<<" }
-)") == "m.toml:4:7: the value of A must be one line without control characters");
+)") == "m.toml:4:13: the value of A must be one line without control characters");
 }
 
 TEST_CASE("profile_env: variable names and folders are checked when the manifest loads") {
   CHECK(build_errors("kind = \"profile_env\"\nenv = { \"1BAD\" = \"x\" }\n") ==
-        "m.toml:2:7: \"1BAD\" is not a valid environment variable name (letters, digits and '_', not starting with a "
+        "m.toml:2:9: \"1BAD\" is not a valid environment variable name (letters, digits and '_', not starting with a "
         "digit)");
   CHECK(build_errors("kind = \"profile_env\"\nenv = { \"A;rm\" = \"x\" }\n") ==
-        "m.toml:2:7: \"A;rm\" is not a valid environment variable name (letters, digits and '_', not starting with a "
+        "m.toml:2:9: \"A;rm\" is not a valid environment variable name (letters, digits and '_', not starting with a "
         "digit)");
   CHECK(build_errors("kind = \"profile_env\"\nenv = { PATH = \"/x\" }\n") ==
-        "m.toml:2:7: set PATH through \"path_append\" or \"path_prepend\", which keep what is there, not through \"env\"");
+        "m.toml:2:9: set PATH through \"path_append\" or \"path_prepend\", which keep what is there, not through \"env\"");
   CHECK(build_errors("kind = \"profile_env\"\npath_append = [\"bin\"]\n") ==
         "m.toml:2:15: \"bin\" in \"path_append\" must be an absolute folder such as \"/opt/rocm/bin\"");
   CHECK(build_errors("kind = \"profile_env\"\nld_library_path = [\"/a:/b\"]\n") ==

@@ -324,6 +324,15 @@ TEST_CASE("wslconfig: when interop hangs or is off, the step refuses and asks fo
   CHECK(plan.writes.empty());
 }
 
+TEST_CASE("wslconfig: a Windows home that does not exist refuses instead of creating folders") {
+  Machine m;
+  m.host.windows_home = "/mnt/c/Users/alcie";
+  auto plan = m.plan(*build_ok(kMemory));
+  CHECK(plan.verdict == Verdict::refused);
+  CHECK(plan.summary == "the Windows profile folder /mnt/c/Users/alcie does not exist; check --windows-home");
+  CHECK(plan.writes.empty());
+}
+
 TEST_CASE("wslconf: /etc/wsl.conf is edited with the same engine, keeping its mode and other sections") {
   Machine m;
   const std::string before = "[user]\ndefault=alice\n";
