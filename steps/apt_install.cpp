@@ -106,7 +106,9 @@ class AptInstallStep : public Step {
     if (!upgrades.empty()) summary += "; upgrade " + name_list(upgrades);
     if (!removals.empty()) summary += "; REMOVE " + name_list(removals);
     p.summary = summary;
-    if (config) p.details.push_back("(resolved against the sources that earlier steps add)");
+    if (config)
+      p.details.push_back("(resolved against the sources that earlier steps add; an apt_update step must run after "
+                          "them and before this one)");
     return p;
   }
 

@@ -354,7 +354,8 @@ TEST_CASE("apt_install plan resolves against sources an earlier step would add, 
                      "#clear APT::Update::Post-Invoke-Success;\n");
   CHECK(seen_list == "cached list\n");
   CHECK(p.verdict == Verdict::change);
-  CHECK(p.details.back() == "(resolved against the sources that earlier steps add)");
+  CHECK(p.details.back() == "(resolved against the sources that earlier steps add; an apt_update step must run after "
+                            "them and before this one)");
   // Thrown away afterwards; the target's own apt configuration never saw the new source.
   CHECK(std::filesystem::is_empty(root.path() + "/var/lib/wslgpu-setup/plan-apt"));
   CHECK_FALSE(std::filesystem::exists(root.path() + "/etc/apt/sources.list.d/rocm.sources"));

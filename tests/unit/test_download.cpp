@@ -385,3 +385,29 @@ TEST_CASE("the download step refuses plain http and a malformed sha256 when the 
         "https:// URL, or set insecure_http = true if the server offers nothing else (the SHA-256 check still applies)");
   CHECK(diags[1].str() == "test.toml:3:10: \"sha256\" must be 64 hexadecimal digits (the output of `sha256sum`)");
 }
+
+TEST_CASE("the download step keeps a file it replaces and undo puts it back") {
+  std::string body = test_body(2000);
+  TinyHttpServer server({body});
+  TempDir root;
+  root.write("opt/vendor/installer.deb", "older file\n");
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  std::vector<Diagnostic> diags;
+  auto step = download_step("kind = \"download\"\nurl = \"" + server.url("/installer.deb") + "\"\nsha256 = \"" +
+                                sha256_hex(body) + "\"\ninsecure_http = true\ndest = \"/opt/vendor/installer.deb\"\n",
+                            diags);
+  REQUIRE(diags.empty());
+  StepPlan p = step->plan(ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.details.at(1) == "/opt/vendor/installer.deb exists with SHA-256 " + sha256_hex("older file\n") +
+                               "; it will be replaced");
+  auto data = step->apply(ctx, p);
+  CHECK(fs.read("/opt/vendor/installer.deb") == body);
+  CHECK(data["previous"] == "/opt/vendor/installer.deb.wslgpu-previous");
+  step->undo(ctx, data);
+  CHECK(fs.read("/opt/vendor/installer.deb") == "older file\n");
+  CHECK_FALSE(fs.stat("/opt/vendor/installer.deb.wslgpu-previous"));
+}
