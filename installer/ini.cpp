@@ -124,8 +124,9 @@ IniDocument IniDocument::parse(const std::string& input, const std::string& file
         std::string rest = trim(t.substr(close + 1));
         if (!rest.empty() && rest[0] != '#' && rest[0] != ';') {
           problems.push_back({{file, number, static_cast<std::uint32_t>(raw.find(rest) + 1)},
-                              "\"" + rest + "\" follows the section header on the same line; WSL ignores it: "
-                              "put each key on its own line"});
+                              "\"" + rest +
+                                  "\" follows the section header on the same line; WSL ignores it: "
+                                  "put each key on its own line"});
         }
         line.kind = Line::Kind::section;
         line.name = trim(t.substr(1, close - 1));
@@ -138,8 +139,10 @@ IniDocument IniDocument::parse(const std::string& input, const std::string& file
       line.value = trim(t.substr(eq + 1));
       line.section = section;
       if (section.empty()) {
-        problems.push_back({{file, number, 1}, "key \"" + line.name + "\" is outside any section; WSL ignores it: "
-                                               "put it under a [section] header"});
+        problems.push_back({{file, number, 1},
+                            "key \"" + line.name +
+                                "\" is outside any section; WSL ignores it: "
+                                "put it under a [section] header"});
       }
     } else {
       problems.push_back({{file, number, 1}, "\"" + t + "\" is not a comment, a [section] or a key = value line"});
@@ -179,7 +182,8 @@ std::vector<std::uint32_t> IniDocument::section_lines(const std::string& section
   std::vector<std::uint32_t> out;
   std::string s = lower(section);
   for (std::size_t i = 0; i < lines_.size(); ++i)
-    if (lines_[i].kind == Line::Kind::section && lines_[i].section == s) out.push_back(static_cast<std::uint32_t>(i + 1));
+    if (lines_[i].kind == Line::Kind::section && lines_[i].section == s)
+      out.push_back(static_cast<std::uint32_t>(i + 1));
   return out;
 }
 
@@ -229,7 +233,8 @@ void IniDocument::set(const std::string& section, const std::string& key, const 
 bool IniDocument::erase(const std::string& section, const std::string& key) {
   std::string s = lower(section), k = lower(key);
   auto before = lines_.size();
-  std::erase_if(lines_, [&](const Line& l) { return l.kind == Line::Kind::key && l.section == s && lower(l.name) == k; });
+  std::erase_if(lines_,
+                [&](const Line& l) { return l.kind == Line::Kind::key && l.section == s && lower(l.name) == k; });
   return lines_.size() != before;
 }
 

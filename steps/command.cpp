@@ -7,8 +7,9 @@ namespace wslgpu {
 
 std::string process_failure_message(const Command& cmd, const ProcessResult& r) {
   std::string shown = "`" + cmd.display() + "`";
-  if (r.not_found) return shown + " failed: " + (cmd.argv.empty() ? std::string("?") : cmd.argv.front()) +
-                          " was not found in the root";
+  if (r.not_found)
+    return shown + " failed: " + (cmd.argv.empty() ? std::string("?") : cmd.argv.front()) +
+           " was not found in the root";
   if (r.timed_out)
     return shown + " did not finish within " +
            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(cmd.timeout).count()) + " s and was stopped";
@@ -67,15 +68,15 @@ class CommandStep : public Step {
       Command c = make(*unless);
       ProcessResult r = ctx.runner.run(c);
       if (plan)
-        plan->fingerprint["unless:" + c.display()] = r.not_found ? std::string("not found")
-                                                      : r.timed_out ? std::string("timed out")
-                                                                    : "exit " + std::to_string(r.exit_code);
+        plan->fingerprint["unless:" + c.display()] = r.not_found   ? std::string("not found")
+                                                     : r.timed_out ? std::string("timed out")
+                                                                   : "exit " + std::to_string(r.exit_code);
       if (r.ok()) return "`" + c.display() + "` exits 0";
       if (plan) {
         plan->details.push_back(r.not_found ? "`" + c.display() + "`: " + unless->front() + " is not found now"
-                                : r.timed_out ? "`" + c.display() + "` did not finish within " +
-                                                    std::to_string(timeout_s) + " s"
-                                              : "`" + c.display() + "` exits " + std::to_string(r.exit_code) + " now");
+                                : r.timed_out
+                                    ? "`" + c.display() + "` did not finish within " + std::to_string(timeout_s) + " s"
+                                    : "`" + c.display() + "` exits " + std::to_string(r.exit_code) + " now");
       }
     }
     return "";
@@ -97,7 +98,8 @@ class CommandStep : public Step {
     } else {
       std::string cond;
       if (creates) cond = "until " + *creates + " exists";
-      if (unless) cond += (cond.empty() ? "" : " and ") + std::string("unless `") + make(*unless).display() + "` exits 0";
+      if (unless)
+        cond += (cond.empty() ? "" : " and ") + std::string("unless `") + make(*unless).display() + "` exits 0";
       p.details.insert(p.details.begin(), "runs " + cond);
     }
     nlohmann::json change = {{"type", "command"}, {"argv", argv}};
@@ -163,8 +165,9 @@ std::shared_ptr<Step> make_command_step(StepKeys& keys) {
   auto s = std::make_shared<CommandStep>();
   auto argv = keys.argv("argv");
   if (!argv && !keys.has("argv"))
-    keys.error_at(keys.pos("argv"), "step kind \"command\" needs the key \"argv\", an argument list such as "
-                                    "[\"ldconfig\"]");
+    keys.error_at(keys.pos("argv"),
+                  "step kind \"command\" needs the key \"argv\", an argument list such as "
+                  "[\"ldconfig\"]");
   s->argv = argv.value_or(std::vector<std::string>{});
   s->creates = keys.optional_path("creates");
   s->unless = keys.argv("unless");
@@ -172,8 +175,10 @@ std::shared_ptr<Step> make_command_step(StepKeys& keys) {
   s->timeout_s = keys.integer("timeout", 600, 1, 86400);
   for (auto& [name, value] : keys.string_table("env")) {
     if (!valid_env_name(name))
-      keys.error_at(entry_pos(keys, "env", name), "\"" + name + "\" is not a valid environment variable name (letters, digits and '_', "
-                                      "not starting with a digit)");
+      keys.error_at(entry_pos(keys, "env", name),
+                    "\"" + name +
+                        "\" is not a valid environment variable name (letters, digits and '_', "
+                        "not starting with a digit)");
     else
       s->env[name] = value;
   }

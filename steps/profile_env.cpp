@@ -11,8 +11,10 @@ namespace wslgpu {
 std::string shell_single_quote(const std::string& value) {
   std::string out = "'";
   for (char c : value) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -84,7 +86,8 @@ class ProfileEnvStep : public Step {
     if (system) {
       std::string path = "/etc/profile.d/wslgpu-" + name + ".sh";
       std::string content = "# Written by wslgpu-setup for the manifest \"" + name +
-                            "\"; the next run overwrites changes made here,\n# so edit the manifest instead.\n" + body();
+                            "\"; the next run overwrites changes made here,\n# so edit the manifest instead.\n" +
+                            body();
       bool existed = ctx.fs.stat(path).has_value();
       if (!plan_file(ctx.fs, path, content, FileAttrs{0644, 0, 0}, p)) {
         p.summary = path + " is as wanted";
@@ -140,7 +143,8 @@ class ProfileEnvStep : public Step {
       if (line == end) ends.push_back({number, pos, stop});
       pos = stop;
     }
-    const std::string fix = " Remove the stray marker (or the extra block) by hand, then run again. Nothing was changed.";
+    const std::string fix =
+        " Remove the stray marker (or the extra block) by hand, then run again. Nothing was changed.";
     auto at = [&](std::uint32_t line) { return path + ":" + std::to_string(line) + ": "; };
     if (begins.size() > 1)
       throw StepFailure(at(begins[1].line) + "the marker \"" + begin + "\" appears again (first on line " +
@@ -149,11 +153,11 @@ class ProfileEnvStep : public Step {
       throw StepFailure(at(ends[1].line) + "the marker \"" + end + "\" appears again (first on line " +
                         std::to_string(ends[0].line) + "), so the managed block is ambiguous." + fix);
     if (begins.size() == 1 && ends.empty())
-      throw StepFailure(at(begins[0].line) + "the marker \"" + begin + "\" has no closing \"" + end +
-                        "\" after it." + fix);
+      throw StepFailure(at(begins[0].line) + "the marker \"" + begin + "\" has no closing \"" + end + "\" after it." +
+                        fix);
     if (ends.size() == 1 && begins.empty())
-      throw StepFailure(at(ends[0].line) + "the marker \"" + end + "\" has no opening \"" + begin +
-                        "\" before it." + fix);
+      throw StepFailure(at(ends[0].line) + "the marker \"" + end + "\" has no opening \"" + begin + "\" before it." +
+                        fix);
     if (begins.size() == 1 && ends[0].line < begins[0].line)
       throw StepFailure(at(ends[0].line) + "the marker \"" + end + "\" comes before its opening marker on line " +
                         std::to_string(begins[0].line) + "." + fix);
@@ -168,14 +172,14 @@ class ProfileEnvStep : public Step {
       if (!wanted.empty()) wanted += "\n";
       wanted += block;
     }
-    FileAttrs attrs = info ? FileAttrs{info->mode, info->uid, info->gid}
-                           : FileAttrs{0644, ctx.host.user_uid, ctx.host.user_gid};
+    FileAttrs attrs =
+        info ? FileAttrs{info->mode, info->uid, info->gid} : FileAttrs{0644, ctx.host.user_uid, ctx.host.user_gid};
     if (!plan_file(ctx.fs, path, wanted, attrs, p)) {
       p.summary = "the managed block in " + path + " is as wanted";
       return p;
     }
-    p.summary = had_block ? "update the managed block in " + path
-                          : (info ? "add a managed block to " : "create ") + path;
+    p.summary =
+        had_block ? "update the managed block in " + path : (info ? "add a managed block to " : "create ") + path;
     return p;
   }
 };
@@ -216,21 +220,27 @@ std::shared_ptr<Step> make_profile_env_step(StepKeys& keys) {
   check_dirs(keys, "ld_library_path", s->ld_library_path);
   for (auto& [name, value] : keys.string_table("env")) {
     if (!valid_env_name(name)) {
-      keys.error_at(entry_pos(keys, "env", name, false), "\"" + name + "\" is not a valid environment variable name (letters, digits and '_', "
-                                      "not starting with a digit)");
+      keys.error_at(entry_pos(keys, "env", name, false),
+                    "\"" + name +
+                        "\" is not a valid environment variable name (letters, digits and '_', "
+                        "not starting with a digit)");
     } else if (name == "PATH" || name == "LD_LIBRARY_PATH") {
-      keys.error_at(entry_pos(keys, "env", name, false), "set " + name + " through \"" + (name == "PATH" ? "path_append\" or \"path_prepend" : "ld_library_path") +
-                            "\", which keep what is there, not through \"env\"");
+      keys.error_at(entry_pos(keys, "env", name, false),
+                    "set " + name + " through \"" +
+                        (name == "PATH" ? "path_append\" or \"path_prepend" : "ld_library_path") +
+                        "\", which keep what is there, not through \"env\"");
     } else if (has_line_break_or_control(value)) {
-      keys.error_at(entry_pos(keys, "env", name, true), "the value of " + name + " must be one line without control characters");
+      keys.error_at(entry_pos(keys, "env", name, true),
+                    "the value of " + name + " must be one line without control characters");
     } else {
       s->env.emplace_back(name, value);
     }
   }
   if (s->path_append.empty() && s->path_prepend.empty() && s->ld_library_path.empty() && s->env.empty() &&
       !keys.has("env"))
-    keys.error_at(keys.pos("kind"), "a profile_env step needs at least one of \"path_append\", \"path_prepend\", "
-                                    "\"ld_library_path\" and \"env\"");
+    keys.error_at(keys.pos("kind"),
+                  "a profile_env step needs at least one of \"path_append\", \"path_prepend\", "
+                  "\"ld_library_path\" and \"env\"");
   return s;
 }
 

@@ -94,16 +94,18 @@ class UserGroupsStep : public Step {
     }
     p.verdict = Verdict::change;
     p.summary = "add " + who + " to " + join(to_add, ", ");
-    if (!to_create.empty()) p.summary += " (creating " + join(to_create, ", ") + " as system group" +
-                                         (to_create.size() > 1 ? "s)" : ")");
+    if (!to_create.empty())
+      p.summary += " (creating " + join(to_create, ", ") + " as system group" + (to_create.size() > 1 ? "s)" : ")");
     if (!already.empty()) p.details.push_back(who + " is already in " + join(already, ", "));
     for (const auto& g : to_create) {
       p.details.push_back("groupadd --system " + g);
       p.changes.push_back({{"type", "group"}, {"action", "create"}, {"name", g}, {"system", true}});
     }
     p.details.push_back("usermod -aG " + join(to_add, ",") + " " + who);
-    for (const auto& g : to_add) p.changes.push_back({{"type", "group"}, {"action", "add_member"}, {"name", g}, {"user", who}});
-    p.notices.push_back(who + "'s new groups (" + join(to_add, ", ") + ") take effect at the next login: in WSL, run "
+    for (const auto& g : to_add)
+      p.changes.push_back({{"type", "group"}, {"action", "add_member"}, {"name", g}, {"user", who}});
+    p.notices.push_back(who + "'s new groups (" + join(to_add, ", ") +
+                        ") take effect at the next login: in WSL, run "
                         "`wsl --terminate <distro>` from Windows, or open a new login shell.");
     return p;
   }
@@ -204,8 +206,9 @@ std::shared_ptr<Step> make_user_groups_step(StepKeys& keys) {
   auto s = std::make_shared<UserGroupsStep>();
   for (auto& g : keys.required_string_list("groups")) {
     if (!valid_account_name(g)) {
-      keys.error("groups", "\"" + g + "\" is not a valid group name (letters, digits, '_', '.' and '-', "
-                                     "not starting with '-' or '.', at most 32 characters)");
+      keys.error("groups", "\"" + g +
+                               "\" is not a valid group name (letters, digits, '_', '.' and '-', "
+                               "not starting with '-' or '.', at most 32 characters)");
     } else if (std::find(s->groups.begin(), s->groups.end(), g) == s->groups.end()) {
       s->groups.push_back(g);
     }

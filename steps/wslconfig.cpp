@@ -71,7 +71,9 @@ const std::vector<SectionSpec>& wslconf_schema() {
         {"root", ValueType::text},
         {"options", ValueType::text}}},
       {"network",
-       {{"generateHosts", ValueType::boolean}, {"generateResolvConf", ValueType::boolean}, {"hostname", ValueType::text}}},
+       {{"generateHosts", ValueType::boolean},
+        {"generateResolvConf", ValueType::boolean},
+        {"hostname", ValueType::text}}},
       {"interop", {{"enabled", ValueType::boolean}, {"appendWindowsPath", ValueType::boolean}}},
       {"user", {{"default", ValueType::text}}},
       {"boot", {{"systemd", ValueType::boolean}, {"command", ValueType::text}, {"protectBinfmt", ValueType::boolean}}},
@@ -129,16 +131,19 @@ std::string comparable(ValueType type, std::string value) {
   switch (type) {
     case ValueType::boolean:
     case ValueType::choice:
-    case ValueType::size: return lower(value);
-    case ValueType::windows_path: return lower(escape_windows_path(value));
-    default: return value;
+    case ValueType::size:
+      return lower(value);
+    case ValueType::windows_path:
+      return lower(escape_windows_path(value));
+    default:
+      return value;
   }
 }
 
 struct Setting {
   std::string section;  // as the manifest spells it (the schema's spelling when known)
   std::string key;
-  std::string value;    // as it will be written
+  std::string value;  // as it will be written
   ValueType type = ValueType::text;
 };
 
@@ -175,7 +180,8 @@ std::string convert(const KeySpec& spec, const toml::node& node, StepKeys& keys,
           return number + upper;
         }
       }
-      problem = "must be a size such as \"16GB\" or \"512MB\" (a number of bytes, or with the unit B, KB, MB, GB or TB)";
+      problem =
+          "must be a size such as \"16GB\" or \"512MB\" (a number of bytes, or with the unit B, KB, MB, GB or TB)";
       return "";
     }
     case ValueType::windows_path: {
@@ -219,8 +225,10 @@ std::string convert(const KeySpec& spec, const toml::node& node, StepKeys& keys,
       bool ok = true;
       if (node.is_array()) {
         for (const auto& item : *node.as_array()) {
-          if (item.is_integer()) ports.push_back(std::to_string(item.as_integer()->get()));
-          else ok = false;
+          if (item.is_integer())
+            ports.push_back(std::to_string(item.as_integer()->get()));
+          else
+            ok = false;
         }
       } else if (auto s = text_of()) {
         std::size_t start = 0;
@@ -244,9 +252,12 @@ std::string convert(const KeySpec& spec, const toml::node& node, StepKeys& keys,
     }
     case ValueType::text: {
       std::string s;
-      if (auto t = text_of()) s = *t;
-      else if (node.is_integer()) s = std::to_string(node.as_integer()->get());
-      else if (node.is_boolean()) s = node.as_boolean()->get() ? "true" : "false";
+      if (auto t = text_of())
+        s = *t;
+      else if (node.is_integer())
+        s = std::to_string(node.as_integer()->get());
+      else if (node.is_boolean())
+        s = node.as_boolean()->get() ? "true" : "false";
       else {
         problem = "must be a string, not " + toml_type_name(node);
         return "";
@@ -285,7 +296,7 @@ class IniSettingsStep : public Step {
     ProcessResult r = ctx.runner.run(echo);
     if (!r.ok()) {
       tried.push_back("`" + echo.display() + "` " +
-                      (r.not_found ? std::string("was not found (is interop off?)")
+                      (r.not_found   ? std::string("was not found (is interop off?)")
                        : r.timed_out ? std::string("did not answer within 5 s")
                                      : "exited " + std::to_string(r.exit_code)));
       return "";
@@ -309,7 +320,7 @@ class IniSettingsStep : public Step {
     std::string linux_path = trim(w.out);
     if (!w.ok() || linux_path.empty() || linux_path[0] != '/' || !target_path_problem(linux_path).empty()) {
       tried.push_back("`" + conv.display() + "` " +
-                      (w.not_found ? std::string("was not found")
+                      (w.not_found   ? std::string("was not found")
                        : w.timed_out ? std::string("did not answer within 5 s")
                                      : "gave \"" + linux_path + "\""));
       return "";
@@ -330,8 +341,9 @@ class IniSettingsStep : public Step {
       std::string home = windows_home(ctx, tried);
       if (home.empty()) {
         p.verdict = Verdict::refused;
-        p.summary = "cannot find the Windows profile folder (%USERPROFILE%) for .wslconfig: "
-                    "pass --windows-home /mnt/c/Users/NAME";
+        p.summary =
+            "cannot find the Windows profile folder (%USERPROFILE%) for .wslconfig: "
+            "pass --windows-home /mnt/c/Users/NAME";
         p.details = tried;
         return p;
       }
@@ -354,13 +366,15 @@ class IniSettingsStep : public Step {
     bool converted = false;
     if (looks_like_utf16(text)) {
       if (!rewrite_utf16) {
-        throw StepFailure(path + ":1: the file is saved as UTF-16, which WSL silently ignores, so its settings "
+        throw StepFailure(path +
+                          ":1: the file is saved as UTF-16, which WSL silently ignores, so its settings "
                           "have no effect. Save it as UTF-8 (in Notepad: File > Save as, Encoding UTF-8), or set "
                           "rewrite_utf16 = true in this step to let it be rewritten as UTF-8. Nothing was changed.");
       }
       auto decoded = utf16_to_utf8(text);
       if (!decoded) {
-        throw StepFailure(path + ":1: the file looks like UTF-16 but is not valid UTF-16, so it cannot be "
+        throw StepFailure(path +
+                          ":1: the file looks like UTF-16 but is not valid UTF-16, so it cannot be "
                           "rewritten safely; fix or remove it by hand. Nothing was changed.");
       }
       text = *decoded;
@@ -370,7 +384,8 @@ class IniSettingsStep : public Step {
     try {
       doc = IniDocument::parse(text, path);
     } catch (const InputError& e) {
-      throw StepFailure(std::string(e.what()) + "\nWSL would misread this file, so it is left as it is: fix it by "
+      throw StepFailure(std::string(e.what()) +
+                        "\nWSL would misread this file, so it is left as it is: fix it by "
                         "hand, then run again. Nothing was changed.");
     }
     if (!now.info) doc.use_crlf(target == Target::windows_profile);
@@ -387,15 +402,18 @@ class IniSettingsStep : public Step {
       std::string label = "[" + s.section + "] " + s.key;
       std::string from = current.empty() ? std::string("(unset)") : current.back();
       edits.push_back(label + " " + from + " -> " + s.value);
-      p.changes.push_back({{"type", "setting"}, {"path", path}, {"section", s.section}, {"key", s.key},
+      p.changes.push_back({{"type", "setting"},
+                           {"path", path},
+                           {"section", s.section},
+                           {"key", s.key},
                            {"from", current.empty() ? nlohmann::json(nullptr) : nlohmann::json(current.back())},
                            {"to", s.value}});
       if (current.size() > 1)
         notes.push_back("note: " + s.key + " appears " + std::to_string(current.size()) + " times in [" + s.section +
                         "]; every occurrence is set");
       auto headers = doc.section_lines(s.section);
-      if (headers.size() > 1 && std::find(sections_noted.begin(), sections_noted.end(), lower(s.section)) ==
-                                    sections_noted.end()) {
+      if (headers.size() > 1 &&
+          std::find(sections_noted.begin(), sections_noted.end(), lower(s.section)) == sections_noted.end()) {
         sections_noted.push_back(lower(s.section));
         std::string lines;
         for (auto l : headers) lines += (lines.empty() ? "" : ", ") + std::to_string(l);
@@ -424,10 +442,12 @@ class IniSettingsStep : public Step {
     p.details.insert(p.details.begin(), notes.begin(), notes.end());
     if (converted) p.details.insert(p.details.begin(), path + " is saved as UTF-16; it will be rewritten as UTF-8");
     p.notices.push_back(target == Target::windows_profile
-                            ? path + " changed: run `wsl --shutdown` from Windows (PowerShell or cmd), then start "
-                                     "the distribution again, for the new settings to apply."
-                            : path + " changed: run `wsl --terminate <distro>` (or `wsl --shutdown`) from Windows, "
-                                     "then start the distribution again, for the new settings to apply.");
+                            ? path +
+                                  " changed: run `wsl --shutdown` from Windows (PowerShell or cmd), then start "
+                                  "the distribution again, for the new settings to apply."
+                            : path +
+                                  " changed: run `wsl --terminate <distro>` (or `wsl --shutdown`) from Windows, "
+                                  "then start the distribution again, for the new settings to apply.");
     return p;
   }
 };
@@ -443,8 +463,8 @@ std::shared_ptr<Step> make_ini_step(StepKeys& keys, IniSettingsStep::Target targ
 
   const toml::node* settings = keys.node("settings");
   if (!settings) {
-    keys.error_at(keys.pos("settings"), std::string("this step needs the key \"settings\", a table of sections such as ") +
-                                            example);
+    keys.error_at(keys.pos("settings"),
+                  std::string("this step needs the key \"settings\", a table of sections such as ") + example);
     return s;
   }
   if (!settings->is_table() || settings->as_table()->empty()) {
@@ -466,8 +486,10 @@ std::shared_ptr<Step> make_ini_step(StepKeys& keys, IniSettingsStep::Target targ
     std::string section(sk->str());
     SourcePos spos = toml_pos(sk->source(), keys.pos_of(*sv).file);
     if (!sv->is_table()) {
-      keys.error_at(keys.pos_of(*sv), "\"settings." + section + "\" must be a table of keys such as { key = \"value\" }, "
-                                      "not " + toml_type_name(*sv));
+      keys.error_at(keys.pos_of(*sv), "\"settings." + section +
+                                          "\" must be a table of keys such as { key = \"value\" }, "
+                                          "not " +
+                                          toml_type_name(*sv));
       continue;
     }
     const SectionSpec* sec = nullptr;
@@ -475,10 +497,11 @@ std::shared_ptr<Step> make_ini_step(StepKeys& keys, IniSettingsStep::Target targ
       if (lower(candidate.name) == lower(section)) sec = &candidate;
     if (!sec && !(allow_unknown && valid_ini_name(section))) {
       std::string hint = suggest(lower(section), section_names);
-      keys.error_at(spos, allow_unknown ? "section name \"" + section + "\" may hold only letters, digits, '_', '-' and '.'"
-                                        : "unknown section [" + section + "]" +
-                                              (hint.empty() ? "" : " (did you mean [" + hint + "]?)") +
-                                              "; set allow_unknown = true to write it anyway");
+      keys.error_at(spos, allow_unknown
+                              ? "section name \"" + section + "\" may hold only letters, digits, '_', '-' and '.'"
+                              : "unknown section [" + section + "]" +
+                                    (hint.empty() ? "" : " (did you mean [" + hint + "]?)") +
+                                    "; set allow_unknown = true to write it anyway");
       continue;
     }
     std::vector<std::string> key_names;
@@ -533,8 +556,7 @@ std::shared_ptr<Step> make_wslconfig_step(StepKeys& keys) {
 }
 
 std::shared_ptr<Step> make_wslconf_step(StepKeys& keys) {
-  return make_ini_step(keys, IniSettingsStep::Target::wsl_conf, wslconf_schema(),
-                       "settings.boot = { systemd = true }");
+  return make_ini_step(keys, IniSettingsStep::Target::wsl_conf, wslconf_schema(), "settings.boot = { systemd = true }");
 }
 
 }  // namespace wslgpu

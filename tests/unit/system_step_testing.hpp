@@ -68,8 +68,10 @@ inline Snapshot snapshot(const MemoryFileSystem& fs) {
 // What the runner does with a plan's writes.
 inline void carry_out_writes(FileSystem& fs, const StepPlan& plan) {
   for (const auto& w : plan.writes) {
-    if (w.content) fs.write_atomic(w.path, *w.content, w.attrs);
-    else fs.remove(w.path);
+    if (w.content)
+      fs.write_atomic(w.path, *w.content, w.attrs);
+    else
+      fs.remove(w.path);
   }
 }
 

@@ -192,8 +192,9 @@ TEST_CASE("command: argv must be an argument list, never a shell string") {
         "through a shell)");
   CHECK(build_errors("kind = \"command\"\n") ==
         "m.toml:1:1: step kind \"command\" needs the key \"argv\", an argument list such as [\"ldconfig\"]");
-  CHECK(build_errors("kind = \"command\"\nargv = [\"x\"]\ncreates = \"relative\"\n").find("m.toml:3:11: path "
-                                                                                         "\"relative\"") == 0);
+  CHECK(build_errors("kind = \"command\"\nargv = [\"x\"]\ncreates = \"relative\"\n")
+            .find("m.toml:3:11: path "
+                  "\"relative\"") == 0);
   CHECK(build_errors("kind = \"command\"\nargv = [\"x\"]\nenv = { \"A B\" = \"1\" }\n") ==
         "m.toml:3:9: \"A B\" is not a valid environment variable name (letters, digits and '_', not starting with a "
         "digit)");

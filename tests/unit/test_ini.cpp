@@ -126,7 +126,7 @@ TEST_CASE("ini: UTF-16 big-endian with a BOM, and little-endian without one, dec
 }
 
 TEST_CASE("ini: invalid UTF-16 is not decoded") {
-  CHECK_FALSE(utf16_to_utf8(std::string("\xFF\xFE[\0a", 5)));            // odd length
-  CHECK_FALSE(utf16_to_utf8(std::string("\xFF\xFE\x00\xDC[\0", 6)));     // lone low surrogate
-  CHECK_FALSE(utf16_to_utf8(std::string("\xFF\xFE\x3D\xD8[\0", 6)));     // high surrogate without its pair
+  CHECK_FALSE(utf16_to_utf8(std::string("\xFF\xFE[\0a", 5)));         // odd length
+  CHECK_FALSE(utf16_to_utf8(std::string("\xFF\xFE\x00\xDC[\0", 6)));  // lone low surrogate
+  CHECK_FALSE(utf16_to_utf8(std::string("\xFF\xFE\x3D\xD8[\0", 6)));  // high surrogate without its pair
 }

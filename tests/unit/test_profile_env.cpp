@@ -82,18 +82,19 @@ TEST_CASE("profile_env: target system writes /etc/profile.d/wslgpu-<manifest>.sh
   CHECK(plan.writes[0].path == "/etc/profile.d/wslgpu-rocm.sh");
   CHECK(plan.writes[0].attrs.mode == 0644);
   CHECK(plan.writes[0].attrs.uid == 0);
-  CHECK(*plan.writes[0].content ==
-        "# Written by wslgpu-setup for the manifest \"rocm\"; the next run overwrites changes made here,\n"
-        "# so edit the manifest instead.\n"
-        "case \":${PATH}:\" in *':/opt/cuda-tools:'*) ;; *) PATH='/opt/cuda-tools'\"${PATH:+:${PATH}}\" ;; esac\n"
-        "case \":${PATH}:\" in *':/usr/local/cuda/bin:'*) ;; *) PATH='/usr/local/cuda/bin'\"${PATH:+:${PATH}}\" ;; esac\n"
-        "case \":${PATH}:\" in *':/opt/rocm/bin:'*) ;; *) PATH=\"${PATH:+${PATH}:}\"'/opt/rocm/bin' ;; esac\n"
-        "export PATH\n"
-        "case \":${LD_LIBRARY_PATH}:\" in *':/usr/lib/wsl/lib:'*) ;; *) "
-        "LD_LIBRARY_PATH='/usr/lib/wsl/lib'\"${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}\" ;; esac\n"
-        "export LD_LIBRARY_PATH\n"
-        "export HSA_ENABLE_DXG_DETECTION='1'\n"
-        "export HIP_VISIBLE_DEVICES='0'\n");
+  CHECK(
+      *plan.writes[0].content ==
+      "# Written by wslgpu-setup for the manifest \"rocm\"; the next run overwrites changes made here,\n"
+      "# so edit the manifest instead.\n"
+      "case \":${PATH}:\" in *':/opt/cuda-tools:'*) ;; *) PATH='/opt/cuda-tools'\"${PATH:+:${PATH}}\" ;; esac\n"
+      "case \":${PATH}:\" in *':/usr/local/cuda/bin:'*) ;; *) PATH='/usr/local/cuda/bin'\"${PATH:+:${PATH}}\" ;; esac\n"
+      "case \":${PATH}:\" in *':/opt/rocm/bin:'*) ;; *) PATH=\"${PATH:+${PATH}:}\"'/opt/rocm/bin' ;; esac\n"
+      "export PATH\n"
+      "case \":${LD_LIBRARY_PATH}:\" in *':/usr/lib/wsl/lib:'*) ;; *) "
+      "LD_LIBRARY_PATH='/usr/lib/wsl/lib'\"${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}\" ;; esac\n"
+      "export LD_LIBRARY_PATH\n"
+      "export HSA_ENABLE_DXG_DETECTION='1'\n"
+      "export HIP_VISIBLE_DEVICES='0'\n");
   CHECK(m.fs.writes == 0);
 }
 
@@ -235,11 +236,12 @@ TEST_CASE("profile_env: an orphaned end marker stops the plan") {
 TEST_CASE("profile_env: an end marker before its start marker stops the plan") {
   Machine m;
   m.fs.add_file("/home/alice/.bashrc", "# <<< wslgpu-setup rocm <<<\nx\n# >>> wslgpu-setup rocm >>>\n");
-  CHECK_THROWS_WITH_AS(m.plan(*build_ok(kRocmUser)),
-                       "/home/alice/.bashrc:1: the marker \"# <<< wslgpu-setup rocm <<<\" comes before its opening "
-                       "marker on line 3. Remove the stray marker (or the extra block) by hand, then run again. Nothing "
-                       "was changed.",
-                       StepFailure);
+  CHECK_THROWS_WITH_AS(
+      m.plan(*build_ok(kRocmUser)),
+      "/home/alice/.bashrc:1: the marker \"# <<< wslgpu-setup rocm <<<\" comes before its opening "
+      "marker on line 3. Remove the stray marker (or the extra block) by hand, then run again. Nothing "
+      "was changed.",
+      StepFailure);
 }
 
 TEST_CASE("profile_env: a value cannot forge a marker line") {
@@ -258,7 +260,8 @@ TEST_CASE("profile_env: variable names and folders are checked when the manifest
         "m.toml:2:9: \"A;rm\" is not a valid environment variable name (letters, digits and '_', not starting with a "
         "digit)");
   CHECK(build_errors("kind = \"profile_env\"\nenv = { PATH = \"/x\" }\n") ==
-        "m.toml:2:9: set PATH through \"path_append\" or \"path_prepend\", which keep what is there, not through \"env\"");
+        "m.toml:2:9: set PATH through \"path_append\" or \"path_prepend\", which keep what is there, not through "
+        "\"env\"");
   CHECK(build_errors("kind = \"profile_env\"\npath_append = [\"bin\"]\n") ==
         "m.toml:2:15: \"bin\" in \"path_append\" must be an absolute folder such as \"/opt/rocm/bin\"");
   CHECK(build_errors("kind = \"profile_env\"\nld_library_path = [\"/a:/b\"]\n") ==

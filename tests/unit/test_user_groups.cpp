@@ -114,8 +114,9 @@ struct Machine {
   ShadowTools tools{fs};
   explicit Machine(const std::string& group_file = "root:x:0:\nvideo:x:44:\nalice:x:1000:\n") {
     host.user = "alice";
-    fs.add_file("/etc/passwd", "root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000:,,,:/home/alice:/bin/bash\n"
-                               "bob:x:1001:1001:,,,:/home/bob:/bin/bash\n");
+    fs.add_file("/etc/passwd",
+                "root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000:,,,:/home/alice:/bin/bash\n"
+                "bob:x:1001:1001:,,,:/home/bob:/bin/bash\n");
     fs.add_file("/etc/group", group_file);
     tools.install(runner);
   }
@@ -144,8 +145,9 @@ TEST_CASE("user_groups: plan reads /etc/group, runs nothing and says what it wil
   CHECK(plan.fingerprint["group:video"] == "gid:44 members:");
   CHECK(plan.fingerprint["group:render"] == "absent");
   REQUIRE(plan.notices.size() == 1);
-  CHECK(plan.notices[0] == "alice's new groups (video, render) take effect at the next login: in WSL, run "
-                           "`wsl --terminate <distro>` from Windows, or open a new login shell.");
+  CHECK(plan.notices[0] ==
+        "alice's new groups (video, render) take effect at the next login: in WSL, run "
+        "`wsl --terminate <distro>` from Windows, or open a new login shell.");
 }
 
 TEST_CASE("user_groups: apply creates missing groups as system groups and appends with usermod -aG, never -G") {
@@ -154,7 +156,8 @@ TEST_CASE("user_groups: apply creates missing groups as system groups and append
   auto ctx = m.ctx();
   auto plan = step->plan(ctx);
   auto data = step->apply(ctx, plan);
-  CHECK(m.argvs() == std::vector<Argv>{{"groupadd", "--system", "render"}, {"usermod", "-aG", "video,render", "alice"}});
+  CHECK(m.argvs() ==
+        std::vector<Argv>{{"groupadd", "--system", "render"}, {"usermod", "-aG", "video,render", "alice"}});
   for (const auto& c : m.runner.calls) {
     CHECK(std::find(c.argv.begin(), c.argv.end(), "-G") == c.argv.end());
     CHECK(c.in_root);
@@ -167,8 +170,9 @@ TEST_CASE("user_groups: undo removes the user from exactly the groups added, and
   auto step = build_ok(kGroups);
   auto ctx = m.ctx();
   step->undo(ctx, nlohmann::json{{"user", "alice"}, {"created", {"render"}}, {"added", {"video", "render"}}});
-  CHECK(m.argvs() ==
-        std::vector<Argv>{{"gpasswd", "-d", "alice", "video"}, {"gpasswd", "-d", "alice", "render"}, {"groupdel", "render"}});
+  CHECK(m.argvs() == std::vector<Argv>{{"gpasswd", "-d", "alice", "video"},
+                                       {"gpasswd", "-d", "alice", "render"},
+                                       {"groupdel", "render"}});
   CHECK(m.fs.read("/etc/group") == "root:x:0:\nvideo:x:44:bob\nplugdev:x:46:alice\n");
 }
 
@@ -179,7 +183,8 @@ TEST_CASE("user_groups: apply then undo leaves /etc/group byte for byte as it wa
   auto ctx = m.ctx();
   auto plan = step->plan(ctx);
   auto data = step->apply(ctx, plan);
-  CHECK(m.fs.read("/etc/group") == "root:x:0:\nvideo:x:44:bob,alice\nalice:x:1000:\nplugdev:x:46:alice\nrender:x:999:alice\n");
+  CHECK(m.fs.read("/etc/group") ==
+        "root:x:0:\nvideo:x:44:bob,alice\nalice:x:1000:\nplugdev:x:46:alice\nrender:x:999:alice\n");
   CHECK(step->plan(ctx).verdict == Verdict::noop);
   step->undo(ctx, data);
   CHECK(snapshot(m.fs) == before);
@@ -203,15 +208,17 @@ TEST_CASE("user_groups: when apply did not finish, undo finds from the snapshot 
   auto ctx = m.ctx();
   auto pre = step->snapshot(ctx);
   CHECK(pre == nlohmann::json{{"user", "alice"},
-                              {"groups", {{"video", {{"exists", true}, {"member", false}}},
-                                          {"render", {{"exists", false}, {"member", false}}}}}});
+                              {"groups",
+                               {{"video", {{"exists", true}, {"member", false}}},
+                                {"render", {{"exists", false}, {"member", false}}}}}});
   // Killed after groupadd and usermod ran, before apply returned.
   m.runner.run(Command{{"groupadd", "--system", "render"}, {}, std::chrono::seconds(1), "", true});
   m.runner.run(Command{{"usermod", "-aG", "video,render", "alice"}, {}, std::chrono::seconds(1), "", true});
   m.runner.calls.clear();
   step->undo(ctx, {{"partial", true}, {"pre", pre}});
-  CHECK(m.argvs() ==
-        std::vector<Argv>{{"gpasswd", "-d", "alice", "video"}, {"gpasswd", "-d", "alice", "render"}, {"groupdel", "render"}});
+  CHECK(m.argvs() == std::vector<Argv>{{"gpasswd", "-d", "alice", "video"},
+                                       {"gpasswd", "-d", "alice", "render"},
+                                       {"groupdel", "render"}});
   CHECK(snapshot(m.fs) == before);
 }
 
@@ -297,9 +304,9 @@ TEST_CASE("user_groups: a failing usermod throws with the command and its error;
   auto step = build_ok(kGroups);
   auto plan = step->plan(ctx);
   auto pre = step->snapshot(ctx);
-  CHECK_THROWS_WITH_AS(step->apply(ctx, plan),
-                       "`usermod -aG video,render alice` exited 6:\n  usermod: cannot lock /etc/group; try again later.",
-                       StepFailure);
+  CHECK_THROWS_WITH_AS(
+      step->apply(ctx, plan),
+      "`usermod -aG video,render alice` exited 6:\n  usermod: cannot lock /etc/group; try again later.", StepFailure);
   step->undo(ctx, {{"partial", true}, {"pre", pre}});
   std::vector<Argv> argvs;
   for (const auto& c : failing.calls) argvs.push_back(c.argv);
@@ -325,9 +332,10 @@ TEST_CASE("user_groups: a failing undo command is reported, after trying the oth
 }
 
 TEST_CASE("user_groups: group names that could be read as options are refused when the manifest loads") {
-  CHECK(build_errors("kind = \"user_groups\"\ngroups = [\"-G\"]\n") ==
-        "m.toml:2:10: \"-G\" is not a valid group name (letters, digits, '_', '.' and '-', not starting with '-' or '.', "
-        "at most 32 characters)");
+  CHECK(
+      build_errors("kind = \"user_groups\"\ngroups = [\"-G\"]\n") ==
+      "m.toml:2:10: \"-G\" is not a valid group name (letters, digits, '_', '.' and '-', not starting with '-' or '.', "
+      "at most 32 characters)");
   CHECK(build_errors("kind = \"user_groups\"\ngroups = [\"video\"]\nuser = \"a b\"\n") ==
         "m.toml:3:8: \"a b\" is not a valid user name");
   CHECK(build_errors("kind = \"user_groups\"\n") == "m.toml:1:1: step kind \"user_groups\" needs the key \"groups\"");

@@ -63,8 +63,9 @@ TEST_CASE("wslconfig: an existing value is replaced in place, keeping CRLF, BOM,
   CHECK(plan.writes[0].attrs.mode == 0777);
   CHECK(plan.writes[0].attrs.uid == 1000);
   REQUIRE(plan.notices.size() == 1);
-  CHECK(plan.notices[0] == kPath + " changed: run `wsl --shutdown` from Windows (PowerShell or cmd), then start the "
-                                   "distribution again, for the new settings to apply.");
+  CHECK(plan.notices[0] == kPath +
+                               " changed: run `wsl --shutdown` from Windows (PowerShell or cmd), then start the "
+                               "distribution again, for the new settings to apply.");
   CHECK(m.fs.read(kPath) == before);  // plan changed nothing
   CHECK(m.fs.writes == 0);
 }
@@ -104,12 +105,14 @@ autoMemoryReclaim = "gradual"
 )"));
   CHECK(plan.verdict == Verdict::change);
   REQUIRE(plan.writes.size() == 1);
-  CHECK(*plan.writes[0].content == "[wsl2]\r\nmemory=16GB\r\nprocessors=8\r\nswap=0\r\n\r\n[experimental]\r\n"
-                                   "autoMemoryReclaim=gradual\r\n");
+  CHECK(*plan.writes[0].content ==
+        "[wsl2]\r\nmemory=16GB\r\nprocessors=8\r\nswap=0\r\n\r\n[experimental]\r\n"
+        "autoMemoryReclaim=gradual\r\n");
   CHECK(plan.writes[0].attrs.uid == 1000);
   CHECK(plan.writes[0].attrs.gid == 1000);
-  CHECK(plan.summary == kPath + "  [wsl2] memory (unset) -> 16GB, [wsl2] processors (unset) -> 8, [wsl2] swap (unset) "
-                                "-> 0, [experimental] autoMemoryReclaim (unset) -> gradual");
+  CHECK(plan.summary == kPath +
+                            "  [wsl2] memory (unset) -> 16GB, [wsl2] processors (unset) -> 8, [wsl2] swap (unset) "
+                            "-> 0, [experimental] autoMemoryReclaim (unset) -> gradual");
 }
 
 TEST_CASE("wslconfig: a UTF-16 file stops the plan with the file, line and what to do, and stays as it is") {
@@ -233,7 +236,8 @@ settings.wsl2 = { kernel = "/boot/vmlinuz" }
   CHECK(build_errors(R"(
 kind = "wslconfig"
 settings.wsl2 = { networkingMode = "tunnel" }
-)") == "m.toml:3:36: [wsl2] networkingMode must be one of \"none\", \"nat\", \"bridged\", \"mirrored\", \"virtioproxy\"");
+)") == "m.toml:3:36: [wsl2] networkingMode must be one of \"none\", \"nat\", \"bridged\", \"mirrored\", "
+       "\"virtioproxy\"");
   CHECK(build_errors(R"(
 kind = "wslconfig"
 settings.experimental = { dnsTunnelingIpAddress = "10.0.0.300" }
@@ -279,8 +283,9 @@ kind = "wslconfig"
 settings.wsl2 = { swapFile = 'C:\temp\swap.vhdx', networkingMode = "Mirrored", vmIdleTimeout = 60000 }
 settings.experimental = { ignoredPorts = [3000, 9000] }
 )"));
-  CHECK(*plan.writes[0].content == "[wsl2]\r\nswapFile=C:\\\\temp\\\\swap.vhdx\r\nnetworkingMode=mirrored\r\n"
-                                   "vmIdleTimeout=60000\r\n\r\n[experimental]\r\nignoredPorts=3000,9000\r\n");
+  CHECK(*plan.writes[0].content ==
+        "[wsl2]\r\nswapFile=C:\\\\temp\\\\swap.vhdx\r\nnetworkingMode=mirrored\r\n"
+        "vmIdleTimeout=60000\r\n\r\n[experimental]\r\nignoredPorts=3000,9000\r\n");
 }
 
 TEST_CASE("wslconfig: without a Windows home, interop finds it with 5-second timeouts") {
@@ -289,8 +294,9 @@ TEST_CASE("wslconfig: without a Windows home, interop finds it with 5-second tim
   m.fs.add_file("/mnt/c/Windows/System32/cmd.exe", "MZ");
   ProcessResult echo;
   echo.exit_code = 0;
-  echo.out = "'\\\\wsl.localhost\\Debian\\root'\r\nCMD.EXE was started with the above path as the current directory.\r\n"
-             "C:\\Users\\alice\r\n";
+  echo.out =
+      "'\\\\wsl.localhost\\Debian\\root'\r\nCMD.EXE was started with the above path as the current directory.\r\n"
+      "C:\\Users\\alice\r\n";
   m.runner.on({"/mnt/c/Windows/System32/cmd.exe"}, echo);
   ProcessResult conv;
   conv.exit_code = 0;
@@ -317,8 +323,9 @@ TEST_CASE("wslconfig: when interop hangs or is off, the step refuses and asks fo
   m.runner.on({"cmd.exe"}, hung);
   auto plan = m.plan(*build_ok(kMemory));
   CHECK(plan.verdict == Verdict::refused);
-  CHECK(plan.summary == "cannot find the Windows profile folder (%USERPROFILE%) for .wslconfig: pass --windows-home "
-                        "/mnt/c/Users/NAME");
+  CHECK(plan.summary ==
+        "cannot find the Windows profile folder (%USERPROFILE%) for .wslconfig: pass --windows-home "
+        "/mnt/c/Users/NAME");
   REQUIRE(plan.details.size() == 2);
   CHECK(plan.details[1] == "`cmd.exe /c echo %USERPROFILE%` did not answer within 5 s");
   CHECK(plan.writes.empty());
@@ -348,8 +355,9 @@ settings.gpu = { enabled = true }
   CHECK(plan.writes[0].path == "/etc/wsl.conf");
   CHECK(*plan.writes[0].content == "[user]\ndefault=alice\n\n[boot]\nsystemd=true\n\n[gpu]\nenabled=true\n");
   CHECK(plan.writes[0].attrs.mode == 0640);
-  CHECK(plan.notices.at(0) == "/etc/wsl.conf changed: run `wsl --terminate <distro>` (or `wsl --shutdown`) from "
-                              "Windows, then start the distribution again, for the new settings to apply.");
+  CHECK(plan.notices.at(0) ==
+        "/etc/wsl.conf changed: run `wsl --terminate <distro>` (or `wsl --shutdown`) from "
+        "Windows, then start the distribution again, for the new settings to apply.");
   carry_out_writes(m.fs, plan);
   CHECK(m.plan(*step).verdict == Verdict::noop);
   restore_writes(m.fs, plan, snap);
