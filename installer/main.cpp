@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "installer/commands.hpp"
+#include "installer/doctor.hpp"
 #include "installer/error.hpp"
 #include "steps/registry.hpp"
 
@@ -129,6 +130,12 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "List the bundled profiles");
   auto* kinds = app.add_subcommand("kinds", "List the step kinds a manifest can use");
 
+  auto* doctor = app.add_subcommand("doctor", "Diagnose GPU compute on this machine, read-only (exit 1 when a check fails)");
+  DoctorOptions doctor_options;
+  std::string doctor_output = "text";
+  doctor->add_option("--output,-o", doctor_output, "text or json")->check(CLI::IsMember({"text", "json"}));
+  doctor->add_option("--bundle", doctor_options.bundle, "Also write a support bundle (secrets redacted) to FILE.tar.gz");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -174,6 +181,10 @@ int main(int argc, char** argv) {
     if (*history) return run_history(g, history_show, format(history_output));
     if (*list) return run_list(g);
     if (*kinds) return run_kinds(g);
+    if (*doctor) {
+      doctor_options.output = format(doctor_output);
+      return run_doctor(g, doctor_options);
+    }
   } catch (const InputError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << "error: " << d.str() << "\n";
     return static_cast<int>(e.code());

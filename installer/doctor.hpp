@@ -1,0 +1,84 @@
+// `wslgpu-setup doctor`: the troubleshooting trees of the source documents
+// (and the failures users report most, /work/shared/SEED-NOTES.md) as a
+// read-only diagnosis. diagnose() reads the target through a FileSystem and
+// runs the vendors' probes (nvidia-smi, nvcc, rocminfo, cmd.exe, wsl.exe,
+// wslinfo) through a ProcessRunner, each with a timeout, because they are
+// known to hang; a timeout is itself a finding. Nothing is ever written.
+//
+// Each finding has an id ("wsl.dxg"), a group (WSL, NVIDIA, AMD,
+// Configuration, Windows), a status (ok, warn, fail), what was seen, the
+// likely cause and the fix. Findings come in the order that explains the most:
+// a missing /dev/dxg is reported before anything that needs the GPU, and
+// every later GPU failure says that it follows from it. Vendor findings
+// appear only when they apply: NVIDIA's when the driver stubs are mounted or
+// an NVIDIA package is installed, AMD's when a ROCm or HSA package is
+// installed or /opt/rocm exists. docs/doctor.md lists every finding.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "installer/commands.hpp"
+#include "installer/filesystem.hpp"
+#include "installer/host.hpp"
+#include "installer/process.hpp"
+
+namespace wslgpu {
+
+enum class FindingStatus { ok, warn, fail };
+
+// "ok", "warn", "fail"
+const char* finding_status_name(FindingStatus status);
+
+struct Finding {
+  std::string id;     // stable, for scripts: "wsl.dxg", "nvidia.linux-driver"
+  std::string group;  // "WSL", "NVIDIA", "AMD", "Configuration" or "Windows"
+  FindingStatus status = FindingStatus::ok;
+  std::string seen;   // one line: what was found
+  std::string cause;  // why it matters, or what it means ("" when there is nothing to say)
+  std::string fix;    // what to do ("" for ok)
+};
+
+// What diagnose() reads. Tests fill it with fakes.
+struct DoctorMachine {
+  const FileSystem& fs;
+  ProcessRunner& runner;
+  HostFacts host;
+  // Free bytes where the root lives (statvfs of its host path); nullopt when unknown.
+  std::function<std::optional<std::uint64_t>()> free_disk_bytes;
+  // The longest any one probe may take; vendor tools that hang are killed.
+  std::chrono::milliseconds command_timeout{std::chrono::seconds(30)};
+};
+
+// Runs every check that applies and returns the findings, grouped in the
+// order WSL, NVIDIA, AMD, Configuration, Windows. Never throws for what it
+// finds on the machine: an unreadable or malformed file is a finding.
+std::vector<Finding> diagnose(const DoctorMachine& machine);
+
+std::size_t count_findings(const std::vector<Finding>& findings, FindingStatus status);
+
+// The findings for people: a heading per group, one line per finding
+// ("  ok    ...", "  warn  ...", "  FAIL  ..."), the cause and "Fix: ..."
+// under each finding that is not ok, and a closing "N failures, N warnings."
+// COLOR adds ANSI colour to the status words (never the only signal).
+// ONLY_PROBLEMS leaves ok findings out (-q).
+std::string render_findings_text(const std::vector<Finding>& findings, bool color, bool only_problems = false);
+
+// {"format_version": 1, "findings": [{id, group, status, seen, cause, fix}], "failures": N, "warnings": N}
+nlohmann::ordered_json findings_to_json(const std::vector<Finding>& findings);
+
+struct DoctorOptions {
+  OutputFormat output = OutputFormat::text;
+  std::string bundle;  // --bundle FILE.tar.gz (a path on the running machine), "" for none
+};
+
+// The `doctor` command: diagnoses G.root, prints the findings, writes the
+// support bundle when asked. Returns 0 when no finding failed, else 1.
+int run_doctor(const GlobalOptions& g, const DoctorOptions& options);
+
+}  // namespace wslgpu

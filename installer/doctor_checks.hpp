@@ -1,0 +1,92 @@
+// Internal to doctor: what the check files (installer/doctor_checks_*.cpp,
+// one group of findings each) share while diagnose() runs. A DoctorScan
+// holds the machine, the findings so far and the facts one check learns and
+// a later one needs (whether /dev/dxg is missing, the installed packages,
+// the ROCm version, nvidia-smi's output).
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "installer/doctor.hpp"
+#include "installer/dpkg_status.hpp"
+#include "installer/ini.hpp"
+
+namespace wslgpu::doctor {
+
+struct DoctorScan {
+  explicit DoctorScan(const DoctorMachine& m) : machine(m), fs(m.fs), host(m.host) {}
+
+  const DoctorMachine& machine;
+  const FileSystem& fs;
+  const HostFacts& host;
+  std::vector<Finding> findings;
+
+  // Learned along the way.
+  bool dxg_missing = false;
+  std::map<std::string, std::string> installed;  // dpkg: name -> version
+  std::string dpkg_problem;                      // why the status file could not be read, "" when it could
+  std::optional<IniDocument> wsl_conf;           // parsed /etc/wsl.conf, when present and valid
+  bool nvidia = false;                           // NVIDIA checks apply
+  bool amd = false;                              // AMD checks apply
+  std::string rocm_version;                      // rocm-core's version, "" when unknown
+  std::optional<ProcessResult> nvidia_smi_full;  // `nvidia-smi` without arguments, when it ran
+
+  void add(std::string id, std::string group, FindingStatus status, std::string seen, std::string cause = "",
+           std::string fix = "");
+
+  // The content of a regular file, nullopt when absent or unreadable.
+  std::optional<std::string> read(const std::string& path) const;
+  bool exists(const std::string& path) const { return fs.stat(path).has_value(); }
+  bool is_dir(const std::string& path) const;
+  // Entries of DIR whose names start with PREFIX.
+  std::vector<std::string> list_prefixed(const std::string& dir, const std::string& prefix) const;
+
+  // Runs ARGV (a target path first) with the machine's timeout and ENV.
+  ProcessResult run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {}) const;
+  // "12 s" for the timeout, for messages.
+  std::string timeout_text() const;
+
+  // " /dev/dxg is missing (see WSL above), which alone explains this." when
+  // it is, else "". Appended to the cause of every failing GPU finding.
+  std::string dxg_note() const;
+
+  // The files a login shell reads, as target paths: /etc/environment,
+  // /etc/profile, /etc/profile.d/*.sh, /etc/bash.bashrc and the user's
+  // ~/.profile, ~/.bash_profile and ~/.bashrc, when present.
+  std::vector<std::string> login_files() const;
+  // The first login file with a line (not a comment) containing NEEDLE; "" when none.
+  std::string login_file_with(const std::string& needle) const;
+
+  bool installed_pkg(const std::string& name) const { return installed.count(name) > 0; }
+};
+
+// Reads the installed packages (or why they cannot be read) and decides
+// which vendor checks apply and the ROCm version. Runs before the checks.
+void learn_packages_and_vendors(DoctorScan& scan);
+// Patterns of the packages that install a Linux NVIDIA driver.
+const std::vector<std::string>& linux_nvidia_driver_patterns();
+
+// The check groups, in the order diagnose() runs them.
+void check_wsl(DoctorScan& scan);
+void check_nvidia(DoctorScan& scan);
+void check_amd(DoctorScan& scan);
+void check_configuration(DoctorScan& scan);
+void check_windows(DoctorScan& scan);
+
+// Helpers shared by the check files.
+std::string trim(const std::string& s);
+std::string lower(std::string s);
+// Lines of TEXT that are not blank and not comments ('#').
+std::vector<std::string> active_lines(const std::string& text);
+// The first "A.B[.C...]" in TEXT after the first match of PREFIX ("" when none).
+std::string version_after(const std::string& text, const std::string& prefix);
+// "7.8 GB" (binary units, as WSL counts them).
+std::string size_text(std::uint64_t bytes);
+// Installed package names matching any of PATTERNS ("name" exact, "prefix*").
+std::vector<std::string> installed_matching(const DoctorScan& scan, const std::vector<std::string>& patterns);
+// "a, b and c"
+std::string join_words(const std::vector<std::string>& words, const std::string& last = " and ");
+
+}  // namespace wslgpu::doctor

@@ -1,0 +1,266 @@
+// Doctor, AMD group (only when a ROCm or HSA package is installed or
+// /opt/rocm exists): no DKMS package, the WSL runtime that the installed
+// ROCm release needs (AMD's WSL matrix: 6.1.3 to 6.4.x need
+// hsa-runtime-rocr4wsl-amdgpu, 7.0.x has no WSL support, 7.1 and later need
+// HSA_ENABLE_DXG_DETECTION=1 for the librocdxg bridge), no conflicting
+// distribution runtime, what rocminfo says, and no PyTorch bundling its own
+// libhsa-runtime64.so.
+#include <regex>
+#include <set>
+#include <string>
+
+#include "installer/doctor_checks.hpp"
+
+namespace wslgpu::doctor {
+
+namespace {
+
+constexpr const char* kGroup = "AMD";
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::vector<std::string> dkms_packages(const DoctorScan& scan) {
+  std::vector<std::string> out;
+  for (const auto& [name, version] : scan.installed)
+    if (name.find(':') == std::string::npos && (name == "dkms" || ends_with(name, "-dkms"))) out.push_back(name);
+  return out;
+}
+
+// "6.4" from rocm-core's "6.4.2.60402-120~24.04".
+std::string major_minor(const std::string& version) {
+  static const std::regex mm(R"(^([0-9]+)\.([0-9]+))");
+  std::smatch m;
+  return std::regex_search(version, m, mm) ? m[1].str() + "." + m[2].str() : "";
+}
+
+// The upstream release from rocm-core's version: "6.4.2" from "6.4.2.60402-120~24.04".
+std::string release_of(const std::string& version) {
+  static const std::regex rel(R"(^([0-9]+\.[0-9]+(\.[0-9]+)?))");
+  std::smatch m;
+  return std::regex_search(version, m, rel) ? m[1].str() : version;
+}
+
+struct AmdFacts {
+  std::string dxg_detection_file;  // where HSA_ENABLE_DXG_DETECTION=1 is set, "" when nowhere
+};
+
+std::string dxg_detection_file(const DoctorScan& scan) {
+  static const std::regex setting(R"(HSA_ENABLE_DXG_DETECTION=['"]?1['"]?)");
+  for (const auto& file : scan.login_files()) {
+    for (const auto& line : active_lines(*scan.read(file)))
+      if (std::regex_search(line, setting)) return file;
+  }
+  return "";
+}
+
+void check_dkms(DoctorScan& scan, const std::vector<std::string>& dkms) {
+  if (dkms.empty()) {
+    if (!scan.dpkg_problem.empty()) {
+      scan.add("amd.dkms", kGroup, FindingStatus::warn,
+               "cannot tell whether a DKMS package is installed: the dpkg status is unreadable", scan.dpkg_problem,
+               "See the dpkg finding under Configuration.");
+    } else {
+      scan.add("amd.dkms", kGroup, FindingStatus::ok, "no DKMS package is installed");
+    }
+    return;
+  }
+  std::string purge = "sudo apt purge";
+  for (const auto& p : dkms) purge += " " + p;
+  scan.add("amd.dkms", kGroup, FindingStatus::fail, "DKMS packages are installed: " + join_words(dkms, ", "),
+           "DKMS builds kernel modules for the running kernel, and WSL2 runs Microsoft's kernel, which has no headers "
+           "to build against (\"kernel headers for ...-microsoft-standard-WSL2 cannot be found\"). Under WSL the GPU "
+           "comes through /dev/dxg, not a kernel module.",
+           purge + " (ROCm's user-space packages stay; the rocm profile installs ROCm without DKMS: sudo "
+                   "wslgpu-setup install rocm)");
+}
+
+void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
+  const std::string& v = scan.rocm_version;
+  if (v.empty()) {
+    scan.add("amd.wsl-runtime", kGroup, FindingStatus::warn, "ROCm's version is unknown: rocm-core is not installed",
+             "The WSL runtime ROCm needs depends on its release, which rocm-core records; without it ROCm is not "
+             "installed, or only in part.",
+             "sudo wslgpu-setup install rocm");
+    return;
+  }
+  const std::string release = release_of(v);
+  const std::string mm = major_minor(v);
+  if (compare_versions(release, "6.1.3") < 0) {
+    scan.add("amd.wsl-runtime", kGroup, FindingStatus::fail, "ROCm " + release + " predates WSL support",
+             "AMD supports WSL from ROCm 6.1.3 on; older releases have no WSL runtime.",
+             "Install a WSL-capable release: sudo wslgpu-setup install rocm (6.4.2.1), or 7.1 or later.");
+  } else if (compare_versions(mm, "7.0") < 0) {
+    if (scan.installed_pkg("hsa-runtime-rocr4wsl-amdgpu")) {
+      scan.add("amd.wsl-runtime", kGroup, FindingStatus::ok,
+               "ROCm " + release + " with its WSL runtime (hsa-runtime-rocr4wsl-amdgpu)");
+    } else {
+      scan.add("amd.wsl-runtime", kGroup, FindingStatus::fail,
+               "ROCm " + release + " without its WSL runtime: hsa-runtime-rocr4wsl-amdgpu is not installed",
+               "ROCm 6.1.3 to 6.4.x reach the GPU under WSL only through the WSL build of the HSA runtime; the "
+               "standard runtime looks for /dev/kfd, which WSL does not have.",
+               "sudo apt install hsa-runtime-rocr4wsl-amdgpu (from AMD's amdgpu repository of the same release), or "
+               "sudo wslgpu-setup install rocm. \"Unable to locate package\" means this release or this Ubuntu has "
+               "no WSL build (plain 6.4.2 has none; 6.4.2.1 has): use 6.4.2.1.");
+    }
+  } else if (mm == "7.0") {
+    scan.add("amd.wsl-runtime", kGroup, FindingStatus::fail, "ROCm " + release + " has no WSL support",
+             "ROCm 7.0.x shipped no WSL runtime at all (\"Unable to locate package hsa-runtime-rocr4wsl-amdgpu\").",
+             "Replace it with a WSL-capable release: 6.4.2.1 (sudo wslgpu-setup install rocm) or 7.1 or later.");
+  } else if (!facts.dxg_detection_file.empty()) {
+    scan.add("amd.wsl-runtime", kGroup, FindingStatus::ok,
+             "ROCm " + release + " with dxg detection on (HSA_ENABLE_DXG_DETECTION=1 in " + facts.dxg_detection_file +
+                 ")");
+  } else {
+    scan.add("amd.wsl-runtime", kGroup, FindingStatus::fail,
+             "ROCm " + release + ", but HSA_ENABLE_DXG_DETECTION=1 is not set",
+             "ROCm 7.1 and later reach the GPU under WSL through the librocdxg bridge, which is used only when "
+             "HSA_ENABLE_DXG_DETECTION=1; without it rocminfo says \"No WDDM adapters found\" or \"hsa_init "
+             "Failed\".",
+             "Add `export HSA_ENABLE_DXG_DETECTION=1` to ~/.bashrc (sudo wslgpu-setup install rocm --set "
+             "rocm_version=" + release + " does it), then open a new shell.");
+  }
+}
+
+void check_distro_runtime(DoctorScan& scan) {
+  auto found = installed_matching(scan, {"libhsa-runtime64-1", "libhsakmt1"});
+  if (found.empty()) {
+    scan.add("amd.distro-hsa", kGroup, FindingStatus::ok,
+             "no distribution HSA runtime (libhsa-runtime64-1, libhsakmt1) is installed");
+    return;
+  }
+  scan.add("amd.distro-hsa", kGroup, FindingStatus::fail,
+           "the distribution's ROCm runtime is installed: " + join_words(found, ", "),
+           "Ubuntu's own HSA runtime (ROCm 5.7) is found before /opt/rocm's and cannot reach the GPU under WSL.",
+           "sudo apt remove " + join_words(found, " ") + " (the rocm profile does this: sudo wslgpu-setup install rocm)");
+}
+
+void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
+  std::string rocminfo;
+  for (const char* p : {"/opt/rocm/bin/rocminfo", "/usr/bin/rocminfo"})
+    if (rocminfo.empty() && scan.exists(p)) rocminfo = p;
+  if (rocminfo.empty()) {
+    scan.add("amd.rocminfo", kGroup, FindingStatus::warn, "rocminfo not found",
+             "rocminfo is how ROCm reports the GPUs it can use; without it ROCm is not installed, or only in part.",
+             "sudo wslgpu-setup install rocm");
+    return;
+  }
+  std::map<std::string, std::string> env;
+  if (!facts.dxg_detection_file.empty()) env["HSA_ENABLE_DXG_DETECTION"] = "1";  // as a login shell would have it
+  ProcessResult r = scan.run({rocminfo}, env);
+  const std::string output = r.out + "\n" + r.err;
+  const bool rocm7 = !scan.rocm_version.empty() && compare_versions(major_minor(scan.rocm_version), "7.1") >= 0;
+  const std::string bridge_cause =
+      rocm7 ? (facts.dxg_detection_file.empty()
+                   ? "ROCm 7.1 and later find the GPU through the librocdxg bridge only when HSA_ENABLE_DXG_DETECTION=1, "
+                     "and it is not set."
+                   : "The librocdxg bridge found no GPU: the bridge is missing, or the Windows driver has no WSL "
+                     "support for this GPU.")
+            : "The WSL runtime found no GPU through /dev/dxg: the Windows driver has no WSL support for this GPU, or "
+              "the runtime is not the WSL one.";
+  const std::string bridge_fix =
+      rocm7 ? "Set `export HSA_ENABLE_DXG_DETECTION=1` in ~/.bashrc and open a new shell; on Windows, update the "
+              "Adrenalin driver and run `wsl --shutdown`."
+            : "On Windows, update the Adrenalin driver (with WSL support) and run `wsl --shutdown`; check the WSL "
+              "runtime finding above.";
+  if (r.timed_out) {
+    scan.add("amd.rocminfo", kGroup, FindingStatus::fail, "rocminfo did not answer within " + scan.timeout_text(),
+             "rocminfo hangs when the runtime waits on a GPU it cannot reach." + scan.dxg_note(),
+             "On Windows: run `wsl --shutdown`, update the Adrenalin driver, and try again.");
+    return;
+  }
+  if (output.find("HSA_STATUS_ERROR_OUT_OF_RESOURCES") != std::string::npos) {
+    scan.add("amd.rocminfo", kGroup, FindingStatus::fail, "rocminfo: HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+             "ROCm detected WSL but could not use the GPU: this ROCm release, this GPU or this distribution is not "
+             "in AMD's WSL support matrix." + scan.dxg_note(),
+             "Check AMD's WSL support matrix for the GPU and the Adrenalin driver, update the driver on Windows, and "
+             "use a supported release: sudo wslgpu-setup install rocm (6.4.2.1).");
+    return;
+  }
+  if (output.find("No WDDM adapters found") != std::string::npos) {
+    scan.add("amd.rocminfo", kGroup, FindingStatus::fail, "rocminfo: No WDDM adapters found",
+             bridge_cause + scan.dxg_note(), bridge_fix);
+    return;
+  }
+  if (output.find("hsa_init Failed") != std::string::npos) {
+    scan.add("amd.rocminfo", kGroup, FindingStatus::fail, "rocminfo: hsa_init Failed",
+             "The HSA runtime could not start. " + bridge_cause + scan.dxg_note(), bridge_fix);
+    return;
+  }
+  static const std::regex gfx(R"(\bgfx[0-9a-f]+\b)");
+  std::set<std::string> agents;
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), gfx); it != std::sregex_iterator(); ++it)
+    agents.insert(it->str());
+  if (!agents.empty()) {
+    scan.add("amd.rocminfo", kGroup, FindingStatus::ok,
+             "rocminfo lists " + join_words(std::vector<std::string>(agents.begin(), agents.end())));
+    return;
+  }
+  scan.add("amd.rocminfo", kGroup, FindingStatus::fail,
+           r.ok() ? "rocminfo lists no GPU agent" : "rocminfo failed (exit " + std::to_string(r.exit_code) + ")",
+           "ROCm sees no GPU: the Windows driver has no WSL support for this GPU, or the runtime is not the WSL "
+           "one." + scan.dxg_note(),
+           "On Windows, update the Adrenalin driver and run `wsl --shutdown`; check the WSL runtime finding above.");
+}
+
+void check_torch(DoctorScan& scan) {
+  std::vector<std::string> lib_dirs;
+  for (const auto& py : scan.list_prefixed("/usr/lib", "python3")) {
+    lib_dirs.push_back("/usr/lib/" + py + "/site-packages/torch/lib");
+    lib_dirs.push_back("/usr/lib/" + py + "/dist-packages/torch/lib");
+  }
+  for (const auto& py : scan.list_prefixed("/usr/local/lib", "python3")) {
+    lib_dirs.push_back("/usr/local/lib/" + py + "/dist-packages/torch/lib");
+    lib_dirs.push_back("/usr/local/lib/" + py + "/site-packages/torch/lib");
+  }
+  if (!scan.host.user_home.empty()) {
+    const std::string local = scan.host.user_home + "/.local/lib";
+    for (const auto& py : scan.list_prefixed(local, "python3"))
+      lib_dirs.push_back(local + "/" + py + "/site-packages/torch/lib");
+  }
+  std::vector<std::string> torch_dirs, bundled;
+  for (const auto& dir : lib_dirs) {
+    if (!scan.is_dir(dir)) continue;
+    torch_dirs.push_back(dir);
+    for (const auto& name : scan.list_prefixed(dir, "libhsa-runtime64.so")) bundled.push_back(dir + "/" + name);
+  }
+  if (bundled.empty()) {
+    scan.add("amd.torch-hsa", kGroup, FindingStatus::ok,
+             torch_dirs.empty() ? "no PyTorch install bundles its own libhsa-runtime64.so"
+                                : "PyTorch (" + join_words(torch_dirs, ", ") + ") bundles no libhsa-runtime64.so");
+    return;
+  }
+  std::set<std::string> dirs;
+  for (const auto& f : bundled) dirs.insert(f.substr(0, f.rfind('/')));
+  std::string rm;
+  for (const auto& d : dirs) rm += (rm.empty() ? "rm " : " ") + d + "/libhsa-runtime64.so*";
+  scan.add("amd.torch-hsa", kGroup, FindingStatus::fail,
+           "PyTorch bundles its own HSA runtime: " + join_words(bundled, ", "),
+           "rocminfo can work while PyTorch sees no GPU: the libhsa-runtime64.so in torch/lib is loaded instead of "
+           "the WSL runtime, and it cannot reach the GPU under WSL.",
+           rm + " (AMD's WSL instructions; sudo for a system-wide install), with AMD's own PyTorch wheels.");
+}
+
+}  // namespace
+
+void check_amd(DoctorScan& scan) {
+  auto dkms = dkms_packages(scan);
+  bool non_nvidia_dkms = false;
+  for (const auto& d : dkms)
+    if (d.rfind("nvidia-", 0) != 0) non_nvidia_dkms = true;
+  if (!scan.amd) {
+    // A DKMS package is a WSL problem whatever the vendor; NVIDIA's own are reported as a Linux driver.
+    if (non_nvidia_dkms) check_dkms(scan, dkms);
+    return;
+  }
+  AmdFacts facts;
+  facts.dxg_detection_file = dxg_detection_file(scan);
+  check_dkms(scan, dkms);
+  check_runtime(scan, facts);
+  check_distro_runtime(scan);
+  check_rocminfo(scan, facts);
+  check_torch(scan);
+}
+
+}  // namespace wslgpu::doctor

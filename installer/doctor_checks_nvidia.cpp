@@ -1,0 +1,229 @@
+// Doctor, NVIDIA group (only when the driver stubs are mounted or an NVIDIA
+// package is installed): the Windows driver's stubs in /usr/lib/wsl/lib, no
+// Linux NVIDIA driver inside WSL, the stubs reachable by the dynamic linker,
+// no libcuda copies shadowing them (the harmless ldconfig warning), and what
+// `nvidia-smi -L` and `nvcc --version` say.
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "installer/doctor_checks.hpp"
+
+namespace wslgpu::doctor {
+
+namespace {
+
+constexpr const char* kGroup = "NVIDIA";
+constexpr const char* kStubDir = "/usr/lib/wsl/lib";
+
+std::string first_line(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    line = trim(line);
+    if (!line.empty()) return line;
+  }
+  return "";
+}
+
+std::string purge_command(const std::vector<std::string>& packages) {
+  std::string cmd = "sudo apt purge";
+  for (const auto& p : packages) cmd += " " + p;
+  return cmd;
+}
+
+void check_stubs(DoctorScan& scan) {
+  std::vector<std::string> missing;
+  for (const char* f : {"libcuda.so.1", "nvidia-smi"})
+    if (!scan.exists(std::string(kStubDir) + "/" + f)) missing.push_back(f);
+  if (missing.empty()) {
+    scan.add("nvidia.stubs", kGroup, FindingStatus::ok,
+             "libcuda.so.1 and nvidia-smi are in /usr/lib/wsl/lib (the Windows driver's stubs)");
+    return;
+  }
+  scan.add("nvidia.stubs", kGroup, FindingStatus::fail, "/usr/lib/wsl/lib has no " + join_words(missing),
+           "The NVIDIA Windows driver provides them through the WSL driver mount; a driver older than 465.89, or "
+           "none, does not." + scan.dxg_note(),
+           "On Windows: install NVIDIA's current driver (465.89 or later), then run `wsl --shutdown`. Never install a "
+           "Linux NVIDIA driver inside WSL.");
+}
+
+void check_linux_driver(DoctorScan& scan) {
+  auto found = installed_matching(scan, linux_nvidia_driver_patterns());
+  if (!found.empty()) {
+    scan.add("nvidia.linux-driver", kGroup, FindingStatus::fail,
+             "a Linux NVIDIA driver is installed inside WSL: " + join_words(found, ", "),
+             "A Linux NVIDIA driver shadows the WSL driver stubs in /usr/lib/wsl/lib (\"Failed to initialize NVML: "
+             "GPU access blocked by the operating system\"). Inside WSL the Windows driver is the driver.",
+             purge_command(found) +
+                 " (this also removes `cuda` or `cuda-12-x` metapackages that need the driver; the toolkit alone is "
+                 "cuda-toolkit-12-x: sudo wslgpu-setup install cuda)");
+  } else if (!scan.dpkg_problem.empty()) {
+    scan.add("nvidia.linux-driver", kGroup, FindingStatus::warn,
+             "cannot tell whether a Linux NVIDIA driver is installed: the dpkg status is unreadable",
+             scan.dpkg_problem, "See the dpkg finding under Configuration.");
+  } else {
+    scan.add("nvidia.linux-driver", kGroup, FindingStatus::ok, "no Linux NVIDIA driver package is installed");
+  }
+}
+
+void check_linker_path(DoctorScan& scan) {
+  std::vector<std::string> conf_files = {"/etc/ld.so.conf"};
+  for (const auto& name : scan.list_prefixed("/etc/ld.so.conf.d", ""))
+    if (name.size() > 5 && name.substr(name.size() - 5) == ".conf") conf_files.push_back("/etc/ld.so.conf.d/" + name);
+  for (const auto& file : conf_files) {
+    auto text = scan.read(file);
+    if (!text) continue;
+    for (const auto& line : active_lines(*text)) {
+      if (trim(line) == kStubDir || trim(line) == std::string(kStubDir) + "/") {
+        scan.add("nvidia.linker-path", kGroup, FindingStatus::ok,
+                 "/usr/lib/wsl/lib is on the dynamic linker's path (" + file + ")");
+        return;
+      }
+    }
+  }
+  for (const auto& file : scan.login_files()) {
+    for (const auto& line : active_lines(*scan.read(file))) {
+      if (line.find("LD_LIBRARY_PATH") != std::string::npos && line.find(kStubDir) != std::string::npos) {
+        scan.add("nvidia.linker-path", kGroup, FindingStatus::ok,
+                 "/usr/lib/wsl/lib is on LD_LIBRARY_PATH for login shells (" + file + ")");
+        return;
+      }
+    }
+  }
+  scan.add("nvidia.linker-path", kGroup, FindingStatus::fail, "/usr/lib/wsl/lib is not on the dynamic linker's path",
+           "Programs fail with \"libcuda.so: cannot open shared object file\": the driver stub is there, but the "
+           "linker does not look in that folder. WSL normally lists it in /etc/ld.so.conf.d/ld.wsl.conf.",
+           "echo /usr/lib/wsl/lib | sudo tee /etc/ld.so.conf.d/ld.wsl.conf && sudo ldconfig (or `sudo wslgpu-setup "
+           "install cuda`, which puts it on LD_LIBRARY_PATH for login shells).");
+}
+
+void check_libcuda_copies(DoctorScan& scan) {
+  const std::string harmless =
+      "ldconfig's warning \"/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\" is harmless: the Windows driver "
+      "mounts plain files in a read-only folder, where ldconfig cannot make its links.";
+  std::vector<std::string> copies;
+  for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+                          "/usr/local/lib"}) {
+    for (const auto& name : scan.list_prefixed(dir, "libcuda.so")) copies.push_back(std::string(dir) + "/" + name);
+  }
+  if (copies.empty()) {
+    scan.add("nvidia.ldconfig", kGroup, FindingStatus::ok,
+             "no libcuda copies outside /usr/lib/wsl/lib; ldconfig's \"libcuda.so.1 is not a symbolic link\" "
+             "warning is harmless",
+             harmless);
+    return;
+  }
+  scan.add("nvidia.ldconfig", kGroup, FindingStatus::warn,
+           "libcuda outside /usr/lib/wsl/lib: " + join_words(copies, ", "),
+           harmless + " Copying or linking libcuda elsewhere to silence it shadows the stub, and breaks as soon as "
+                      "the Windows driver is updated.",
+           "Find the owner (`dpkg -S " + copies.front() +
+               "`): purge the package that owns them, or remove the copies made by hand, then run `sudo ldconfig`. "
+               "The warning itself needs no fix.");
+}
+
+void check_nvidia_smi(DoctorScan& scan) {
+  const std::string smi = std::string(kStubDir) + "/nvidia-smi";
+  if (!scan.exists(smi)) return;  // nvidia.stubs says so
+  ProcessResult r = scan.run({smi, "-L"});
+  std::string output = r.out + r.err;
+  static const std::regex gpu_line(R"(GPU [0-9]+:)");
+  if (r.timed_out) {
+    scan.add("nvidia.smi", kGroup, FindingStatus::fail, "nvidia-smi -L did not answer within " + scan.timeout_text(),
+             "nvidia-smi hangs when the Windows driver cannot reach the GPU." + scan.dxg_note(),
+             "On Windows: run `wsl --shutdown`, update the NVIDIA driver, and try again.");
+    return;
+  }
+  if (output.find("GPU access blocked by the operating system") != std::string::npos) {
+    auto found = installed_matching(scan, linux_nvidia_driver_patterns());
+    scan.add("nvidia.smi", kGroup, FindingStatus::fail,
+             "nvidia-smi: Failed to initialize NVML: GPU access blocked by the operating system",
+             "A Linux NVIDIA driver inside WSL (nvidia-driver-*, nvidia-utils-*, libnvidia-compute-*) replaces the "
+             "WSL stubs.",
+             found.empty() ? "No Linux driver package is installed: look for a driver installed from NVIDIA's .run "
+                             "file (`ls /usr/lib/x86_64-linux-gnu/libnvidia-ml.so*`), remove it, then run `wsl "
+                             "--shutdown` on Windows."
+                           : purge_command(found) + ", then run `wsl --shutdown` on Windows.");
+    return;
+  }
+  if (r.ok() && std::regex_search(r.out, gpu_line)) {
+    std::istringstream in(r.out);
+    std::string line;
+    std::size_t gpus = 0;
+    std::string first;
+    while (std::getline(in, line)) {
+      if (std::regex_search(line, gpu_line)) {
+        if (gpus++ == 0) first = trim(line.substr(0, line.find(" (UUID")));
+      }
+    }
+    scan.add("nvidia.smi", kGroup, FindingStatus::ok,
+             "nvidia-smi -L: " + first + (gpus > 1 ? " (and " + std::to_string(gpus - 1) + " more)" : ""));
+    scan.nvidia_smi_full = scan.run({smi});
+    return;
+  }
+  std::string what = r.ok() ? "nvidia-smi -L lists no GPU"
+                            : "nvidia-smi -L failed (exit " + std::to_string(r.exit_code) + ")" +
+                                  (first_line(output).empty() ? "" : ": " + first_line(output));
+  scan.add("nvidia.smi", kGroup, FindingStatus::fail, what,
+           "The NVIDIA Windows driver is not reachable from WSL: it is older than 465.89, not installed, or the GPU "
+           "is disabled in Windows." + scan.dxg_note(),
+           "On Windows: update the NVIDIA driver, then run `wsl --shutdown`.");
+}
+
+void check_nvcc(DoctorScan& scan) {
+  std::string nvcc;
+  if (scan.exists("/usr/local/cuda/bin/nvcc")) {
+    nvcc = "/usr/local/cuda/bin/nvcc";
+  } else {
+    for (const auto& d : scan.list_prefixed("/usr/local", "cuda-"))
+      if (scan.exists("/usr/local/" + d + "/bin/nvcc")) nvcc = "/usr/local/" + d + "/bin/nvcc";
+    if (nvcc.empty() && scan.exists("/usr/bin/nvcc")) nvcc = "/usr/bin/nvcc";
+  }
+  if (nvcc.empty()) {
+    scan.add("nvidia.nvcc", kGroup, FindingStatus::warn, "nvcc not found: the CUDA toolkit is not installed",
+             "Running CUDA programs needs only the Windows driver; building them needs the toolkit.",
+             "sudo wslgpu-setup install cuda (NVIDIA's cuda-toolkit-12-x from its wsl-ubuntu repository).");
+    return;
+  }
+  ProcessResult r = scan.run({nvcc, "--version"});
+  if (r.timed_out) {
+    scan.add("nvidia.nvcc", kGroup, FindingStatus::fail,
+             nvcc + " --version did not answer within " + scan.timeout_text(),
+             "nvcc does not need the GPU; a hang means the installation or the disk is in trouble.",
+             "Reinstall the toolkit: sudo wslgpu-setup install cuda.");
+    return;
+  }
+  static const std::regex release(R"(release ([0-9]+\.[0-9]+))");
+  std::smatch m;
+  if (!r.ok() || !std::regex_search(r.out, m, release)) {
+    scan.add("nvidia.nvcc", kGroup, FindingStatus::fail,
+             nvcc + " --version failed (exit " + std::to_string(r.exit_code) + ")" +
+                 (first_line(r.out + r.err).empty() ? "" : ": " + first_line(r.out + r.err)),
+             "The CUDA toolkit is damaged or incomplete.", "Reinstall the toolkit: sudo wslgpu-setup install cuda.");
+    return;
+  }
+  if (nvcc == "/usr/bin/nvcc" && scan.installed_pkg("nvidia-cuda-toolkit")) {
+    scan.add("nvidia.nvcc", kGroup, FindingStatus::warn,
+             "nvcc " + m[1].str() + " is the distribution's nvidia-cuda-toolkit",
+             "NVIDIA's WSL guide installs cuda-toolkit-12-x from its wsl-ubuntu repository; the distribution's "
+             "toolkit is older and not built for WSL.",
+             "sudo apt remove nvidia-cuda-toolkit, then sudo wslgpu-setup install cuda.");
+    return;
+  }
+  scan.add("nvidia.nvcc", kGroup, FindingStatus::ok, "nvcc " + m[1].str() + " (" + nvcc + ")");
+}
+
+}  // namespace
+
+void check_nvidia(DoctorScan& scan) {
+  if (!scan.nvidia) return;
+  check_stubs(scan);
+  check_linux_driver(scan);
+  check_linker_path(scan);
+  check_libcuda_copies(scan);
+  check_nvidia_smi(scan);
+  check_nvcc(scan);
+}
+
+}  // namespace wslgpu::doctor

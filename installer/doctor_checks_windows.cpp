@@ -1,0 +1,182 @@
+// Doctor, Windows group: what only Windows knows, asked through interop
+// (each call with a timeout): the Windows build (`cmd.exe /c ver`), the WSL
+// release (`wsl.exe --version`, which prints UTF-16 unless WSL_UTF8=1, or
+// `wslinfo --wsl-version` without interop) and the NVIDIA Windows driver
+// (the Driver Version nvidia-smi reports). Without interop, the finding says
+// how to check by hand.
+#include <regex>
+#include <string>
+
+#include "installer/doctor_checks.hpp"
+
+namespace wslgpu::doctor {
+
+namespace {
+
+constexpr const char* kGroup = "Windows";
+constexpr int kMinBuild = 19041;          // Windows 10 2004: GPU paravirtualisation
+constexpr int kWindows11Build = 22000;    // the AMD dxg bridge of ROCm 7.x
+constexpr const char* kMinNvidiaDriver = "465.89";
+
+struct Interop {
+  std::string cmd_exe;  // target path of cmd.exe, "" when interop is unavailable
+  std::string wsl_exe;
+  std::string why_not;  // why interop is unavailable
+};
+
+Interop find_interop(const DoctorScan& scan) {
+  Interop i;
+  if (scan.wsl_conf) {
+    if (auto enabled = scan.wsl_conf->get("interop", "enabled"); enabled && lower(*enabled) == "false") {
+      i.why_not = "interop is turned off in /etc/wsl.conf";
+      return i;
+    }
+  }
+  if (!scan.exists("/proc/sys/fs/binfmt_misc/WSLInterop") &&
+      !scan.exists("/proc/sys/fs/binfmt_misc/WSLInterop-late")) {
+    i.why_not = "no WSLInterop entry in /proc/sys/fs/binfmt_misc, so Windows programs cannot run";
+    return i;
+  }
+  std::string mount_root = "/mnt";
+  if (scan.wsl_conf) {
+    if (auto root = scan.wsl_conf->get("automount", "root"); root && !root->empty()) {
+      mount_root = *root;
+      while (mount_root.size() > 1 && mount_root.back() == '/') mount_root.pop_back();
+    }
+  }
+  for (const auto& drive : scan.list_prefixed(mount_root, "")) {
+    const std::string dir = mount_root + "/" + drive + "/Windows/System32";
+    if (scan.exists(dir + "/cmd.exe")) {
+      i.cmd_exe = dir + "/cmd.exe";
+      i.wsl_exe = dir + "/wsl.exe";
+      return i;
+    }
+  }
+  i.why_not = "cmd.exe was not found under " + mount_root + "/<drive>/Windows/System32";
+  return i;
+}
+
+std::string by_hand(const DoctorScan& scan) {
+  std::string s = "Check by hand, in PowerShell on Windows: `winver` (build 19041 or later), `wsl --version` (the WSL "
+                  "release)";
+  if (scan.nvidia) s += ", and `nvidia-smi` (Driver Version 465.89 or later)";
+  return s + ".";
+}
+
+void check_build(DoctorScan& scan, const Interop& interop) {
+  ProcessResult r = scan.run({interop.cmd_exe, "/c", "ver"});
+  if (r.timed_out) {
+    scan.add("windows.build", kGroup, FindingStatus::warn, "cmd.exe /c ver did not answer within " + scan.timeout_text(),
+             "Windows interop hangs at times; the Windows build stays unknown.",
+             "Run `wsl --shutdown` on Windows to reset interop. " + by_hand(scan));
+    return;
+  }
+  static const std::regex version(R"(([0-9]+)\.([0-9]+)\.([0-9]+)(\.([0-9]+))?)");
+  std::smatch m;
+  if (!r.ok() || !std::regex_search(r.out, m, version)) {
+    scan.add("windows.build", kGroup, FindingStatus::warn,
+             "cmd.exe /c ver failed (exit " + std::to_string(r.exit_code) + "): the Windows build is unknown", "",
+             by_hand(scan));
+    return;
+  }
+  const int build = std::stoi(m[3].str());
+  const std::string full = m[0].str();
+  if (build < kMinBuild) {
+    scan.add("windows.build", kGroup, FindingStatus::fail,
+             "Windows build " + std::to_string(build) + " is older than " + std::to_string(kMinBuild),
+             "GPU compute in WSL2 needs Windows 10 version 2004 (build 19041) or later, or Windows 11.",
+             "Update Windows (Settings, Windows Update), then run `wsl --update`.");
+  } else if (build < kWindows11Build && !scan.rocm_version.empty() && compare_versions(scan.rocm_version, "7") >= 0) {
+    scan.add("windows.build", kGroup, FindingStatus::fail,
+             "Windows build " + std::to_string(build) + " is Windows 10; ROCm 7.x on WSL needs Windows 11",
+             "AMD's dxg bridge, which ROCm 7.1 and later use under WSL, is supported on Windows 11 only.",
+             "Upgrade to Windows 11, or use ROCm 6.4.2.1: sudo wslgpu-setup install rocm.");
+  } else {
+    scan.add("windows.build", kGroup, FindingStatus::ok, "Windows build " + std::to_string(build) + " (" + full + ")");
+  }
+}
+
+void check_wsl_release(DoctorScan& scan, const Interop& interop) {
+  if (interop.cmd_exe.empty()) {
+    // Without interop, wslinfo (WSL's own tool inside the distribution) may still know.
+    if (!scan.exists("/usr/bin/wslinfo")) return;
+    ProcessResult r = scan.run({"/usr/bin/wslinfo", "--wsl-version"});
+    if (r.timed_out) {
+      scan.add("windows.wsl-version", kGroup, FindingStatus::warn,
+               "wslinfo --wsl-version did not answer within " + scan.timeout_text(),
+               "wslinfo is known to hang (it is also what makes AMD's amdgpu-install hang).", by_hand(scan));
+      return;
+    }
+    std::string v = version_after(r.out, "");
+    if (r.ok() && !v.empty()) scan.add("windows.wsl-version", kGroup, FindingStatus::ok, "WSL " + v + " (wslinfo)");
+    return;
+  }
+  ProcessResult r = scan.run({interop.wsl_exe, "--version"}, {{"WSL_UTF8", "1"}});
+  if (r.timed_out) {
+    scan.add("windows.wsl-version", kGroup, FindingStatus::warn,
+             "wsl.exe --version did not answer within " + scan.timeout_text(),
+             "Windows interop hangs at times; the WSL release stays unknown.",
+             "Run `wsl --shutdown` on Windows to reset interop. " + by_hand(scan));
+    return;
+  }
+  std::string text = r.out;
+  if (looks_like_utf16(text)) {  // WSL_UTF8 is honoured only by recent releases
+    if (auto decoded = utf16_to_utf8(text)) text = *decoded;
+  }
+  std::string version = version_after(text, "WSL");
+  if (!r.ok() || version.empty()) {
+    scan.add("windows.wsl-version", kGroup, FindingStatus::warn,
+             "wsl.exe --version is not understood: this is the WSL that ships inside Windows",
+             "`wsl --version` exists only in the Microsoft Store release of WSL; the inbox release is older and gets "
+             "no GPU fixes.",
+             "On Windows: `wsl --update` installs the current release; then `wsl --shutdown`.");
+    return;
+  }
+  std::string kernel = version_after(text, "Kernel");
+  scan.add("windows.wsl-version", kGroup, FindingStatus::ok,
+           "WSL " + version + (kernel.empty() ? "" : " (its kernel " + kernel + ")"));
+}
+
+void check_nvidia_driver(DoctorScan& scan) {
+  if (!scan.nvidia || !scan.nvidia_smi_full) return;  // nvidia.stubs or nvidia.smi already explain why
+  const ProcessResult& r = *scan.nvidia_smi_full;
+  if (r.timed_out) {
+    scan.add("windows.nvidia-driver", kGroup, FindingStatus::warn,
+             "nvidia-smi did not answer within " + scan.timeout_text(), "The Windows driver's version stays unknown.",
+             "Check by hand on Windows: `nvidia-smi` (Driver Version 465.89 or later).");
+    return;
+  }
+  std::string version = version_after(r.out, "Driver Version");
+  if (version.empty()) {
+    scan.add("windows.nvidia-driver", kGroup, FindingStatus::warn, "nvidia-smi shows no Driver Version", "",
+             "Check by hand on Windows: `nvidia-smi` (Driver Version 465.89 or later).");
+  } else if (compare_versions(version, kMinNvidiaDriver) < 0) {
+    scan.add("windows.nvidia-driver", kGroup, FindingStatus::fail,
+             "NVIDIA Windows driver " + version + " is older than " + kMinNvidiaDriver,
+             std::string("CUDA on WSL needs NVIDIA's Windows driver ") + kMinNvidiaDriver + " or later.",
+             "On Windows: install NVIDIA's current driver, then run `wsl --shutdown`.");
+  } else {
+    scan.add("windows.nvidia-driver", kGroup, FindingStatus::ok,
+             "NVIDIA Windows driver " + version + " (" + kMinNvidiaDriver + " or later)");
+  }
+}
+
+}  // namespace
+
+void check_windows(DoctorScan& scan) {
+  if (scan.host.wsl == "none") return;  // no Windows behind plain Linux
+  Interop interop = find_interop(scan);
+  if (interop.cmd_exe.empty()) {
+    scan.add("windows.interop", kGroup, FindingStatus::warn,
+             "Windows checks skipped: " + interop.why_not,
+             "doctor asks Windows for its build, the WSL release and the GPU driver through interop.",
+             by_hand(scan));
+  } else {
+    scan.add("windows.interop", kGroup, FindingStatus::ok, "interop is available (" + interop.cmd_exe + ")");
+    check_build(scan, interop);
+  }
+  check_wsl_release(scan, interop);
+  check_nvidia_driver(scan);
+}
+
+}  // namespace wslgpu::doctor
