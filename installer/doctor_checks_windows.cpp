@@ -97,7 +97,7 @@ void check_build(DoctorScan& scan, const Interop& interop) {
 }
 
 void check_wsl_release(DoctorScan& scan, const Interop& interop) {
-  if (interop.cmd_exe.empty()) {
+  if (interop.cmd_exe.empty() || !scan.exists(interop.wsl_exe)) {
     // Without interop, wslinfo (WSL's own tool inside the distribution) may still know.
     if (!scan.exists("/usr/bin/wslinfo")) return;
     ProcessResult r = scan.run({"/usr/bin/wslinfo", "--wsl-version"});

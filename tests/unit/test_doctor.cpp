@@ -1201,3 +1201,13 @@ TEST_CASE("doctor json output: one document with format_version, findings, failu
   CHECK((*dxg)["seen"] == "/dev/dxg is missing");
   CHECK((*dxg)["fix"].get<std::string>().find("wsl --update") != std::string::npos);
 }
+
+TEST_CASE("doctor windows.wsl-version: without wsl.exe next to cmd.exe, wslinfo answers instead") {
+  Machine m;
+  m.fs.remove("/mnt/c/Windows/System32/wsl.exe");
+  m.fs.add_file("/usr/bin/wslinfo", "elf", 0755);
+  m.outputs[{"/usr/bin/wslinfo", "--wsl-version"}] = output("2.4.13\n");
+  auto findings = m.diagnose();
+  CHECK(get(findings, "windows.wsl-version").seen == "WSL 2.4.13 (wslinfo)");
+  for (const auto& c : m.runner.calls) CHECK(c.argv.front() != "/mnt/c/Windows/System32/wsl.exe");
+}
