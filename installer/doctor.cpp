@@ -156,9 +156,9 @@ std::string join_words(const std::vector<std::string>& words, const std::string&
 
 // The NVIDIA packages that put a Linux driver inside WSL.
 const std::vector<std::string>& linux_nvidia_driver_patterns() {
-  static const std::vector<std::string> patterns = {
-      "nvidia-driver-*", "nvidia-driver", "nvidia-utils-*", "libnvidia-compute-*", "cuda-drivers", "cuda-drivers-*",
-      "nvidia-dkms-*",   "nvidia-kernel-*", "libcuda1"};
+  static const std::vector<std::string> patterns = {"nvidia-driver-*",     "nvidia-driver",   "nvidia-utils-*",
+                                                    "libnvidia-compute-*", "cuda-drivers",    "cuda-drivers-*",
+                                                    "nvidia-dkms-*",       "nvidia-kernel-*", "libcuda1"};
   return patterns;
 }
 
@@ -173,10 +173,9 @@ void learn_packages_and_vendors(DoctorScan& scan) {
   scan.nvidia = scan.exists("/usr/lib/wsl/lib/libcuda.so.1") || scan.exists("/usr/lib/wsl/lib/nvidia-smi") ||
                 !installed_matching(scan, linux_nvidia_driver_patterns()).empty() ||
                 !installed_matching(scan, {"cuda-*", "nvidia-*", "libnvidia-*"}).empty();
-  scan.amd = scan.exists("/opt/rocm") ||
-             !installed_matching(scan, {"rocm*", "hsa-*", "hip-*", "hipcc", "amdgpu-*", "rock-dkms",
-                                        "libhsa-runtime64-1", "libhsakmt1"})
-                  .empty();
+  scan.amd = scan.exists("/opt/rocm") || !installed_matching(scan, {"rocm*", "hsa-*", "hip-*", "hipcc", "amdgpu-*",
+                                                                    "rock-dkms", "libhsa-runtime64-1", "libhsakmt1"})
+                                              .empty();
   if (auto it = scan.installed.find("rocm-core"); it != scan.installed.end()) scan.rocm_version = it->second;
 }
 
@@ -184,9 +183,12 @@ void learn_packages_and_vendors(DoctorScan& scan) {
 
 const char* finding_status_name(FindingStatus status) {
   switch (status) {
-    case FindingStatus::ok: return "ok";
-    case FindingStatus::warn: return "warn";
-    case FindingStatus::fail: return "fail";
+    case FindingStatus::ok:
+      return "ok";
+    case FindingStatus::warn:
+      return "warn";
+    case FindingStatus::fail:
+      return "fail";
   }
   return "fail";
 }
@@ -200,9 +202,7 @@ std::size_t group_rank(const std::string& group) {
   return static_cast<std::size_t>(it - kGroupOrder.begin());
 }
 
-std::string plural(std::size_t n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 }  // namespace
 

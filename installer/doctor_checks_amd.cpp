@@ -72,8 +72,9 @@ void check_dkms(DoctorScan& scan, const std::vector<std::string>& dkms) {
            "DKMS builds kernel modules for the running kernel, and WSL2 runs Microsoft's kernel, which has no headers "
            "to build against (\"kernel headers for ...-microsoft-standard-WSL2 cannot be found\"). Under WSL the GPU "
            "comes through /dev/dxg, not a kernel module.",
-           purge + " (ROCm's user-space packages stay; the rocm profile installs ROCm without DKMS: sudo "
-                   "wslgpu-setup install rocm)");
+           purge +
+               " (ROCm's user-space packages stay; the rocm profile installs ROCm without DKMS: sudo "
+               "wslgpu-setup install rocm)");
 }
 
 void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
@@ -109,9 +110,9 @@ void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
              "ROCm 7.0.x shipped no WSL runtime at all (\"Unable to locate package hsa-runtime-rocr4wsl-amdgpu\").",
              "Replace it with a WSL-capable release: 6.4.2.1 (sudo wslgpu-setup install rocm) or 7.1 or later.");
   } else if (!facts.dxg_detection_file.empty()) {
-    scan.add("amd.wsl-runtime", kGroup, FindingStatus::ok,
-             "ROCm " + release + " with dxg detection on (HSA_ENABLE_DXG_DETECTION=1 in " + facts.dxg_detection_file +
-                 ")");
+    scan.add(
+        "amd.wsl-runtime", kGroup, FindingStatus::ok,
+        "ROCm " + release + " with dxg detection on (HSA_ENABLE_DXG_DETECTION=1 in " + facts.dxg_detection_file + ")");
   } else {
     scan.add("amd.wsl-runtime", kGroup, FindingStatus::fail,
              "ROCm " + release + ", but HSA_ENABLE_DXG_DETECTION=1 is not set",
@@ -119,7 +120,8 @@ void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
              "HSA_ENABLE_DXG_DETECTION=1; without it rocminfo says \"No WDDM adapters found\" or \"hsa_init "
              "Failed\".",
              "Add `export HSA_ENABLE_DXG_DETECTION=1` to ~/.bashrc (sudo wslgpu-setup install rocm --set "
-             "rocm_version=" + release + " does it), then open a new shell.");
+             "rocm_version=" +
+                 release + " does it), then open a new shell.");
   }
 }
 
@@ -130,10 +132,11 @@ void check_distro_runtime(DoctorScan& scan) {
              "no distribution HSA runtime (libhsa-runtime64-1, libhsakmt1) is installed");
     return;
   }
-  scan.add("amd.distro-hsa", kGroup, FindingStatus::fail,
-           "the distribution's ROCm runtime is installed: " + join_words(found, ", "),
-           "Ubuntu's own HSA runtime (ROCm 5.7) is found before /opt/rocm's and cannot reach the GPU under WSL.",
-           "sudo apt remove " + join_words(found, " ") + " (the rocm profile does this: sudo wslgpu-setup install rocm)");
+  scan.add(
+      "amd.distro-hsa", kGroup, FindingStatus::fail,
+      "the distribution's ROCm runtime is installed: " + join_words(found, ", "),
+      "Ubuntu's own HSA runtime (ROCm 5.7) is found before /opt/rocm's and cannot reach the GPU under WSL.",
+      "sudo apt remove " + join_words(found, " ") + " (the rocm profile does this: sudo wslgpu-setup install rocm)");
 }
 
 void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
@@ -152,13 +155,14 @@ void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
   const std::string output = r.out + "\n" + r.err;
   const bool rocm7 = !scan.rocm_version.empty() && compare_versions(major_minor(scan.rocm_version), "7.1") >= 0;
   const std::string bridge_cause =
-      rocm7 ? (facts.dxg_detection_file.empty()
-                   ? "ROCm 7.1 and later find the GPU through the librocdxg bridge only when HSA_ENABLE_DXG_DETECTION=1, "
-                     "and it is not set."
-                   : "The librocdxg bridge found no GPU: the bridge is missing, or the Windows driver has no WSL "
-                     "support for this GPU.")
-            : "The WSL runtime found no GPU through /dev/dxg: the Windows driver has no WSL support for this GPU, or "
-              "the runtime is not the WSL one.";
+      rocm7
+          ? (facts.dxg_detection_file.empty()
+                 ? "ROCm 7.1 and later find the GPU through the librocdxg bridge only when HSA_ENABLE_DXG_DETECTION=1, "
+                   "and it is not set."
+                 : "The librocdxg bridge found no GPU: the bridge is missing, or the Windows driver has no WSL "
+                   "support for this GPU.")
+          : "The WSL runtime found no GPU through /dev/dxg: the Windows driver has no WSL support for this GPU, or "
+            "the runtime is not the WSL one.";
   const std::string bridge_fix =
       rocm7 ? "Set `export HSA_ENABLE_DXG_DETECTION=1` in ~/.bashrc and open a new shell; on Windows, update the "
               "Adrenalin driver and run `wsl --shutdown`."
@@ -173,7 +177,8 @@ void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
   if (output.find("HSA_STATUS_ERROR_OUT_OF_RESOURCES") != std::string::npos) {
     scan.add("amd.rocminfo", kGroup, FindingStatus::fail, "rocminfo: HSA_STATUS_ERROR_OUT_OF_RESOURCES",
              "ROCm detected WSL but could not use the GPU: this ROCm release, this GPU or this distribution is not "
-             "in AMD's WSL support matrix." + scan.dxg_note(),
+             "in AMD's WSL support matrix." +
+                 scan.dxg_note(),
              "Check AMD's WSL support matrix for the GPU and the Adrenalin driver, update the driver on Windows, and "
              "use a supported release: sudo wslgpu-setup install rocm (6.4.2.1).");
     return;
@@ -200,7 +205,8 @@ void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
   scan.add("amd.rocminfo", kGroup, FindingStatus::fail,
            r.ok() ? "rocminfo lists no GPU agent" : "rocminfo failed (exit " + std::to_string(r.exit_code) + ")",
            "ROCm sees no GPU: the Windows driver has no WSL support for this GPU, or the runtime is not the WSL "
-           "one." + scan.dxg_note(),
+           "one." +
+               scan.dxg_note(),
            "On Windows, update the Adrenalin driver and run `wsl --shutdown`; check the WSL runtime finding above.");
 }
 

@@ -36,12 +36,18 @@ std::optional<std::uint64_t> parse_size(const std::string& text) {
     return std::nullopt;
   }
   double scale = 1;
-  if (unit.empty() || unit == "b") scale = 1;
-  else if (unit == "kb" || unit == "k") scale = 1024.0;
-  else if (unit == "mb" || unit == "m") scale = 1024.0 * 1024;
-  else if (unit == "gb" || unit == "g") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "tb" || unit == "t") scale = 1024.0 * 1024 * 1024 * 1024;
-  else return std::nullopt;
+  if (unit.empty() || unit == "b")
+    scale = 1;
+  else if (unit == "kb" || unit == "k")
+    scale = 1024.0;
+  else if (unit == "mb" || unit == "m")
+    scale = 1024.0 * 1024;
+  else if (unit == "gb" || unit == "g")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "tb" || unit == "t")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else
+    return std::nullopt;
   return static_cast<std::uint64_t>(std::llround(value * scale));
 }
 
@@ -50,12 +56,12 @@ void check_memory_setting(DoctorScan& scan, const IniDocument& doc, const std::s
   if (!memory) {
     for (const auto& section : doc.sections()) {
       if (section == "wsl2" || !doc.get(section, "memory")) continue;
-      scan.add("config.wslconfig-memory", kGroup, FindingStatus::warn,
-               path + ":" + std::to_string(doc.line_of(section, "memory")) + ": memory is under [" + section +
-                   "], not [wsl2]",
-               "WSL reads memory only from the [wsl2] section, so this setting is not in force.",
-               "Move the line under [wsl2], then run `wsl --shutdown` on Windows (or: " + std::string(kMemoryFix) +
-                   ")");
+      scan.add(
+          "config.wslconfig-memory", kGroup, FindingStatus::warn,
+          path + ":" + std::to_string(doc.line_of(section, "memory")) + ": memory is under [" + section +
+              "], not [wsl2]",
+          "WSL reads memory only from the [wsl2] section, so this setting is not in force.",
+          "Move the line under [wsl2], then run `wsl --shutdown` on Windows (or: " + std::string(kMemoryFix) + ")");
       return;
     }
     scan.add("config.wslconfig-memory", kGroup, FindingStatus::ok,
@@ -69,8 +75,8 @@ void check_memory_setting(DoctorScan& scan, const IniDocument& doc, const std::s
              where + ": memory=" + *memory + " is not a size WSL understands",
              "WSL expects a size such as 16GB or 8192MB and ignores anything else.", kMemoryFix);
   } else if (*bytes < 8 * kGiB) {
-    scan.add("config.wslconfig-memory", kGroup, FindingStatus::warn,
-             where + ": memory=" + *memory + " is below 8GB", kMemoryCause, kMemoryFix);
+    scan.add("config.wslconfig-memory", kGroup, FindingStatus::warn, where + ": memory=" + *memory + " is below 8GB",
+             kMemoryCause, kMemoryFix);
   } else if (*bytes < 16 * kGiB) {
     scan.add("config.wslconfig-memory", kGroup, FindingStatus::ok,
              "memory=" + *memory + " in .wslconfig (16GB is advised for machine learning)");
@@ -153,8 +159,8 @@ void check_disk(DoctorScan& scan) {
   } else if (*free_bytes < 2 * kGiB) {
     scan.add("config.disk", kGroup, FindingStatus::fail, size_text(*free_bytes) + " of disk free", cause, fix);
   } else if (*free_bytes < 20 * kGiB) {
-    scan.add("config.disk", kGroup, FindingStatus::warn, size_text(*free_bytes) + " of disk free, below 20 GB",
-             cause, fix);
+    scan.add("config.disk", kGroup, FindingStatus::warn, size_text(*free_bytes) + " of disk free, below 20 GB", cause,
+             fix);
   } else {
     scan.add("config.disk", kGroup, FindingStatus::ok, size_text(*free_bytes) + " of disk free");
   }
@@ -182,12 +188,12 @@ void check_groups(DoctorScan& scan) {
     return;
   }
   if (scan.host.wsl == "2" || !scan.exists("/dev/kfd")) {
-    scan.add("config.groups", kGroup, FindingStatus::ok,
-             user + " is not in " + join_words(out) +
-                 (scan.host.wsl == "2" ? ": not needed under WSL (there is no /dev/kfd)"
-                                       : ": not needed without /dev/kfd"),
-             "On native Linux the video and render groups open /dev/kfd and /dev/dri; under WSL the GPU is "
-             "/dev/dxg, which every user can open.");
+    scan.add(
+        "config.groups", kGroup, FindingStatus::ok,
+        user + " is not in " + join_words(out) +
+            (scan.host.wsl == "2" ? ": not needed under WSL (there is no /dev/kfd)" : ": not needed without /dev/kfd"),
+        "On native Linux the video and render groups open /dev/kfd and /dev/dri; under WSL the GPU is "
+        "/dev/dxg, which every user can open.");
     return;
   }
   scan.add("config.groups", kGroup, FindingStatus::warn, user + " is not in " + join_words(out),

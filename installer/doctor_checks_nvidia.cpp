@@ -43,7 +43,8 @@ void check_stubs(DoctorScan& scan) {
   }
   scan.add("nvidia.stubs", kGroup, FindingStatus::fail, "/usr/lib/wsl/lib has no " + join_words(missing),
            "The NVIDIA Windows driver provides them through the WSL driver mount; a driver older than 465.89, or "
-           "none, does not." + scan.dxg_note(),
+           "none, does not." +
+               scan.dxg_note(),
            "On Windows: install NVIDIA's current driver (465.89 or later), then run `wsl --shutdown`. Never install a "
            "Linux NVIDIA driver inside WSL.");
 }
@@ -60,8 +61,8 @@ void check_linux_driver(DoctorScan& scan) {
                  "cuda-toolkit-12-x: sudo wslgpu-setup install cuda)");
   } else if (!scan.dpkg_problem.empty()) {
     scan.add("nvidia.linux-driver", kGroup, FindingStatus::warn,
-             "cannot tell whether a Linux NVIDIA driver is installed: the dpkg status is unreadable",
-             scan.dpkg_problem, "See the dpkg finding under Configuration.");
+             "cannot tell whether a Linux NVIDIA driver is installed: the dpkg status is unreadable", scan.dpkg_problem,
+             "See the dpkg finding under Configuration.");
   } else {
     scan.add("nvidia.linux-driver", kGroup, FindingStatus::ok, "no Linux NVIDIA driver package is installed");
   }
@@ -103,8 +104,8 @@ void check_libcuda_copies(DoctorScan& scan) {
       "ldconfig's warning \"/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\" is harmless: the Windows driver "
       "mounts plain files in a read-only folder, where ldconfig cannot make its links.";
   std::vector<std::string> copies;
-  for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
-                          "/usr/local/lib"}) {
+  for (const char* dir :
+       {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"}) {
     for (const auto& name : scan.list_prefixed(dir, "libcuda.so")) copies.push_back(std::string(dir) + "/" + name);
   }
   if (copies.empty()) {
@@ -116,8 +117,9 @@ void check_libcuda_copies(DoctorScan& scan) {
   }
   scan.add("nvidia.ldconfig", kGroup, FindingStatus::warn,
            "libcuda outside /usr/lib/wsl/lib: " + join_words(copies, ", "),
-           harmless + " Copying or linking libcuda elsewhere to silence it shadows the stub, and breaks as soon as "
-                      "the Windows driver is updated.",
+           harmless +
+               " Copying or linking libcuda elsewhere to silence it shadows the stub, and breaks as soon as "
+               "the Windows driver is updated.",
            "Find the owner (`dpkg -S " + copies.front() +
                "`): purge the package that owns them, or remove the copies made by hand, then run `sudo ldconfig`. "
                "The warning itself needs no fix.");
@@ -167,7 +169,8 @@ void check_nvidia_smi(DoctorScan& scan) {
                                   (first_line(output).empty() ? "" : ": " + first_line(output));
   scan.add("nvidia.smi", kGroup, FindingStatus::fail, what,
            "The NVIDIA Windows driver is not reachable from WSL: it is older than 465.89, not installed, or the GPU "
-           "is disabled in Windows." + scan.dxg_note(),
+           "is disabled in Windows." +
+               scan.dxg_note(),
            "On Windows: update the NVIDIA driver, then run `wsl --shutdown`.");
 }
 

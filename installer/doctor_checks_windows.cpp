@@ -14,8 +14,8 @@ namespace wslgpu::doctor {
 namespace {
 
 constexpr const char* kGroup = "Windows";
-constexpr int kMinBuild = 19041;          // Windows 10 2004: GPU paravirtualisation
-constexpr int kWindows11Build = 22000;    // the AMD dxg bridge of ROCm 7.x
+constexpr int kMinBuild = 19041;        // Windows 10 2004: GPU paravirtualisation
+constexpr int kWindows11Build = 22000;  // the AMD dxg bridge of ROCm 7.x
 constexpr const char* kMinNvidiaDriver = "465.89";
 
 struct Interop {
@@ -32,8 +32,7 @@ Interop find_interop(const DoctorScan& scan) {
       return i;
     }
   }
-  if (!scan.exists("/proc/sys/fs/binfmt_misc/WSLInterop") &&
-      !scan.exists("/proc/sys/fs/binfmt_misc/WSLInterop-late")) {
+  if (!scan.exists("/proc/sys/fs/binfmt_misc/WSLInterop") && !scan.exists("/proc/sys/fs/binfmt_misc/WSLInterop-late")) {
     i.why_not = "no WSLInterop entry in /proc/sys/fs/binfmt_misc, so Windows programs cannot run";
     return i;
   }
@@ -57,8 +56,9 @@ Interop find_interop(const DoctorScan& scan) {
 }
 
 std::string by_hand(const DoctorScan& scan) {
-  std::string s = "Check by hand, in PowerShell on Windows: `winver` (build 19041 or later), `wsl --version` (the WSL "
-                  "release)";
+  std::string s =
+      "Check by hand, in PowerShell on Windows: `winver` (build 19041 or later), `wsl --version` (the WSL "
+      "release)";
   if (scan.nvidia) s += ", and `nvidia-smi` (Driver Version 465.89 or later)";
   return s + ".";
 }
@@ -66,7 +66,8 @@ std::string by_hand(const DoctorScan& scan) {
 void check_build(DoctorScan& scan, const Interop& interop) {
   ProcessResult r = scan.run({interop.cmd_exe, "/c", "ver"});
   if (r.timed_out) {
-    scan.add("windows.build", kGroup, FindingStatus::warn, "cmd.exe /c ver did not answer within " + scan.timeout_text(),
+    scan.add("windows.build", kGroup, FindingStatus::warn,
+             "cmd.exe /c ver did not answer within " + scan.timeout_text(),
              "Windows interop hangs at times; the Windows build stays unknown.",
              "Run `wsl --shutdown` on Windows to reset interop. " + by_hand(scan));
     return;
@@ -167,10 +168,8 @@ void check_windows(DoctorScan& scan) {
   if (scan.host.wsl == "none") return;  // no Windows behind plain Linux
   Interop interop = find_interop(scan);
   if (interop.cmd_exe.empty()) {
-    scan.add("windows.interop", kGroup, FindingStatus::warn,
-             "Windows checks skipped: " + interop.why_not,
-             "doctor asks Windows for its build, the WSL release and the GPU driver through interop.",
-             by_hand(scan));
+    scan.add("windows.interop", kGroup, FindingStatus::warn, "Windows checks skipped: " + interop.why_not,
+             "doctor asks Windows for its build, the WSL release and the GPU driver through interop.", by_hand(scan));
   } else {
     scan.add("windows.interop", kGroup, FindingStatus::ok, "interop is available (" + interop.cmd_exe + ")");
     check_build(scan, interop);

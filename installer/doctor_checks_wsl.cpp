@@ -11,8 +11,8 @@ namespace wslgpu::doctor {
 namespace {
 
 constexpr const char* kGroup = "WSL";
-constexpr const char* kMinKernel = "5.10.60.1";         // the source documents' minimum
-constexpr const char* kNvidiaMinKernel = "5.10.16.3";   // NVIDIA's CUDA on WSL guide
+constexpr const char* kMinKernel = "5.10.60.1";        // the source documents' minimum
+constexpr const char* kNvidiaMinKernel = "5.10.16.3";  // NVIDIA's CUDA on WSL guide
 const char* const kDriverFix =
     "On Windows: install or update the GPU driver (NVIDIA 465.89 or later, or AMD Adrenalin with WSL support), "
     "then run `wsl --update` and `wsl --shutdown`. Nothing inside Linux can create it.";
@@ -60,19 +60,16 @@ void check_kernel(DoctorScan& scan) {
   const std::string fix =
       "On Windows: `wsl --update`, then `wsl --shutdown`. The WSL kernel is Microsoft's; apt cannot update it.";
   if (compare_versions(k, kMinKernel) >= 0) {
-    scan.add("wsl.kernel", kGroup, FindingStatus::ok,
-             "kernel " + k + " (minimum " + kMinKernel + ")");
+    scan.add("wsl.kernel", kGroup, FindingStatus::ok, "kernel " + k + " (minimum " + kMinKernel + ")");
   } else if (scan.nvidia && compare_versions(k, kNvidiaMinKernel) >= 0) {
-    scan.add("wsl.kernel", kGroup, FindingStatus::warn,
-             "kernel " + k + " is older than " + kMinKernel,
-             std::string("NVIDIA's minimum (") + kNvidiaMinKernel +
-                 ") is met, but the source documents ask for " + kMinKernel + " for GPU paravirtualisation.",
+    scan.add("wsl.kernel", kGroup, FindingStatus::warn, "kernel " + k + " is older than " + kMinKernel,
+             std::string("NVIDIA's minimum (") + kNvidiaMinKernel + ") is met, but the source documents ask for " +
+                 kMinKernel + " for GPU paravirtualisation.",
              fix);
   } else {
-    scan.add("wsl.kernel", kGroup, FindingStatus::fail,
-             "kernel " + k + " is older than the minimum " + kMinKernel,
-             std::string("GPU paravirtualisation (/dev/dxg) needs kernel ") + kMinKernel + " or later (NVIDIA: " +
-                 kNvidiaMinKernel + " or later).",
+    scan.add("wsl.kernel", kGroup, FindingStatus::fail, "kernel " + k + " is older than the minimum " + kMinKernel,
+             std::string("GPU paravirtualisation (/dev/dxg) needs kernel ") + kMinKernel +
+                 " or later (NVIDIA: " + kNvidiaMinKernel + " or later).",
              fix);
   }
 }
@@ -81,25 +78,23 @@ void check_dxg(DoctorScan& scan) {
   auto info = scan.fs.stat("/dev/dxg");
   if (!info) {
     scan.dxg_missing = true;
-    const std::string why =
-        scan.host.wsl == "2" ? "the Windows GPU driver has no WSL support, or WSL is too old"
-        : scan.host.wsl == "1" ? "this is WSL1 (see above), which cannot share the GPU"
-                               : "this is not WSL2 (see above)";
+    const std::string why = scan.host.wsl == "2"   ? "the Windows GPU driver has no WSL support, or WSL is too old"
+                            : scan.host.wsl == "1" ? "this is WSL1 (see above), which cannot share the GPU"
+                                                   : "this is not WSL2 (see above)";
     scan.add("wsl.dxg", kGroup, FindingStatus::fail, "/dev/dxg is missing",
              "The GPU is not shared with this distribution: " + why +
                  ". Everything below that needs the GPU will fail until this is fixed.",
              kDriverFix);
   } else if (info->type != FileType::char_device) {
     scan.dxg_missing = true;
-    scan.add("wsl.dxg", kGroup, FindingStatus::fail,
-             "/dev/dxg exists but is not a character device",
+    scan.add("wsl.dxg", kGroup, FindingStatus::fail, "/dev/dxg exists but is not a character device",
              "Something put an ordinary file or folder where WSL's GPU device belongs, so the GPU is not reachable. "
              "Everything below that needs the GPU will fail until this is fixed.",
              "Remove it (`sudo rm -r /dev/dxg`) and restart the distribution (`wsl --shutdown` on Windows). If the "
-             "device does not come back: " + std::string(kDriverFix));
+             "device does not come back: " +
+                 std::string(kDriverFix));
   } else if ((info->mode & 0666) != 0666) {
-    scan.add("wsl.dxg", kGroup, FindingStatus::fail,
-             "/dev/dxg is " + mode_text(info->mode) + ", not crw-rw-rw-",
+    scan.add("wsl.dxg", kGroup, FindingStatus::fail, "/dev/dxg is " + mode_text(info->mode) + ", not crw-rw-rw-",
              "WSL creates /dev/dxg readable and writable by everyone; with this mode, GPU programs run by other "
              "users than root cannot open it.",
              "Find what changes it (`grep -rs dxg /etc/udev /etc/tmpfiles.d /etc/wsl.conf`), remove that, and "
@@ -121,7 +116,8 @@ void check_wsl_lib(DoctorScan& scan) {
   } else if (!scan.exists("/usr/lib/wsl/lib/libdxcore.so")) {
     scan.add("wsl.lib", kGroup, FindingStatus::fail, "/usr/lib/wsl/lib has no libdxcore.so",
              "libdxcore.so connects Linux programs to /dev/dxg; the driver mount is empty or incomplete, so the "
-             "Windows driver did not expose WSL support." + scan.dxg_note(),
+             "Windows driver did not expose WSL support." +
+                 scan.dxg_note(),
              fix);
   } else {
     scan.add("wsl.lib", kGroup, FindingStatus::ok, "/usr/lib/wsl/lib holds libdxcore.so");
@@ -131,8 +127,9 @@ void check_wsl_lib(DoctorScan& scan) {
 void check_wsl_conf(DoctorScan& scan) {
   auto text = scan.read("/etc/wsl.conf");
   if (!text) {
-    scan.add("wsl.conf", kGroup, FindingStatus::ok, "/etc/wsl.conf is absent: GPU sharing and interop are on "
-                                                    "(WSL's defaults)");
+    scan.add("wsl.conf", kGroup, FindingStatus::ok,
+             "/etc/wsl.conf is absent: GPU sharing and interop are on "
+             "(WSL's defaults)");
     return;
   }
   try {

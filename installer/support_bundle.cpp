@@ -60,10 +60,14 @@ std::string redact_line(const std::string& line) {
     result.append(last, m[0].first);
     std::string value = m[2].str();
     result += m[1].str();
-    if (value == "REDACTED" || value == "\"REDACTED\"" || value == "'REDACTED'") result += value;
-    else if (value.front() == '"') result += "\"REDACTED\"";
-    else if (value.front() == '\'') result += "'REDACTED'";
-    else result += "REDACTED";
+    if (value == "REDACTED" || value == "\"REDACTED\"" || value == "'REDACTED'")
+      result += value;
+    else if (value.front() == '"')
+      result += "\"REDACTED\"";
+    else if (value.front() == '\'')
+      result += "'REDACTED'";
+    else
+      result += "REDACTED";
     last = m[0].second;
   }
   result.append(last, out.cend());
@@ -71,8 +75,8 @@ std::string redact_line(const std::string& line) {
 }
 
 bool relevant_package(const std::string& name) {
-  for (const char* part : {"nvidia", "cuda", "rocm", "rocr", "hsa", "amdgpu", "dkms", "miopen", "rccl",
-                           "linux-headers", "linux-image", "linux-modules"})
+  for (const char* part : {"nvidia", "cuda", "rocm", "rocr", "hsa", "amdgpu", "dkms", "miopen", "rccl", "linux-headers",
+                           "linux-image", "linux-modules"})
     if (name.find(part) != std::string::npos) return true;
   for (const char* prefix : {"hip", "roc"})
     if (name.rfind(prefix, 0) == 0) return true;

@@ -66,7 +66,7 @@ struct Machine {
   std::map<std::vector<std::string>, ProcessResult> outputs;  // argv prefix -> result
   std::optional<std::uint64_t> free_disk = 100 * kGiB;
   std::map<std::string, std::string> packages;  // installed: name -> version
-  std::string pending_status;                    // extra raw stanzas for /var/lib/dpkg/status
+  std::string pending_status;                   // extra raw stanzas for /var/lib/dpkg/status
   FakeProcessRunner runner;
   HostFacts host;
 
@@ -117,13 +117,14 @@ struct Machine {
   std::vector<Finding> diagnose() {
     std::string status = pending_status;
     for (const auto& [name, version] : packages)
-      status += "Package: " + name + "\nStatus: install ok installed\nArchitecture: amd64\nVersion: " + version +
-                "\n\n";
+      status +=
+          "Package: " + name + "\nStatus: install ok installed\nArchitecture: amd64\nVersion: " + version + "\n\n";
     fs.add_file("/var/lib/dpkg/status", status);
     runner = FakeProcessRunner();
     // Longest prefixes first, so that "nvidia-smi -L" is not answered by the rule for "nvidia-smi".
     std::vector<std::pair<std::vector<std::string>, ProcessResult>> rules(outputs.begin(), outputs.end());
-    std::stable_sort(rules.begin(), rules.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    std::stable_sort(rules.begin(), rules.end(),
+                     [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
     for (const auto& [argv, result] : rules) runner.on(argv, result);
     host = probe_host(fs, "/", HostOptions{});
     DoctorMachine m{fs, runner, host, {}, std::chrono::seconds(12)};
@@ -270,8 +271,9 @@ TEST_CASE("doctor wsl.kernel: 5.10.60.1 is the minimum; NVIDIA's 5.10.16.3 only 
     CHECK(f.status == FindingStatus::fail);
     CHECK(f.seen == "kernel 5.10.43.3 is older than the minimum 5.10.60.1");
     CHECK(f.cause == "GPU paravirtualisation (/dev/dxg) needs kernel 5.10.60.1 or later (NVIDIA: 5.10.16.3 or later).");
-    CHECK(f.fix == "On Windows: `wsl --update`, then `wsl --shutdown`. The WSL kernel is Microsoft's; apt cannot "
-                   "update it.");
+    CHECK(f.fix ==
+          "On Windows: `wsl --update`, then `wsl --shutdown`. The WSL kernel is Microsoft's; apt cannot "
+          "update it.");
   }
   {
     Machine m;
@@ -362,8 +364,7 @@ TEST_CASE("doctor wsl.conf: absent or valid is ok; a file WSL cannot read warns 
   {
     Machine m;
     auto findings = m.diagnose();
-    CHECK(get(findings, "wsl.conf").seen ==
-          "/etc/wsl.conf is absent: GPU sharing and interop are on (WSL's defaults)");
+    CHECK(get(findings, "wsl.conf").seen == "/etc/wsl.conf is absent: GPU sharing and interop are on (WSL's defaults)");
     CHECK_FALSE(lookup(findings, "wsl.conf-gpu"));
   }
   {
@@ -553,8 +554,9 @@ TEST_CASE("doctor nvidia.smi: a listed GPU is ok; blocked, failing and hanging n
         output("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n", 9);
     auto f = get(m.diagnose(), "nvidia.smi");
     CHECK(f.status == FindingStatus::fail);
-    CHECK(f.seen == "nvidia-smi -L failed (exit 9): NVIDIA-SMI has failed because it couldn't communicate with "
-                    "the NVIDIA driver.");
+    CHECK(f.seen ==
+          "nvidia-smi -L failed (exit 9): NVIDIA-SMI has failed because it couldn't communicate with "
+          "the NVIDIA driver.");
     CHECK(contains(f.fix, "update the NVIDIA driver"));
   }
   {
@@ -757,8 +759,9 @@ TEST_CASE("doctor amd.rocminfo: a gfx agent is ok; each known failure text maps 
     Machine m;
     m.make_amd();
     m.outputs[{"/opt/rocm/bin/rocminfo"}] =
-        output("WSL environment detected.\n", 1, "hsa api call failure at: rocminfo.cc:1306\nCall returned "
-                                                 "HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate\n");
+        output("WSL environment detected.\n", 1,
+               "hsa api call failure at: rocminfo.cc:1306\nCall returned "
+               "HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate\n");
     auto f = get(m.diagnose(), "amd.rocminfo");
     CHECK(f.status == FindingStatus::fail);
     CHECK(f.seen == "rocminfo: HSA_STATUS_ERROR_OUT_OF_RESOURCES");
@@ -778,8 +781,9 @@ TEST_CASE("doctor amd.rocminfo: a gfx agent is ok; each known failure text maps 
   {
     Machine m;
     m.make_amd("7.1.0.70100-20~24.04");
-    m.outputs[{"/opt/rocm/bin/rocminfo"}] = output("", 1, "ROCk module is NOT loaded, possibly no GPU devices\n"
-                                                          "hsa_init Failed, possibly no supported GPU devices\n");
+    m.outputs[{"/opt/rocm/bin/rocminfo"}] = output("", 1,
+                                                   "ROCk module is NOT loaded, possibly no GPU devices\n"
+                                                   "hsa_init Failed, possibly no supported GPU devices\n");
     auto f = get(m.diagnose(), "amd.rocminfo");
     CHECK(f.seen == "rocminfo: hsa_init Failed");
     CHECK(contains(f.cause, "The HSA runtime could not start."));
@@ -815,8 +819,9 @@ TEST_CASE("doctor amd.torch-hsa: a libhsa-runtime64.so bundled in torch/lib fail
     m.fs.add_file("/home/alice/.local/lib/python3.12/site-packages/torch/lib/libtorch.so", "elf");
     auto f = get(m.diagnose(), "amd.torch-hsa");
     CHECK(f.status == FindingStatus::ok);
-    CHECK(f.seen == "PyTorch (/home/alice/.local/lib/python3.12/site-packages/torch/lib) bundles no "
-                    "libhsa-runtime64.so");
+    CHECK(f.seen ==
+          "PyTorch (/home/alice/.local/lib/python3.12/site-packages/torch/lib) bundles no "
+          "libhsa-runtime64.so");
   }
   {
     Machine m;
@@ -984,8 +989,9 @@ TEST_CASE("doctor config.path: the toolkit's bin folder must be on PATH for logi
     auto f = get(m.diagnose(), "config.path");
     CHECK(f.status == FindingStatus::warn);
     CHECK(f.seen == "/opt/rocm/bin is not on PATH for login shells");
-    CHECK(f.fix == "sudo wslgpu-setup install rocm (or add `export PATH=\"$PATH:/opt/rocm/bin\"` to ~/.bashrc), "
-                   "then open a new shell.");
+    CHECK(f.fix ==
+          "sudo wslgpu-setup install rocm (or add `export PATH=\"$PATH:/opt/rocm/bin\"` to ~/.bashrc), "
+          "then open a new shell.");
   }
   {
     Machine m;
@@ -1040,10 +1046,12 @@ TEST_CASE("doctor windows.interop: without WSLInterop or cmd.exe, say how to che
     auto findings = m.diagnose();
     auto f = get(findings, "windows.interop");
     CHECK(f.status == FindingStatus::warn);
-    CHECK(f.seen == "Windows checks skipped: no WSLInterop entry in /proc/sys/fs/binfmt_misc, so Windows programs "
-                    "cannot run");
-    CHECK(f.fix == "Check by hand, in PowerShell on Windows: `winver` (build 19041 or later), `wsl --version` (the "
-                   "WSL release), and `nvidia-smi` (Driver Version 465.89 or later).");
+    CHECK(f.seen ==
+          "Windows checks skipped: no WSLInterop entry in /proc/sys/fs/binfmt_misc, so Windows programs "
+          "cannot run");
+    CHECK(f.fix ==
+          "Check by hand, in PowerShell on Windows: `winver` (build 19041 or later), `wsl --version` (the "
+          "WSL release), and `nvidia-smi` (Driver Version 465.89 or later).");
     CHECK_FALSE(lookup(findings, "windows.build"));
   }
   {
@@ -1107,7 +1115,8 @@ TEST_CASE("doctor windows.wsl-version: wsl.exe --version with WSL_UTF8=1, UTF-16
     CHECK(f.seen == "WSL 2.3.26.0 (its kernel 5.15.167.4)");
     bool utf8 = false;
     for (const auto& c : m.runner.calls)
-      if (c.argv.front() == "/mnt/c/Windows/System32/wsl.exe") utf8 = c.env.count("WSL_UTF8") && c.env.at("WSL_UTF8") == "1";
+      if (c.argv.front() == "/mnt/c/Windows/System32/wsl.exe")
+        utf8 = c.env.count("WSL_UTF8") && c.env.at("WSL_UTF8") == "1";
     CHECK(utf8);
   }
   {

@@ -63,7 +63,8 @@ TEST_CASE("redact_secrets: URL credentials, Authorization headers and secret-loo
         "URIs: https://REDACTED@mirror.example.org/ubuntu");
   CHECK(redact_secrets("Authorization: Bearer eyJhbGciOi.x.y\n") == "Authorization: REDACTED\n");
   CHECK(redact_secrets("curl -H 'Authorization: Basic dXNlcjpwYXNz'") == "curl -H 'Authorization: REDACTED'");
-  CHECK(redact_secrets("# token=abc123\r\n[wsl2]\r\nmemory=16GB\r\n") == "# token=REDACTED\r\n[wsl2]\r\nmemory=16GB\r\n");
+  CHECK(redact_secrets("# token=abc123\r\n[wsl2]\r\nmemory=16GB\r\n") ==
+        "# token=REDACTED\r\n[wsl2]\r\nmemory=16GB\r\n");
   CHECK(redact_secrets("password: hunter2") == "password: REDACTED");
   CHECK(redact_secrets("API_KEY=\"abc def\" other=1") == "API_KEY=\"REDACTED\" other=1");
   CHECK(redact_secrets("{\"sets\": {\"hf_token\": \"hf_123\", \"memory\": \"16GB\"}}") ==
@@ -77,8 +78,10 @@ TEST_CASE("redact_secrets: URL credentials, Authorization headers and secret-loo
       "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.4.2.1\nSuites: noble\nComponents: main\n"
       "Signed-By: /etc/apt/keyrings/rocm.asc\n";
   CHECK(redact_secrets(sources) == sources);
-  CHECK(redact_secrets("deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/6.4.2.1/ubuntu noble main") ==
-        "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/6.4.2.1/ubuntu noble main");
+  CHECK(
+      redact_secrets("deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] "
+                     "https://repo.radeon.com/amdgpu/6.4.2.1/ubuntu noble main") ==
+      "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/amdgpu/6.4.2.1/ubuntu noble main");
 }
 
 TEST_CASE("support bundle: holds findings, configuration, packages and the newest journal, with secrets redacted") {
