@@ -172,7 +172,9 @@ void refuse_if_interrupted(const Transactions& tx) {
   if (auto t = tx.interrupted()) {
     throw Error(ExitCode::needs_recovery,
                 "transaction " + t->id + " (" + t->manifest + ") was interrupted" +
-                    (t->interrupted_step.empty() ? "" : " at step \"" + t->interrupted_step + "\"") +
+                    (!t->interrupted_step.empty()    ? " at step \"" + t->interrupted_step + "\""
+                     : !t->last_applied_step.empty() ? " after step \"" + t->last_applied_step + "\""
+                                                     : std::string(" before its first step")) +
                     "\n  Roll it back:   sudo wslgpu-setup recover --rollback\n"
                     "  Or finish it:   sudo wslgpu-setup recover --resume");
   }

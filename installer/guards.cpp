@@ -66,6 +66,7 @@ std::optional<PackageRefusal> refused_package(const std::string& name, const std
 }
 
 void guard_step(PlannedStep& step, const Guards& guards) {
+  if (step.plan.verdict == Verdict::refused) return;  // the step refused itself, with its own reason
   for (const auto& c : step.plan.changes) {
     std::string type = c.value("type", "");
     if (type == "package") {

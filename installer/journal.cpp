@@ -145,7 +145,10 @@ TransactionSummary summarize(const std::string& id, const std::vector<nlohmann::
       open_intents.push_back(r.value("step", ""));
     } else if (type == "outcome") {
       std::erase(open_intents, r.value("step", ""));
-      if (r.value("status", "") == "applied") ++s.changed_steps;
+      if (r.value("status", "") == "applied") {
+        ++s.changed_steps;
+        s.last_applied_step = r.value("step", "");
+      }
     } else if (type == "end") {
       s.status = r.value("status", "interrupted");
     }

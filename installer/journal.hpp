@@ -64,6 +64,7 @@ struct TransactionSummary {
   std::string status;  // committed, rolled_back, failed, interrupted
   std::size_t changed_steps = 0;
   std::string interrupted_step;  // the step with an intent and no outcome
+  std::string last_applied_step;  // the last step with an "applied" outcome
 };
 
 TransactionSummary summarize(const std::string& id, const std::vector<nlohmann::json>& records);

@@ -1,6 +1,7 @@
 #include "installer/overlay_filesystem.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "installer/error.hpp"
 #include "installer/paths.hpp"
@@ -17,6 +18,7 @@ std::optional<FileInfo> OverlayFileSystem::stat(const std::string& path) const {
   info.uid = it->second.attrs.uid;
   info.gid = it->second.attrs.gid;
   info.size = it->second.content.size();
+  info.mtime_ns = it->second.mtime_ns;
   return info;
 }
 
@@ -44,13 +46,17 @@ std::vector<std::string> OverlayFileSystem::list(const std::string& dir) const {
 }
 
 void OverlayFileSystem::write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) {
-  entries_[normalize_path(path)] = Entry{false, false, std::string(content), attrs};
+  // A planned write would happen now: later steps judging freshness by mtime
+  // (apt_update against the sources) must see it as newer than what is on disk.
+  auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                 std::chrono::system_clock::now().time_since_epoch()).count();
+  entries_[normalize_path(path)] = Entry{false, false, std::string(content), attrs, static_cast<std::int64_t>(now)};
 }
 
-void OverlayFileSystem::remove(const std::string& path) { entries_[normalize_path(path)] = Entry{true, false, "", {}}; }
+void OverlayFileSystem::remove(const std::string& path) { entries_[normalize_path(path)] = Entry{true, false, "", {}, 0}; }
 
 void OverlayFileSystem::make_dirs(const std::string& path, std::uint32_t mode) {
-  if (!stat(path)) entries_[normalize_path(path)] = Entry{false, true, "", FileAttrs{mode, 0, 0}};
+  if (!stat(path)) entries_[normalize_path(path)] = Entry{false, true, "", FileAttrs{mode, 0, 0}, 0};
 }
 
 std::vector<std::string> OverlayFileSystem::pending_paths() const {

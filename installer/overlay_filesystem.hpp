@@ -31,6 +31,7 @@ class OverlayFileSystem : public FileSystem {
     bool directory = false;
     std::string content;
     FileAttrs attrs;
+    std::int64_t mtime_ns = 0;
   };
   const FileSystem& base_;
   std::map<std::string, Entry> entries_;  // normalized target path -> state

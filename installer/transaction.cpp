@@ -32,6 +32,33 @@ std::string now_iso() {
   return buf;
 }
 
+// Steps that run programs (apt, dpkg, groupadd) can change more than their
+// plan's files. dpkg, purging the last package that shipped a file under
+// /opt, removes /opt itself though it existed before; so the folders near the
+// top of the tree are recorded before such a step and put back after its undo.
+bool has_process_effects(const StepPlan& plan) {
+  for (const auto& c : plan.changes)
+    if (c.value("type", "") != "file") return true;
+  return plan.changes.empty();
+}
+
+nlohmann::json top_directories(const FileSystem& fs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& first : fs.list("/")) {
+    if (first == "proc" || first == "sys" || first == "dev" || first == "tmp" || first == "run") continue;
+    std::string p1 = "/" + first;
+    auto i1 = fs.stat(p1);
+    if (!i1 || i1->type != FileType::directory) continue;
+    out.push_back({{"path", p1}, {"mode", i1->mode}});
+    for (const auto& second : fs.list(p1)) {
+      std::string p2 = p1 + "/" + second;
+      auto i2 = fs.stat(p2);
+      if (i2 && i2->type == FileType::directory) out.push_back({{"path", p2}, {"mode", i2->mode}});
+    }
+  }
+  return out;
+}
+
 const ManifestStep* find_step(const Manifest& m, const std::string& id) {
   for (const auto& s : m.steps)
     if (s.id == id) return &s;
@@ -46,6 +73,7 @@ struct StepRecord {
   bool failed = false;
   bool undone = false;
   std::vector<nlohmann::json> backups;  // in order
+  nlohmann::json dirs = nlohmann::json::array();  // top folders before a process step
 };
 
 std::vector<StepRecord> fold(const std::vector<nlohmann::json>& records) {
@@ -53,7 +81,7 @@ std::vector<StepRecord> fold(const std::vector<nlohmann::json>& records) {
   auto get = [&](const std::string& id) -> StepRecord& {
     for (auto& s : steps)
       if (s.id == id) return s;
-    steps.push_back(StepRecord{id, nlohmann::json::object(), std::nullopt, false, false, {}});
+    steps.push_back(StepRecord{id, nlohmann::json::object(), std::nullopt, false, false, {}, nlohmann::json::array()});
     return steps.back();
   };
   for (const auto& r : records) {
@@ -61,6 +89,7 @@ std::vector<StepRecord> fold(const std::vector<nlohmann::json>& records) {
     if (type == "intent") {
       StepRecord& s = get(r.value("step", ""));
       if (s.pre.empty() && r.contains("pre")) s.pre = r["pre"];
+      if (s.dirs.empty() && r.contains("dirs")) s.dirs = r["dirs"];
       s.undone = false;
     } else if (type == "backup") {
       get(r.value("step", "")).backups.push_back(r);
@@ -144,7 +173,9 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
         }
       } else {
         nlohmann::json pre = ms->step->snapshot(ctx);
-        journal.append({{"type", "intent"}, {"step", ps.id}, {"index", ps.index}, {"pre", pre}});
+        nlohmann::json intent = {{"type", "intent"}, {"step", ps.id}, {"index", ps.index}, {"pre", pre}};
+        if (has_process_effects(ps.plan)) intent["dirs"] = top_directories(fs_);
+        journal.append(intent);
         crash_point(ps.id, "before");
         for (const auto& w : ps.plan.writes) {
           auto info = fs_.stat(w.path);
@@ -223,6 +254,13 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
     nlohmann::json data = s.undo ? *s.undo : nlohmann::json{{"partial", true}, {"pre", s.pre}};
     if (s.undo || s.failed || !s.pre.empty()) ms->step->undo(ctx, data);
     std::string what;
+    for (const auto& d : s.dirs) {
+      std::string dir = d.value("path", "");
+      if (!dir.empty() && !fs_.stat(dir)) {
+        fs_.make_dirs(dir, d.value("mode", 0755u));
+        what += (what.empty() ? "recreated " : ", ") + dir;
+      }
+    }
     for (const auto& b : s.backups) {
       std::string path = b.value("path", "");
       if (first_owner[path] != s.id) continue;

@@ -78,13 +78,41 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 }  // namespace
 
+std::int64_t lists_refreshed_ns(const FileSystem& fs) {
+  const std::string dir = "/var/lib/apt/lists";
+  std::int64_t newest = 0;
+  bool any = false;
+  for (const auto& name : fs.list(dir)) {
+    if (name == "lock") continue;
+    auto info = fs.stat(dir + "/" + name);
+    if (!info || info->type != FileType::regular) continue;
+    any = true;
+    newest = std::max(newest, info->mtime_ns);
+  }
+  if (!any) return 0;
+  if (auto d = fs.stat(dir)) newest = std::max(newest, d->mtime_ns);
+  return newest;
+}
+
+std::string source_newer_than_lists(const FileSystem& fs) {
+  std::int64_t refreshed = lists_refreshed_ns(fs);
+  std::vector<std::string> sources = {"/etc/apt/sources.list"};
+  for (const auto& name : fs.list("/etc/apt/sources.list.d")) sources.push_back("/etc/apt/sources.list.d/" + name);
+  std::string newer;
+  for (const auto& path : sources) {
+    auto info = fs.stat(path);
+    if (info && info->type == FileType::regular && info->mtime_ns > refreshed) newer = path;
+  }
+  return newer;
+}
+
 std::unique_ptr<PlanAptConfig> PlanAptConfig::create_if_needed(StepContext& ctx) {
   auto* overlay = dynamic_cast<OverlayFileSystem*>(&ctx.fs);
-  if (!overlay) return nullptr;
   std::vector<std::string> pending;
-  for (const auto& p : overlay->pending_paths())
-    if (is_apt_config_path(p)) pending.push_back(p);
-  if (pending.empty()) return nullptr;
+  if (overlay)
+    for (const auto& p : overlay->pending_paths())
+      if (is_apt_config_path(p)) pending.push_back(p);
+  if (pending.empty() && source_newer_than_lists(ctx.fs).empty()) return nullptr;
 
   std::unique_ptr<PlanAptConfig> cfg(new PlanAptConfig());
   const std::string parent_target = ctx.state_dir + "/plan-apt";

@@ -30,6 +30,15 @@ std::string command_failure(const Command& cmd, const ProcessResult& result);
 // Package names for a summary line: "a, b, c, … (12 in all)".
 std::string name_list(const std::vector<std::string>& names, std::size_t shown = 5);
 
+// When apt last refreshed its lists: the newest list file or the lists
+// folder itself (apt stamps list files with the server's Last-Modified time,
+// but renaming a fresh list into the folder moves the folder's mtime).
+// 0 when there are no lists.
+std::int64_t lists_refreshed_ns(const FileSystem& fs);
+
+// A sources file newer than the lists (which then do not describe it), or "".
+std::string source_newer_than_lists(const FileSystem& fs);
+
 // The plan's view of apt when earlier steps of the same run add sources:
 // a scratch folder under STATE_DIR/plan-apt/ holding the target's sources
 // and pins as the overlay sees them (keys the sources name that exist only
@@ -40,8 +49,9 @@ std::string name_list(const std::vector<std::string>& names, std::size_t shown =
 class PlanAptConfig {
  public:
   // A private configuration when ctx.fs is an overlay holding apt sources,
-  // keys or pins that are not on disk yet; nullptr when the target's own
-  // apt configuration already says everything.
+  // keys or pins that are not on disk yet, or when the target's lists are
+  // older than its sources (a run killed between adding a repository and
+  // refreshing); nullptr when the target's own apt state already says everything.
   static std::unique_ptr<PlanAptConfig> create_if_needed(StepContext& ctx);
   ~PlanAptConfig();
   PlanAptConfig(const PlanAptConfig&) = delete;

@@ -64,6 +64,16 @@ class AptRepositoryStep : public Step {
 
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
+    if (key_sha256.empty()) {
+      // A profile may leave the hash to the user rather than ship one it
+      // could not verify; nothing is fetched or trusted until it is given.
+      p.verdict = Verdict::refused;
+      p.summary = "the signing key's SHA-256 is not set (key_sha256 is empty)";
+      p.details.push_back("Fetch " + (key_url.empty() ? key_file : key_url) +
+                          ", compare its fingerprint with the one the vendor publishes, then pass its sha256sum "
+                          "with --set (the profile's *_key_sha256 variable).");
+      return p;
+    }
     std::string key = fetch_key(ctx);
     const std::string key_path = "/etc/apt/keyrings/" + name + (is_armoured(key) ? ".asc" : ".gpg");
     const std::string sources_path = "/etc/apt/sources.list.d/" + name + ".sources";
@@ -119,9 +129,10 @@ bool valid_field_word(const std::string& w) {
 
 std::shared_ptr<Step> make_apt_repository_step(StepKeys& keys) {
   auto s = std::make_shared<AptRepositoryStep>();
-  s->name = keys.required_string("name");
-  if (keys.has("name") && !valid_repository_name(s->name))
-    keys.error("name", "\"name\" must be lowercase letters, digits, '.', '_' and '-' (it names files in /etc/apt), not \"" +
+  // Not "name": every step's "name" is its human title.
+  s->name = keys.required_string("repo_name");
+  if (keys.has("repo_name") && !valid_repository_name(s->name))
+    keys.error("repo_name", "\"repo_name\" must be lowercase letters, digits, '.', '_' and '-' (it names files in /etc/apt), not \"" +
                            s->name + "\"");
   s->uris = keys.required_string_list("uris");
   for (const auto& u : s->uris)
@@ -143,7 +154,7 @@ std::shared_ptr<Step> make_apt_repository_step(StepKeys& keys) {
 
   bool has_url = keys.has("key_url"), has_file = keys.has("key_file");
   if (has_url == has_file)
-    keys.error_at(keys.pos(has_url ? "key_file" : "name"),
+    keys.error_at(keys.pos(has_url ? "key_file" : "repo_name"),
                   has_url ? "give either \"key_url\" or \"key_file\", not both"
                           : "step kind \"apt_repository\" needs the key \"key_url\" or \"key_file\"");
   if (has_url) {
@@ -155,7 +166,8 @@ std::shared_ptr<Step> make_apt_repository_step(StepKeys& keys) {
   s->key_sha256 = keys.required_string("key_sha256");
   std::transform(s->key_sha256.begin(), s->key_sha256.end(), s->key_sha256.begin(),
                  [](char c) { return static_cast<char>(std::tolower(c)); });
-  if (keys.has("key_sha256") && !is_sha256_hex(s->key_sha256))
+  // Empty is allowed here and refused by plan, with what to do.
+  if (keys.has("key_sha256") && !s->key_sha256.empty() && !is_sha256_hex(s->key_sha256))
     keys.error("key_sha256", "\"key_sha256\" must be 64 hexadecimal digits (the output of `sha256sum`)");
 
   bool has_origin = keys.has("pin_origin"), has_priority = keys.has("pin_priority");

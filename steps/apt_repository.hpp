@@ -3,7 +3,7 @@
 //   [[step]]
 //   id = "rocm-repo"
 //   kind = "apt_repository"
-//   name = "rocm"                                   # file names: rocm.sources, rocm.asc, rocm.pref
+//   repo_name = "rocm"                              # file names: rocm.sources, rocm.asc, rocm.pref
 //   uris = ["https://repo.radeon.com/rocm/apt/${rocm_version}"]
 //   suites = ["${host.codename}"]
 //   components = ["main"]

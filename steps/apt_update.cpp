@@ -23,20 +23,22 @@ class AptUpdateStep : public Step {
 
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
-    const std::string dir = "/var/lib/apt/lists";
-    std::int64_t newest_ns = 0;
-    bool any = false;
-    for (const auto& name : ctx.fs.list(dir)) {
-      if (name == "lock") continue;
-      auto info = ctx.fs.stat(dir + "/" + name);
-      if (!info || info->type != FileType::regular) continue;
-      any = true;
-      newest_ns = std::max(newest_ns, info->mtime_ns);
-    }
+    std::int64_t newest_ns = lists_refreshed_ns(ctx.fs);
+    const bool any = newest_ns != 0;
     std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                               std::chrono::system_clock::now().time_since_epoch()).count();
     std::int64_t age_s = (now_ns - newest_ns) / 1000000000;
     p.fingerprint["apt-lists:newest"] = any ? newest_ns : 0;
+    // Lists older than a sources file do not describe it, however fresh:
+    // a repository added since (by an earlier step, or by a run that was
+    // killed before its update) needs a refresh.
+    std::string newer_source = source_newer_than_lists(ctx.fs);
+    if (any && !newer_source.empty()) {
+      p.verdict = Verdict::change;
+      p.summary = "refresh package lists (" + newer_source + " is newer than them)";
+      p.details.push_back("apt-get update --error-on=any");
+      return p;
+    }
     if (any && max_age > 0 && age_s < max_age) {
       p.summary = "package lists are " + describe_age(age_s) + " old, fresher than max_age (" + describe_age(max_age) + ")";
       return p;

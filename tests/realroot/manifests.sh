@@ -22,7 +22,7 @@ manifest_testrepo_steps() {
 [[step]]
 id = "testrepo"
 kind = "apt_repository"
-name = "wslgpu-test"
+repo_name = "wslgpu-test"
 uris = ["$TESTREPO_URI"]
 suites = ["$TESTREPO_SUITE"]
 components = ["$TESTREPO_COMPONENT"]

@@ -462,6 +462,22 @@ TEST_CASE("apt_remove undo says plainly when apt can no longer fetch the removed
 
 // ----------------------------------------------------------------- apt_update
 
+TEST_CASE("apt_update refreshes lists older than a sources file, however fresh they are") {
+  TempDir root;
+  root.write("var/lib/apt/lists/x_InRelease", "list\n");
+  auto old = std::filesystem::file_time_type::clock::now() - std::chrono::minutes(5);
+  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists/x_InRelease", old);
+  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists", old);
+  root.write("etc/apt/sources.list.d/rocm.sources", "Types: deb\n");
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  StepPlan p = make_step("apt_update", "max_age = 3600\n")->plan(ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "refresh package lists (/etc/apt/sources.list.d/rocm.sources is newer than them)");
+}
+
 TEST_CASE("apt_update skips fresh lists when max_age says so, and refreshes old ones with --error-on=any") {
   TempDir root;
   root.write("var/lib/apt/lists/x_InRelease", "list\n");
@@ -478,6 +494,8 @@ TEST_CASE("apt_update skips fresh lists when max_age says so, and refreshes old 
 
   auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 3 + 1);
   std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists/x_InRelease", old);
+  // The folder's mtime counts as a refresh too (apt renames fresh lists into it).
+  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists", old);
   StepPlan stale = step->plan(ctx);
   CHECK(stale.verdict == Verdict::change);
   CHECK(stale.summary == "refresh package lists (last refresh 3 days ago)");
@@ -519,7 +537,7 @@ TEST_CASE("apt_repository writes a deb822 source, the checked key as .asc and a 
   HostFacts host;
   StepContext ctx{fs, runner, host, "test"};
   auto step = make_step("apt_repository",
-                        "name = \"rocm\"\nuris = [\"https://repo.radeon.com/rocm/apt/6.4.2\"]\nsuites = [\"noble\"]\n"
+                        "repo_name = \"rocm\"\nuris = [\"https://repo.radeon.com/rocm/apt/6.4.2\"]\nsuites = [\"noble\"]\n"
                         "components = [\"main\"]\narchitectures = [\"amd64\"]\nkey_file = \"/srv/rocm.gpg.key\"\n"
                         "key_sha256 = \"" + sha256_hex(kArmouredKey) + "\"\npin_origin = \"repo.radeon.com\"\npin_priority = 600\n");
   StepPlan p = step->plan(ctx);
@@ -552,7 +570,7 @@ TEST_CASE("apt_repository keeps a binary key as .gpg and refuses a key whose has
   FakeProcessRunner runner;
   HostFacts host;
   StepContext ctx{fs, runner, host, "test"};
-  std::string common = "name = \"cuda\"\nuris = [\"https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/\"]\n"
+  std::string common = "repo_name = \"cuda\"\nuris = [\"https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/\"]\n"
                        "suites = [\"/\"]\nkey_file = \"/srv/key.gpg\"\n";
   StepPlan p = make_step("apt_repository", common + "key_sha256 = \"" + sha256_hex(binary) + "\"\n")->plan(ctx);
   REQUIRE(p.writes.size() == 2);
@@ -575,7 +593,7 @@ TEST_CASE("apt_repository fetches key_url into the state directory's cache durin
   FakeProcessRunner runner;
   HostFacts host;
   StepContext ctx{overlay, runner, host, "test"};
-  auto step = make_step("apt_repository", "name = \"rocm\"\nuris = [\"https://repo.radeon.com/rocm/apt/6.4.2\"]\n"
+  auto step = make_step("apt_repository", "repo_name = \"rocm\"\nuris = [\"https://repo.radeon.com/rocm/apt/6.4.2\"]\n"
                                           "suites = [\"noble\"]\ncomponents = [\"main\"]\nkey_url = \"file://" +
                                               elsewhere.path() + "/rocm.gpg.key\"\nkey_sha256 = \"" +
                                               sha256_hex(kArmouredKey) + "\"\n");
@@ -588,13 +606,13 @@ TEST_CASE("apt_repository fetches key_url into the state directory's cache durin
 TEST_CASE("apt_repository manifest keys are checked together") {
   std::vector<Diagnostic> diags;
   make_step("apt_repository",
-            "name = \"ROCm repo\"\nuris = [\"https://x/\"]\nsuites = [\"noble\"]\nkey_url = \"http://x/key\"\n"
+            "repo_name = \"ROCm repo\"\nuris = [\"https://x/\"]\nsuites = [\"noble\"]\nkey_url = \"http://x/key\"\n"
             "key_file = \"/k\"\nkey_sha256 = \"zz\"\npin_origin = \"repo.radeon.com\"\n",
             diags);
   std::vector<std::string> messages;
   for (const auto& d : diags) messages.push_back(d.str());
   CHECK(messages == std::vector<std::string>{
-                        "test.toml:2:8: \"name\" must be lowercase letters, digits, '.', '_' and '-' (it names files in "
+                        "test.toml:2:13: \"repo_name\" must be lowercase letters, digits, '.', '_' and '-' (it names files in "
                         "/etc/apt), not \"ROCm repo\"",
                         "test.toml:4:10: step kind \"apt_repository\" needs the key \"components\" (such as [\"main\"]) "
                         "unless every suite is a flat repository path ending in \"/\"",
