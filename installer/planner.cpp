@@ -1,5 +1,6 @@
 #include "installer/planner.hpp"
 
+#include "installer/error.hpp"
 #include "installer/guards.hpp"
 #include "installer/overlay_filesystem.hpp"
 
@@ -34,8 +35,19 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
       ps.plan.verdict = Verdict::skipped;
       ps.plan.summary = "skipped: " + ms.when->text() + " is false";
     } else {
-      ps.plan = ms.step->plan(ctx);
-      guard_step(ps, manifest.guards);
+      try {
+        ps.plan = ms.step->plan(ctx);
+        guard_step(ps, manifest.guards);
+      } catch (const StepFailure& e) {
+        // One step that cannot be planned (no apt in the root, a key that
+        // cannot be fetched) must not hide the rest of the plan; install
+        // refuses a plan with such a step, before changing anything.
+        ps.plan = StepPlan{};
+        ps.plan.verdict = Verdict::refused;
+        std::string msg = e.what();
+        ps.plan.summary = "cannot be planned: " + msg.substr(0, msg.find('\n'));
+        if (msg.find('\n') != std::string::npos) ps.plan.details.push_back(msg.substr(msg.find('\n') + 1));
+      }
       for (const auto& w : ps.plan.writes) {
         if (w.content) overlay.write_atomic(w.path, *w.content, w.attrs);
         else overlay.remove(w.path);
