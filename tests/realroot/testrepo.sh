@@ -15,11 +15,26 @@
 #   pool/*.deb, key.asc (ASCII-armoured public key), key.gpg (binary),
 #   other-key.asc (a key that signed nothing: for wrong-key tests)
 # Inside a test root it is mounted read-only at /srv/testrepo.
+#
+# The same signed packages are also published in AMD's layout, which the
+# bundled rocm profile's URIs assume (a test points the profile here with
+# --set rocm_repo=$TESTREPO_ROCM_REPO --set amdgpu_repo=$TESTREPO_AMDGPU_REPO):
+#   rocm/apt/6.4.2.1/dists/bookworm/...        ${rocm_repo}/${rocm_version}, suite = codename, component main
+#   amdgpu/6.4.2.1/ubuntu/dists/bookworm/...   ${amdgpu_repo}/${rocm_version}/ubuntu
+# split as AMD splits them: the amdgpu repository holds the driver side (the
+# WSL runtime, amdgpu-dkms, amdgpu-install), the rocm one the ROCm packages.
+# Each has its own signed Release (same key, Origin and suite); its pool/ is
+# a relative symlink to the repository's.
 
 TESTREPO_SUITE=bookworm
 TESTREPO_COMPONENT=main
 TESTREPO_ORIGIN=wslgpu-test
 TESTREPO_URI=file:/srv/testrepo
+TESTREPO_ROCM_VERSION=6.4.2.1
+TESTREPO_ROCM_REPO=file:/srv/testrepo/rocm/apt
+TESTREPO_AMDGPU_REPO=file:/srv/testrepo/amdgpu
+TESTREPO_AMDGPU_PACKAGES=(hsa-runtime-rocr4wsl-amdgpu amdgpu-dkms amdgpu-install)
+TESTREPO_ROCM_PACKAGES=(rocm-core rocminfo rocm-dev rocm rocm-dkms rocm-extras)
 
 # _deb NAME VERSION DEPENDS DESCRIPTION: starts a package in $_stage/NAME.
 _deb() {
@@ -135,6 +150,42 @@ exit 1
 EOF
 }
 
+# _testrepo_release DIST ARCH: writes DIST/Release for the one component's
+# Packages and Packages.gz (signed later, by test_repo).
+_testrepo_release() {
+  local dist=$1 arch=$2 f
+  {
+    printf 'Origin: %s\nLabel: %s\nSuite: %s\nCodename: %s\n' "$TESTREPO_ORIGIN" "$TESTREPO_ORIGIN" "$TESTREPO_SUITE" "$TESTREPO_SUITE"
+    printf 'Date: %s\nArchitectures: %s\nComponents: %s\n' "$(LC_ALL=C date -Ru)" "$arch" "$TESTREPO_COMPONENT"
+    printf 'Description: wslgpu-setup test repository\nSHA256:\n'
+    for f in "$TESTREPO_COMPONENT/binary-$arch/Packages" "$TESTREPO_COMPONENT/binary-$arch/Packages.gz"; do
+      printf ' %s %16d %s\n' "$(sha256sum <"$dist/$f" | cut -d' ' -f1)" "$(stat -c %s "$dist/$f")" "$f"
+    done
+  } >"$dist/Release"
+}
+
+# _testrepo_subrepo REPO BASE ARCH PACKAGE...: a repository of its own at
+# REPO/BASE (AMD's layout, see the top) indexing only PACKAGE..., taken from
+# the main index; its pool/ is a relative symlink to REPO/pool.
+_testrepo_subrepo() {
+  local repo=$1 base=$2 arch=$3
+  shift 3
+  local dir=$repo/$base
+  local dist=$dir/dists/$TESTREPO_SUITE
+  local packages=$dist/$TESTREPO_COMPONENT/binary-$arch/Packages
+  mkdir -p "$(dirname "$packages")"
+  ln -s "$(realpath --relative-to="$dir" "$repo/pool")" "$dir/pool"
+  awk -v want="$*" '
+    BEGIN { RS = ""; ORS = "\n\n"; n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
+    { name = $0; sub(/^Package: /, "", name); sub(/\n.*/, "", name); if (name in keep) print }' \
+    "$repo/dists/$TESTREPO_SUITE/$TESTREPO_COMPONENT/binary-$arch/Packages" >"$packages"
+  local found
+  found=$(grep -c '^Package: ' "$packages" || true)
+  ((found == $#)) || fail "the test repository's $base index has $found of the $# packages $*"
+  gzip -9kn "$packages"
+  _testrepo_release "$dist" "$arch"
+}
+
 # test_repo DIR: builds, indexes and signs the repository in DIR and sets the
 # TESTREPO_* variables (lib.sh exports them).
 test_repo() {
@@ -155,15 +206,9 @@ test_repo() {
   mkdir -p "$dist/$TESTREPO_COMPONENT/binary-$arch"
   (cd "$repo" && dpkg-scanpackages --multiversion pool /dev/null 2>/dev/null) >"$dist/$TESTREPO_COMPONENT/binary-$arch/Packages"
   gzip -9kn "$dist/$TESTREPO_COMPONENT/binary-$arch/Packages"
-  {
-    printf 'Origin: %s\nLabel: %s\nSuite: %s\nCodename: %s\n' "$TESTREPO_ORIGIN" "$TESTREPO_ORIGIN" "$TESTREPO_SUITE" "$TESTREPO_SUITE"
-    printf 'Date: %s\nArchitectures: %s\nComponents: %s\n' "$(LC_ALL=C date -Ru)" "$arch" "$TESTREPO_COMPONENT"
-    printf 'Description: wslgpu-setup test repository\nSHA256:\n'
-    local f
-    for f in "$TESTREPO_COMPONENT/binary-$arch/Packages" "$TESTREPO_COMPONENT/binary-$arch/Packages.gz"; do
-      printf ' %s %16d %s\n' "$(sha256sum <"$dist/$f" | cut -d' ' -f1)" "$(stat -c %s "$dist/$f")" "$f"
-    done
-  } >"$dist/Release"
+  _testrepo_release "$dist" "$arch"
+  _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM_VERSION" "$arch" "${TESTREPO_ROCM_PACKAGES[@]}"
+  _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM_VERSION/ubuntu" "$arch" "${TESTREPO_AMDGPU_PACKAGES[@]}"
 
   gnupg=$(mktemp -d)
   (
@@ -171,8 +216,11 @@ test_repo() {
     gpg --batch --quiet --passphrase '' --quick-gen-key 'wslgpu-setup test repository <repo@wslgpu-setup.invalid>' ed25519 sign never
     gpg --batch --quiet --armor --export >"$repo/key.asc"
     gpg --batch --quiet --export >"$repo/key.gpg"
-    gpg --batch --quiet --clearsign -o "$dist/InRelease" "$dist/Release"
-    gpg --batch --quiet --armor --detach-sign -o "$dist/Release.gpg" "$dist/Release"
+    for d in "$dist" "$repo/rocm/apt/$TESTREPO_ROCM_VERSION/dists/$TESTREPO_SUITE" \
+      "$repo/amdgpu/$TESTREPO_ROCM_VERSION/ubuntu/dists/$TESTREPO_SUITE"; do
+      gpg --batch --quiet --clearsign -o "$d/InRelease" "$d/Release"
+      gpg --batch --quiet --armor --detach-sign -o "$d/Release.gpg" "$d/Release"
+    done
     gpgconf --kill all
     export GNUPGHOME=$gnupg/other
     mkdir -m 0700 "$GNUPGHOME"
