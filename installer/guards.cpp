@@ -53,8 +53,10 @@ std::optional<PackageRefusal> refused_package(const std::string& name, const std
       "Install cuda-toolkit-12-x only, from NVIDIA's wsl-ubuntu repository (the cuda profile); never cuda, cuda-12-x, "
       "cuda-drivers or nvidia-driver-*.";
   bool nvidia = name == "cuda" || is_cuda_version_metapackage(name);
+  // libcuda1*: Debian's name for the Linux driver's libcuda.so.1 (Ubuntu's is
+  // libnvidia-compute-*), which the distribution's nvidia-cuda-toolkit pulls in.
   for (const char* p : {"cuda-drivers*", "nvidia-driver-*", "nvidia-dkms-*", "nvidia-kernel-*", "nvidia-utils-*",
-                        "libnvidia-compute-*", "xserver-xorg-video-nvidia*", "nvidia-driver"})
+                        "libnvidia-compute-*", "libcuda1*", "xserver-xorg-video-nvidia*", "nvidia-driver"})
     nvidia = nvidia || glob_match(p, name);
   if (nvidia) return PackageRefusal{"no-linux-nvidia-driver", name, nvidia_why, nvidia_instead};
 

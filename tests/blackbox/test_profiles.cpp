@@ -1,0 +1,401 @@
+// The bundled profiles (manifests/*.toml, compiled in): each one loads and
+// validates, and `plan rocm` / `plan cuda` on a fake WSL2 machine print the
+// whole procedure, step by step, with the vendors' repositories and the
+// version matrix. The fake root has no apt, so steps that need apt show as
+// "cannot be planned" (refused): the plan says so instead of guessing.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.hpp"
+#include "installer/bundled_manifests.hpp"
+#include "installer/error.hpp"
+#include "installer/host.hpp"
+#include "installer/manifest.hpp"
+#include "installer/sha256.hpp"
+
+using namespace wslgpu::blackbox;
+
+namespace {
+
+// The step lines of a text plan ("  1  check  dxg  verify  ..."), without
+// their detail lines.
+std::vector<std::string> step_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::size_t i = line.find_first_not_of(' ');
+    if (i == 2 || i == 3)
+      if (std::isdigit(static_cast<unsigned char>(line[i]))) lines.push_back(line);
+  }
+  return lines;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+wslgpu::HostFacts noble_host() {
+  wslgpu::HostFacts h;
+  h.kernel_release = "5.15.153.1-microsoft-standard-WSL2";
+  h.wsl = "2";
+  h.dxg = true;
+  h.distro = "ubuntu";
+  h.distro_version = "24.04";
+  h.codename = "noble";
+  h.arch = "amd64";
+  h.user = "alice";
+  return h;
+}
+
+// A signing key the plan can fetch from this machine (file:///), and its
+// SHA-256: plan fetches keys before it trusts them.
+struct FakeKey {
+  wslgpu::testing::TempDir dir;
+  std::string url, sha256;
+  FakeKey() {
+    const std::string key =
+        "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEZfakefakefakefakefake\n-----END PGP PUBLIC KEY BLOCK-----\n";
+    dir.write("rocm.gpg.key", key);
+    url = "file://" + dir.path() + "/rocm.gpg.key";
+    sha256 = wslgpu::sha256_hex(key);
+  }
+};
+
+RunResult plan(const FakeWslRoot& root, const std::string& profile, const std::vector<std::string>& sets = {}) {
+  std::vector<std::string> args = {"--root", root.path()};
+  for (const auto& s : sets) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
+  args.push_back("plan");
+  args.push_back(profile);
+  return run_tool(args);
+}
+
+const std::string kNoApt = "could not run: apt-get was not found in the target root";
+
+// A snapshot without the tool's state folder (its lock, journal and caches).
+std::map<std::string, Stamp> outside_state(std::map<std::string, Stamp> s) {
+  std::erase_if(s, [](const auto& e) { return e.first.rfind("var/lib/wslgpu-setup", 0) == 0; });
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("every bundled profile loads, with every step kind known, and validate says ok") {
+  FakeWslRoot root;
+  const auto& all = wslgpu::bundled_manifests();
+  REQUIRE(all.size() >= 3);
+  std::vector<std::string> names;
+  for (const auto& m : all) {
+    CAPTURE(m.name);
+    names.emplace_back(m.name);
+    CHECK(m.path == "manifests/" + std::string(m.name) + ".toml");
+    wslgpu::Manifest loaded;
+    try {
+      loaded = wslgpu::load_manifest(wslgpu::ManifestSource{std::string(m.path), std::string(m.content), true}, {},
+                                     noble_host());
+    } catch (const wslgpu::InputError& e) {
+      FAIL("bundled profile ", m.name, " does not load: ", e.what());
+    }
+    CHECK(loaded.name == m.name);
+    CHECK_FALSE(loaded.description.empty());
+    CHECK_FALSE(loaded.steps.empty());
+    RunResult r = run_tool({"--root", root.path(), "validate", std::string(m.name)});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    const std::size_t n = loaded.steps.size();
+    CHECK(r.out == std::string(m.path) + ": ok (" + std::to_string(n) + (n == 1 ? " step)\n" : " steps)\n"));
+  }
+  CHECK(std::find(names.begin(), names.end(), "rocm") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "cuda") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "wslconfig") != names.end());
+}
+
+TEST_CASE("the rocm profile loads for every supported release and package choice") {
+  for (const char* version : {"6.1.3", "6.3.4", "6.4.2.1", "6.4.3", "7.0.2", "7.1.0", "7.1.1"})
+    for (const char* package : {"rocm", "rocm-dev"}) {
+      CAPTURE(version);
+      CAPTURE(package);
+      const auto& all = wslgpu::bundled_manifests();
+      auto it = std::find_if(all.begin(), all.end(), [](const auto& m) { return m.name == "rocm"; });
+      REQUIRE(it != all.end());
+      CHECK_NOTHROW(wslgpu::load_manifest(wslgpu::ManifestSource{std::string(it->path), std::string(it->content), true},
+                                          {{"rocm_version", version}, {"rocm_package", package}}, noble_host()));
+    }
+}
+
+TEST_CASE("the profiles default to the vendors' repositories, and plan shows the values in use") {
+  FakeWslRoot root;
+  RunResult r = run_tool({"--root", root.path(), "plan", "rocm", "--output", "json"});
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["vars"]["rocm_repo"] == "https://repo.radeon.com/rocm/apt");
+  CHECK(j["vars"]["amdgpu_repo"] == "https://repo.radeon.com/amdgpu");
+  CHECK(j["vars"]["rocm_key_url"] == "https://repo.radeon.com/rocm/rocm.gpg.key");
+  CHECK(j["vars"]["rocm_pin_origin"] == "repo.radeon.com");
+  CHECK(j["vars"]["rocm_version"] == "6.4.2.1");
+  RunResult c = run_tool({"--root", root.path(), "plan", "cuda", "--output", "json"});
+  REQUIRE(c.exit_code == 0);
+  auto k = nlohmann::json::parse(c.out);
+  CHECK(k["vars"]["cuda_repo"] == "https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/");
+  CHECK(k["vars"]["cuda_key_url"] ==
+        "https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/3bf863cc.pub");
+  CHECK(k["vars"]["cuda_version"] == "12-6");
+}
+
+// ---------------------------------------------------------------- plan rocm
+
+TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, in order, with its verdicts") {
+  FakeWslRoot root;
+  if (!root.dxg_is_device()) {
+    MESSAGE("not running as root: /dev/dxg cannot be a character device, so the dxg guard refuses; skipped");
+    return;
+  }
+  RunResult r = plan(root, "rocm");
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK(
+      contains(r.out, "Machine: WSL2 kernel 5.15.153.1-microsoft-standard-WSL2 · /dev/dxg ok · ubuntu 24.04 (noble)"));
+  // Without AMD's key hash the repositories are refused (nothing is trusted
+  // unchecked), and without apt in this fake root apt_install cannot be planned.
+  CHECK(
+      joined(step_lines(r.out)) ==
+      "   1  check           dxg           verify   /dev/dxg is a char_device\n"
+      "   2  apt_remove      distro-hsa    no-op    none of libhsa-runtime64-1, libhsakmt1 is installed\n"
+      "   3  apt_repository  amdgpu-repo   refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
+      "   4  apt_repository  rocm-repo     refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
+      "   5  apt_update      lists         change   refresh package lists (never refreshed)\n"
+      "   6  apt_install     rocm          refused  cannot be planned: `apt-get -s install --no-install-recommends -o "
+      "Debug::pkgDepCache::AutoInstall=1 hsa-runtime-rocr4wsl-amdgpu rocm` " +
+          kNoApt +
+          "\n"
+          "   7  apt_install     rocm7         skipped  skipped: rocm_version >= '7.1' is false\n"
+          "   8  profile_env     rocm-path     change   create /etc/profile.d/wslgpu-rocm.sh\n"
+          "   9  profile_env     rocm7-dxg     skipped  skipped: rocm_version >= '7.1' is false\n"
+          "  10  user_groups     gpu-groups    skipped  skipped: add_gpu_groups == 'true' is false\n"
+          "  11  check           rocminfo-gfx  verify   `/opt/rocm/bin/rocminfo` succeeds and prints /gfx[0-9a-f]+/\n");
+  CHECK(contains(r.out,
+                 "Fetch https://repo.radeon.com/rocm/rocm.gpg.key, compare its fingerprint with the one the "
+                 "vendor publishes, then pass its sha256sum with --set (the profile's *_key_sha256 variable).\n"));
+  CHECK(contains(
+      r.out, "+case \":${PATH}:\" in *':/opt/rocm/bin:'*) ;; *) PATH=\"${PATH:+${PATH}:}\"'/opt/rocm/bin' ;; esac\n"));
+  CHECK(contains(r.out, "on failure: warn and go on\n"));
+  CHECK(contains(r.out,
+                 "\nPlan: 2 changes, 1 already done, 2 checks, 3 skipped, 3 refused. Nothing has been changed.\n"
+                 "Install would stop before changing anything: fix what is refused above first.\n"));
+}
+
+TEST_CASE("plan rocm with the key's hash adds AMD's two repositories with the key and pin 600") {
+  FakeWslRoot root;
+  if (!root.dxg_is_device()) {
+    MESSAGE("not running as root: /dev/dxg cannot be a character device; skipped");
+    return;
+  }
+  FakeKey key;
+  // The state folder exists beforehand, so that what plan keeps there (the
+  // fetched key, by its hash) does not touch the rest of the root.
+  root.write("/var/lib/wslgpu-setup/.keep", "");
+  auto before = snapshot(root.path());
+  RunResult r = plan(root, "rocm", {"rocm_key_sha256=" + key.sha256, "rocm_key_url=" + key.url});
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string digest = key.sha256.substr(0, 4) + "…" + key.sha256.substr(62);
+  auto lines = step_lines(r.out);
+  REQUIRE(lines.size() == 11);
+  CHECK(lines[2] ==
+        "   3  apt_repository  amdgpu-repo   change   add /etc/apt/sources.list.d/amdgpu.sources, key "
+        "amdgpu.asc (sha256 " +
+            digest + "), pin 600");
+  CHECK(lines[3] ==
+        "   4  apt_repository  rocm-repo     change   add /etc/apt/sources.list.d/rocm.sources, key "
+        "rocm.asc (sha256 " +
+            digest + "), pin 600");
+  // AMD's layout: amdgpu/<version>/ubuntu and rocm/apt/<version>, suite = codename, main.
+  for (const char* line :
+       {"+URIs: https://repo.radeon.com/amdgpu/6.4.2.1/ubuntu\n", "+URIs: https://repo.radeon.com/rocm/apt/6.4.2.1\n",
+        "+Suites: noble\n", "+Components: main\n", "+Architectures: amd64\n",
+        "+Signed-By: /etc/apt/keyrings/amdgpu.asc\n", "+Signed-By: /etc/apt/keyrings/rocm.asc\n",
+        "+++ /etc/apt/preferences.d/amdgpu.pref\n", "+++ /etc/apt/preferences.d/rocm.pref\n",
+        "+Pin: release o=repo.radeon.com\n", "+Pin-Priority: 600\n"})
+    CHECK_MESSAGE(contains(r.out, line), line);
+  // The lists of the repositories it would add are read with apt, which this root lacks.
+  CHECK(lines[5].rfind("   6  apt_install     rocm          refused  cannot be planned: could not read the package "
+                       "lists of the repositories this plan would add, so the plan cannot say what would be installed. "
+                       "`apt-get update --error-on=any -o APT::Sandbox::User=root -c /var/lib/wslgpu-setup/plan-apt/",
+                       0) == 0);
+  CHECK(lines[5].size() > kNoApt.size());
+  CHECK(lines[5].substr(lines[5].size() - kNoApt.size()) == kNoApt);
+  CHECK(contains(r.out,
+                 "\nPlan: 4 changes, 1 already done, 2 checks, 3 skipped, 1 refused. Nothing has been changed.\n"));
+
+  auto after = snapshot(root.path());
+  CHECK_MESSAGE(outside_state(before) == outside_state(after), snapshot_difference(before, after));
+}
+
+TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reason: no WSL runtime was shipped") {
+  FakeWslRoot root;
+  RunResult r = plan(root, "rocm", {"rocm_version=7.0.2"});
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.out,
+                 "\n\nrefused by the manifest (rocm_version >= '7.0' && rocm_version < '7.1'): ROCm 7.0.2 shipped "
+                 "no WSL runtime (\"Unable to locate package hsa-runtime-rocr4wsl-amdgpu\"). Use 6.4.2.1, or 7.1 or "
+                 "later: --set rocm_version=6.4.2.1\n\n"));
+  auto lines = step_lines(r.out);
+  REQUIRE(lines.size() == 11);
+  CHECK(lines[2] == "   3  apt_repository  amdgpu-repo   skipped  skipped: rocm_version < '7.0' is false");
+  CHECK(lines[5] == "   6  apt_install     rocm          skipped  skipped: rocm_version < '7.0' is false");
+  CHECK(lines[6] == "   7  apt_install     rocm7         skipped  skipped: rocm_version >= '7.1' is false");
+  CHECK(contains(r.out, ", the machine itself refused. Nothing has been changed.\n"));
+
+  // install stops there, exit 3, before anything.
+  RunResult i = run_tool({"--root", root.path(), "--set", "rocm_version=7.0.2", "install", "rocm", "--yes"});
+  CHECK(i.exit_code == 3);
+  CHECK(i.err.rfind("error: refused by the manifest (rocm_version >= '7.0' && rocm_version < '7.1'): ROCm 7.0.2 "
+                    "shipped no WSL runtime",
+                    0) == 0);
+  CHECK(contains(i.err, "Nothing was changed (exit 3).\n"));
+
+  // The releases before WSL support, and plain 6.4.2, are refused too.
+  CHECK(contains(plan(root, "rocm", {"rocm_version=6.0.2"}).out,
+                 "refused by the manifest (rocm_version < '6.1.3'): ROCm 6.0.2 predates WSL support (6.1.3). Use "
+                 "6.4.2.1: --set rocm_version=6.4.2.1\n"));
+  CHECK(contains(plan(root, "rocm", {"rocm_version=6.4.2"}).out,
+                 "refused by the manifest (rocm_version == '6.4.2'): plain 6.4.2 lacks hsa-runtime-rocr4wsl-amdgpu; "
+                 "6.4.2.1 has it: --set rocm_version=6.4.2.1\n"));
+}
+
+TEST_CASE("plan rocm --set rocm_version=7.1.0 switches to the standard runtime and dxg detection") {
+  FakeWslRoot root;
+  RunResult r = plan(root, "rocm", {"rocm_version=7.1.0"});
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_FALSE(contains(r.out, "refused by the manifest"));
+  auto lines = step_lines(r.out);
+  REQUIRE(lines.size() == 11);
+  CHECK(lines[2] == "   3  apt_repository  amdgpu-repo   skipped  skipped: rocm_version < '7.0' is false");
+  CHECK(lines[3] ==
+        "   4  apt_repository  rocm-repo     refused  the signing key's SHA-256 is not set (key_sha256 is empty)");
+  CHECK(lines[5] == "   6  apt_install     rocm          skipped  skipped: rocm_version < '7.0' is false");
+  CHECK(lines[6] ==
+        "   7  apt_install     rocm7         refused  cannot be planned: `apt-get -s install "
+        "--no-install-recommends -o Debug::pkgDepCache::AutoInstall=1 rocm` " +
+            kNoApt);
+  CHECK(lines[8] == "   9  profile_env     rocm7-dxg     change   create /home/alice/.bashrc");
+  CHECK(contains(r.out, "export HSA_ENABLE_DXG_DETECTION="));
+}
+
+TEST_CASE("plan rocm on Ubuntu 22.04 skips removing the distribution's ROCm 5.7 runtime") {
+  FakeWslRoot root;
+  root.write("/etc/os-release", "NAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nVERSION_CODENAME=jammy\nID=ubuntu\n");
+  RunResult r = plan(root, "rocm");
+  REQUIRE(r.exit_code == 0);
+  auto lines = step_lines(r.out);
+  REQUIRE(lines.size() == 11);
+  CHECK(lines[1] ==
+        "   2  apt_remove      distro-hsa    skipped  skipped: host.distro == 'ubuntu' && "
+        "host.distro_version == '24.04' is false");
+  // 24.04 plans it.
+  FakeWslRoot noble;
+  CHECK(step_lines(plan(noble, "rocm").out).at(1) ==
+        "   2  apt_remove      distro-hsa    no-op    none of libhsa-runtime64-1, libhsakmt1 is installed");
+}
+
+// ---------------------------------------------------------------- plan cuda
+
+TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the toolkit-only procedure") {
+  FakeWslRoot root;
+  if (!root.dxg_is_device()) {
+    MESSAGE("not running as root: /dev/dxg cannot be a character device; skipped");
+    return;
+  }
+  root.write("/usr/lib/wsl/lib/libcuda.so.1", "fake libcuda stub\n");
+  RunResult r = plan(root, "cuda");
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.out, " · GPU driver nvidia · "));
+  CHECK(joined(step_lines(r.out)) ==
+        "  1  check           dxg         verify   /dev/dxg is a char_device\n"
+        "  2  check           libcuda     verify   /usr/lib/wsl/lib/libcuda.so.1 exists\n"
+        "  3  apt_repository  cuda-repo   refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
+        "  4  apt_update      lists       change   refresh package lists (never refreshed)\n"
+        "  5  apt_install     toolkit     refused  cannot be planned: `apt-get -s install --no-install-recommends -o "
+        "Debug::pkgDepCache::AutoInstall=1 cuda-toolkit-12-6` " +
+            kNoApt +
+            "\n"
+            "  6  profile_env     cuda-env    change   create /etc/profile.d/wslgpu-cuda.sh\n"
+            "  7  check           nvidia-smi  verify   `/usr/lib/wsl/lib/nvidia-smi -L` succeeds and prints /GPU "
+            "[0-9]+:/\n"
+            "  8  check           nvcc        verify   `/usr/local/cuda/bin/nvcc --version` succeeds and prints "
+            "/release [0-9]+/\n");
+  CHECK(contains(r.out,
+                 "+case \":${PATH}:\" in *':/usr/local/cuda/bin:'*) ;; *) "
+                 "PATH='/usr/local/cuda/bin'\"${PATH:+:${PATH}}\" ;; esac\n"));
+  CHECK(contains(r.out, "LD_LIBRARY_PATH='/usr/lib/wsl/lib'"));
+  CHECK(contains(r.out, "\nPlan: 2 changes, 0 already done, 4 checks, 2 refused. Nothing has been changed.\n"));
+
+  FakeKey key;
+  RunResult k = plan(root, "cuda", {"cuda_key_sha256=" + key.sha256, "cuda_key_url=" + key.url});
+  INFO(k.out);
+  REQUIRE(k.exit_code == 0);
+  auto lines = step_lines(k.out);
+  REQUIRE(lines.size() == 8);
+  CHECK(lines[2] ==
+        "  3  apt_repository  cuda-repo   change   add /etc/apt/sources.list.d/cuda-wsl-ubuntu.sources, key "
+        "cuda-wsl-ubuntu.asc (sha256 " +
+            key.sha256.substr(0, 4) + "…" + key.sha256.substr(62) + ")");
+  CHECK(contains(k.out,
+                 "+URIs: https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/\n"
+                 "                                          +Suites: /\n"));
+  CHECK(lines[4].rfind("  5  apt_install     toolkit     refused  cannot be planned: could not read the package lists",
+                       0) == 0);
+}
+
+TEST_CASE("plan cuda without the Windows driver's libcuda stub says the check would fail") {
+  FakeWslRoot root;
+  RunResult r = plan(root, "cuda");
+  REQUIRE(r.exit_code == 0);
+  CHECK(step_lines(r.out).at(1) == "  2  check           libcuda     verify   /usr/lib/wsl/lib/libcuda.so.1 exists");
+  CHECK(contains(r.out, "would fail: /usr/lib/wsl/lib/libcuda.so.1 does not exist\n"));
+}
+
+// ---------------------------------------------------------------- the machine
+
+TEST_CASE("install on WSL1 is refused with exit 3 and the reasons; --not-wsl lifts only the machine guards") {
+  FakeWslRoot root;
+  root.write("/proc/sys/kernel/osrelease", "4.4.0-19041-Microsoft\n");
+  std::filesystem::remove(root.path() + "/dev/dxg");
+  root.write("/var/lib/wslgpu-setup/.keep", "");
+  auto before = snapshot(root.path());
+  RunResult r = run_tool({"--root", root.path(), "install", "cuda", "--yes"});
+  CHECK(r.exit_code == 3);
+  CHECK(
+      r.err.rfind("error: refused by guard wsl2: this distribution runs under WSL1 (kernel 4.4.0-19041-Microsoft), "
+                  "which has no GPU support.\n  Convert it from Windows: wsl --set-version <distro> 2\n"
+                  "error: refused by guard kernel: the WSL kernel is 4.4.0-19041-Microsoft, older than 5.10.60.1, "
+                  "the minimum for GPU access.\n  Update it from Windows: wsl --update, then wsl --shutdown.\n"
+                  "error: refused by guard dxg: /dev/dxg is missing, so the GPU is not shared with this distribution.\n"
+                  "  On Windows: update the GPU driver, then run wsl --update and wsl --shutdown.\n",
+                  0) == 0);
+  CHECK(contains(r.err, "Nothing was changed (exit 3).\n"));
+  auto after = snapshot(root.path());
+  CHECK_MESSAGE(outside_state(before) == outside_state(after), snapshot_difference(before, after));
+
+  RunResult n = plan(root, "cuda", {});
+  CHECK(contains(n.out, "Machine: WSL1 kernel 4.4.0-19041-Microsoft · /dev/dxg missing"));
+  RunResult nw = run_tool({"--root", root.path(), "--not-wsl", "plan", "cuda"});
+  CHECK_FALSE(contains(nw.out, "refused by guard"));
+}
