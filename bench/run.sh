@@ -1,0 +1,342 @@
+#!/usr/bin/env bash
+# bench/run.sh: wslgpu-setup's benchmarks (issue 9). One command, as root:
+#
+#   sudo bench/run.sh [WSLGPU_SETUP_BINARY]      (default: build/wslgpu-setup; build it as Release)
+#
+# It reuses the real-root tier's harness (tests/realroot/lib.sh): a
+# disposable Debian 12 root with the fake WSL layer and the signed local apt
+# repository, inside private namespaces, on a tmpfs that vanishes with the
+# run. The base root is built like the tier's, from the mirror this
+# machine's apt uses (read at run time), with python3 and python3-apt added
+# so that Ansible can run inside it; it is cached apart from the tier's.
+#
+# What it measures (docs/performance.md explains each method):
+#   a  plan and install of the ROCm profile on a converged root, against an
+#      Ansible playbook doing the same work (chroot connection) and against
+#      `apt-get install` of the same, already installed, packages
+#   b  peak resident memory of each command on the bundled profiles
+#   c  plan time of generated manifests of 10, 100 and 1000 file/check steps
+#   d  the runner's overhead on a real install: wall time minus the time
+#      spent inside apt and dpkg
+#   e  the download step against curl, from a local HTTP server on 127.0.0.1
+#
+# It prints a table of medians and ratios and writes bench/results.json. It
+# never fails on a number: only a broken setup (no root, a tool that cannot
+# install the profile) stops it.
+#
+# Environment:
+#   BENCH_RUNS=11          timed rounds per comparison (after BENCH_WARMUP=2 untimed ones)
+#   BENCH_INSTALL_RUNS=3   real installs, each in a fresh root
+#   BENCH_DOWNLOAD_MIB=1024  size of the download file;  BENCH_DOWNLOAD_RUNS=3
+#   BENCH_OUT=bench/results.json
+#   WSLGPU_BENCH_CACHE=/var/cache/wslgpu-setup-bench   where the bench's base root is cached
+set -Eeuo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+
+die() {
+  printf 'bench: %s\n' "$*" >&2
+  exit 1
+}
+
+[[ $(id -u) == 0 ]] || die "needs root (it mounts overlays and chroots into a disposable root): sudo bench/run.sh"
+BIN=$(realpath -m "${1:-$repo/build/wslgpu-setup}")
+[[ -x $BIN ]] || die "$BIN is not an executable; build it first: cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build wslgpu-setup"
+export BENCH_OUT=${BENCH_OUT:-$here/results.json}
+export BENCH_RUNS=${BENCH_RUNS:-11} BENCH_WARMUP=${BENCH_WARMUP:-2} BENCH_INSTALL_RUNS=${BENCH_INSTALL_RUNS:-3}
+export BENCH_DOWNLOAD_MIB=${BENCH_DOWNLOAD_MIB:-1024} BENCH_DOWNLOAD_RUNS=${BENCH_DOWNLOAD_RUNS:-3}
+# The system's python3 (a user's pyenv shim would add its own start-up to nothing, but may lack modules).
+export PY=/usr/bin/python3
+
+# ---------------------------------------------------------------- host tools
+if [[ -z ${BENCH_IN_NAMESPACE:-} ]]; then
+  want=()
+  command -v ansible-playbook >/dev/null || want+=(ansible) # Debian's ansible brings community.general (chroot, ini_file)
+  [[ -x /usr/bin/time ]] || want+=(time)
+  [[ -x $PY ]] || want+=(python3)
+  command -v curl >/dev/null || want+=(curl)
+  for cmd in unshare mount mmdebstrap dpkg-deb dpkg-scanpackages gpg zstd jq diff; do
+    command -v "$cmd" >/dev/null || { want+=($(grep -v '^#' "$repo/tests/realroot/HOST-PACKAGES")); break; }
+  done
+  if ((${#want[@]})); then
+    printf 'bench: installing the host packages it needs: %s\n' "${want[*]}" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${want[@]}" >&2 || die "apt-get install ${want[*]} failed"
+  fi
+  # Everything below lives in a private mount namespace, on a tmpfs.
+  exec unshare --mount --propagation private -- env BENCH_IN_NAMESPACE=1 "$0" "$BIN"
+fi
+
+BENCH_RUN=$(mktemp -d "${TMPDIR:-/tmp}/wslgpu-bench.XXXXXX")
+mount -t tmpfs -o mode=0755 wslgpu-bench "$BENCH_RUN" || die "cannot mount a tmpfs at $BENCH_RUN"
+BENCH_SERVER_PID=
+cleanup() {
+  [[ -z $BENCH_SERVER_PID ]] || kill "$BENCH_SERVER_PID" 2>/dev/null || true
+  umount -l "$BENCH_RUN"
+  rmdir "$BENCH_RUN"
+}
+trap cleanup EXIT
+
+# ---------------------------------------------------------------- the harness
+REALROOT_RUN=$BENCH_RUN
+# shellcheck source=../tests/realroot/lib.sh
+source "$repo/tests/realroot/lib.sh"
+# The bench's own base: the tier's, plus what Ansible needs inside the root
+# (its modules are Python; the apt module uses python3-apt). Cached apart,
+# so that neither deletes the other's tarball.
+REALROOT_CACHE=${WSLGPU_BENCH_CACHE:-/var/cache/wslgpu-setup-bench}/gpg-python3-apt
+REALROOT_BASE_PACKAGES=(gpg python3 python3-apt)
+realroot_preflight
+realroot_setup
+# The profile's repositories in AMD's layout, when this harness has them.
+export TESTREPO_ROCM_REPO TESTREPO_AMDGPU_REPO TESTREPO_ROCM_VERSION 2>/dev/null || true
+export WSLGPU_BIN=$BIN REALROOT_SCENARIO=bench REALROOT_SCENARIO_TMP=$BENCH_RUN/s BENCH_RESULTS=$BENCH_RUN/results BENCH_DIR=$here
+mkdir -p "$REALROOT_SCENARIO_TMP" "$BENCH_RESULTS"
+
+# ---------------------------------------------------------------- the profile
+
+# bench_profile: sets PROFILE (a bundled name or a manifest path), SETS (its
+# --set options), PKGS and GRPS (what apt and Ansible get), PROFILE_LABEL.
+# The bundled rocm profile is used when the test repository publishes AMD's
+# layout; otherwise the harness's realroot-rocm manifest (same step kinds).
+bench_profile() {
+  if [[ -n ${TESTREPO_ROCM_REPO:-} && -d $TESTREPO_DIR/rocm ]]; then
+    PROFILE=rocm PROFILE_LABEL="bundled rocm profile (manifests/rocm.toml)"
+    # add_gpu_groups=true: the user_groups step runs, like Ansible's user task.
+    SETS=(--set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO"
+      --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_sha256=$TESTREPO_KEY_SHA256"
+      --set "rocm_pin_origin=$TESTREPO_ORIGIN" --set add_gpu_groups=true)
+    PKGS=(hsa-runtime-rocr4wsl-amdgpu rocm)
+  else
+    PROFILE=$REALROOT_SCENARIO_TMP/realroot-rocm.toml PROFILE_LABEL="realroot-rocm (tests/realroot/manifests.sh; the test repository has no AMD layout)"
+    manifest_rocm_from_testrepo >"$PROFILE"
+    SETS=()
+    PKGS=(rocm-dev)
+  fi
+  GRPS=(video render)
+}
+
+# tool_argv CMD...: the tool's command line for this root and profile.
+tool_argv() { printf '%s\n' "$WSLGPU_BIN" --root "$ROOT" --no-color "${SETS[@]}" "$@"; }
+
+# json_cmd NAME ARGV...: one command of a measure.py spec.
+json_cmd() {
+  local name=$1
+  shift
+  "$PY" -c 'import json, sys; print(json.dumps({"name": sys.argv[1], "argv": sys.argv[2:]}))' "$name" "$@"
+}
+# json_spec WARMUP RUNS CMD_JSON...: a measure.py spec.
+json_spec() {
+  local warmup=$1 runs=$2
+  shift 2
+  printf '%s\n' "$@" | jq -s --argjson w "$warmup" --argjson r "$runs" '{warmup: $w, runs: $r, commands: .}'
+}
+
+# ---------------------------------------------------------------- a, b, c: one converged root
+
+bench_converged() {
+  local tmp=$REALROOT_SCENARIO_TMP out=$BENCH_RESULTS
+  bench_profile
+  local -a tool_plan tool_install
+  mapfile -t tool_plan < <(tool_argv plan "$PROFILE")
+  mapfile -t tool_install < <(tool_argv install "$PROFILE" --yes)
+
+  say "converging the root: install $PROFILE_LABEL"
+  "${tool_install[@]}" >"$tmp/first-install.log" 2>&1 || {
+    cat "$tmp/first-install.log" >&2
+    fail "the first install of the profile failed; the benchmark needs a converged root"
+  }
+  "${tool_install[@]}" >"$tmp/second-install.log" 2>&1 || true
+  grep -q 'Nothing to do' "$tmp/second-install.log" || say "note: the second install did not say 'Nothing to do':"$'\n'"$(cat "$tmp/second-install.log")"
+
+  # Ansible: the same packages, the groups, a profile.d block and an INI
+  # key, against this root over the chroot connection. Its profile.d file is
+  # its own (the tool's would differ by Ansible's markers, and the two would
+  # rewrite each other's); the INI key is wsl.conf's default user, already set.
+  local a=$tmp/ansible profile_file
+  mkdir -p "$a/home" "$a/tmp"
+  profile_file=$(ls "$ROOT"/etc/profile.d/wslgpu-*.sh | head -n 1)
+  : >"$a/ansible.cfg"
+  printf '[bench]\n%s ansible_connection=community.general.chroot ansible_python_interpreter=/usr/bin/python3\n' "$ROOT" >"$a/inventory.ini"
+  {
+    printf -- '- hosts: bench\n  gather_facts: false\n  tasks:\n'
+    printf '    - name: the packages\n      ansible.builtin.apt:\n        name: [%s]\n        state: present\n' "$(IFS=,; echo "${PKGS[*]}")"
+    printf '    - name: the groups\n      ansible.builtin.user:\n        name: %s\n        groups: [%s]\n        append: true\n' "$REALROOT_USER" "$(IFS=,; echo "${GRPS[*]}")"
+    printf '    - name: the profile.d file\n      ansible.builtin.blockinfile:\n        path: /etc/profile.d/wslgpu-bench-ansible.sh\n        create: true\n        block: |\n'
+    grep -v '^#' "$profile_file" | sed 's/^/          /'
+    printf '    - name: the INI key\n      community.general.ini_file:\n        path: /etc/wsl.conf\n        section: user\n        option: default\n        value: %s\n' "$REALROOT_USER"
+  } >"$a/playbook.yml"
+  local -a ansible=(env ANSIBLE_CONFIG="$a/ansible.cfg" ANSIBLE_HOME="$a/home" ANSIBLE_LOCAL_TEMP="$a/tmp"
+    ANSIBLE_REMOTE_TMP=/tmp/.ansible-bench ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0
+    ansible-playbook -i "$a/inventory.ini" "$a/playbook.yml")
+  "${ansible[@]}" >"$tmp/ansible-first.log" 2>&1 || { cat "$tmp/ansible-first.log" >&2; fail "the Ansible playbook failed against the root"; }
+  "${ansible[@]}" >"$tmp/ansible-second.log" 2>&1 || true
+  grep -q 'changed=0 .*failed=0' "$tmp/ansible-second.log" || say "note: Ansible's second run is not converged:"$'\n'"$(cat "$tmp/ansible-second.log")"
+  "${tool_install[@]}" >"$tmp/third-install.log" 2>&1 || true
+  grep -q 'Nothing to do' "$tmp/third-install.log" || say "note: after Ansible, install is not converged:"$'\n'"$(cat "$tmp/third-install.log")"
+
+  local -a apt=(chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q "${PKGS[@]}")
+
+  say "a: converged plan and install vs Ansible vs apt-get ($BENCH_WARMUP warm-up, $BENCH_RUNS rounds)"
+  json_spec "$BENCH_WARMUP" "$BENCH_RUNS" \
+    "$(json_cmd plan "${tool_plan[@]}")" \
+    "$(json_cmd install "${tool_install[@]}")" \
+    "$(json_cmd ansible "${ansible[@]}")" \
+    "$(json_cmd apt-get "${apt[@]}")" \
+    "$(json_cmd spawn-floor /bin/true)" >"$tmp/a.spec"
+  "$PY" "$BENCH_DIR/measure.py" "$tmp/a.spec" "$out/converged.json"
+  "$PY" -c 'import json, sys; print(json.dumps({"label": sys.argv[1], "profile": sys.argv[2], "sets": sys.argv[3:]}))' \
+    "$PROFILE_LABEL" "$PROFILE" "${SETS[@]}" >"$out/profile.json"
+
+  say "b: peak resident memory (/usr/bin/time -v)"
+  local -a rss_cmds=(
+    "validate rocm cuda|validate rocm cuda"
+    "plan rocm (converged)|${tool_plan[*]:4}"
+    "plan rocm --output json|${tool_plan[*]:4} --output json"
+    "install rocm (converged)|${tool_install[*]:4}"
+    "plan cuda|plan cuda"
+    "history|history"
+    "doctor|doctor"
+  )
+  local entry name args status kib
+  : >"$tmp/rss.tsv"
+  for entry in "${rss_cmds[@]}"; do
+    name=${entry%%|*} args=${entry#*|}
+    status=0
+    # shellcheck disable=SC2086 # args are words without spaces
+    /usr/bin/time -v -o "$tmp/time.txt" "$WSLGPU_BIN" --root "$ROOT" --no-color $args >/dev/null 2>&1 || status=$?
+    kib=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/time.txt")
+    printf '%s\t%s\t%s\n' "$name" "$kib" "$status" >>"$tmp/rss.tsv"
+    say "  $name: $kib KiB (exit $status)"
+  done
+  jq -Rn '[inputs | split("\t") | {name: .[0], maxrss_kib: (.[1] | tonumber), status: (.[2] | tonumber)}]' \
+    <"$tmp/rss.tsv" >"$out/rss.json"
+
+  say "c: plan time of 10, 100 and 1000 file/check steps"
+  local n i specs=()
+  for n in 10 100 1000; do
+    {
+      manifest_header "steps-$n"
+      for ((i = 0; i < n; i += 2)); do
+        printf '\n[[step]]\nid = "f%d"\nkind = "file"\npath = "/opt/bench-%d/f%d"\ncontent = "step %d\\n"\n' "$i" "$n" "$i" "$i"
+        printf '\n[[step]]\nid = "c%d"\nkind = "check"\npath = "/opt/bench-%d/f%d"\ntype = "file"\n' "$((i + 1))" "$n" "$i"
+      done
+    } >"$tmp/steps-$n.toml"
+    "$WSLGPU_BIN" --root "$ROOT" --not-wsl install "$tmp/steps-$n.toml" --yes >"$tmp/steps-$n.log" 2>&1 || {
+      cat "$tmp/steps-$n.log" >&2
+      fail "installing the generated manifest of $n steps failed"
+    }
+    specs+=("$(json_cmd "plan $n steps" "$WSLGPU_BIN" --root "$ROOT" --not-wsl --no-color plan "$tmp/steps-$n.toml")")
+  done
+  json_spec "$BENCH_WARMUP" "$BENCH_RUNS" "${specs[@]}" >"$tmp/c.spec"
+  "$PY" "$BENCH_DIR/measure.py" "$tmp/c.spec" "$out/steps.json"
+}
+
+# ---------------------------------------------------------------- d: a real install
+
+# Every call of apt's and dpkg's programs, and of the other tools a profile
+# runs, goes through a wrapper that logs when it started and ended
+# (bash's EPOCHREALTIME, no extra process). The runner's overhead is the
+# install's wall time minus the union of those intervals (nested calls, such
+# as apt-get running dpkg, count once). The wrapper's own start-up (about a
+# millisecond per call) counts as apt's time, not the runner's.
+bench_time_tools() {
+  local dir=$ROOT/run/bench-trace entry class path name
+  mkdir -p "$dir"
+  : >"$dir/calls"
+  for entry in apt:/usr/bin/apt-get apt:/usr/bin/apt-cache apt:/usr/bin/apt-config apt:/usr/bin/apt-mark apt:/usr/bin/apt \
+    apt:/usr/bin/dpkg apt:/usr/bin/dpkg-query apt:/usr/bin/dpkg-deb apt:/usr/bin/dpkg-divert apt:/usr/bin/dpkg-trigger \
+    other:/usr/sbin/usermod other:/usr/sbin/gpasswd other:/usr/sbin/groupadd other:/usr/sbin/useradd \
+    other:/usr/bin/gpg other:/usr/bin/getent; do
+    class=${entry%%:*} path=${entry#*:}
+    [[ -f $ROOT$path ]] || continue
+    name=$(basename "$path")
+    : >"$dir/$name.real"
+    mount --bind "$ROOT$path" "$dir/$name.real"
+    printf '%s\n' '#!/bin/bash' 's=$EPOCHREALTIME' "/run/bench-trace/$name.real \"\$@\"" 'rc=$?' \
+      "printf '%s %s $class $name\\n' \"\$s\" \"\$EPOCHREALTIME\" >>/run/bench-trace/calls" 'exit $rc' >"$dir/$name.wrapper"
+    chmod 0755 "$dir/$name.wrapper"
+    mount --bind "$dir/$name.wrapper" "$ROOT$path"
+  done
+}
+
+# union_seconds CLASS_REGEX < calls: the length of the union of the intervals.
+union_seconds() {
+  awk -v re="$1" '$3 ~ re { print $1, $2 }' | sort -n | awk '
+    NR == 1 { s = $1; e = $2; next }
+    $1 > e { total += e - s; s = $1; e = $2; next }
+    $2 > e { e = $2 }
+    END { if (NR > 0) total += e - s; printf "%.6f\n", total }'
+}
+
+bench_real_install() {
+  local run=$1 tmp=$REALROOT_SCENARIO_TMP
+  bench_profile
+  local -a tool_install
+  mapfile -t tool_install < <(tool_argv install "$PROFILE" --yes)
+  bench_time_tools
+  local start end status=0
+  start=$EPOCHREALTIME
+  /usr/bin/time -v -o "$tmp/real-time-$run.txt" "${tool_install[@]}" --log-file "$tmp/real-install-$run.log" \
+    >"$tmp/real-install-$run.out" 2>&1 || status=$?
+  end=$EPOCHREALTIME
+  ((status == 0)) || { cat "$tmp/real-install-$run.out" >&2; fail "the real install failed (exit $status)"; }
+  local calls=$ROOT/run/bench-trace/calls total apt all
+  total=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", b - a }')
+  apt=$(union_seconds '^apt$' <"$calls")
+  all=$(union_seconds '.' <"$calls")
+  jq -n --argjson total "$total" --argjson apt "$apt" --argjson all "$all" \
+    --argjson rss "$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/real-time-$run.txt")" \
+    --argjson apt_calls "$(awk '$3 == "apt"' "$calls" | wc -l)" --argjson other_calls "$(awk '$3 == "other"' "$calls" | wc -l)" \
+    --arg calls "$(awk '{ print $4 }' "$calls" | sort | uniq -c | awk '{ printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1 }')" \
+    '{total_s: $total, apt_dpkg_s: $apt, all_tools_s: $all, maxrss_kib: $rss, apt_calls: $apt_calls, other_calls: $other_calls, calls: $calls}' \
+    >"$BENCH_RESULTS/install-$run.json"
+  say "  install $run: $(jq -c . "$BENCH_RESULTS/install-$run.json")"
+}
+
+# ---------------------------------------------------------------- e: download
+
+bench_download() {
+  local d=$BENCH_RUN/dl out=$BENCH_RESULTS port sha
+  mkdir -p "$d/srv"
+  say "e: download of $BENCH_DOWNLOAD_MIB MiB from a local HTTP server on 127.0.0.1"
+  head -c "$((BENCH_DOWNLOAD_MIB * 1024 * 1024))" /dev/urandom >"$d/srv/big.bin"
+  sha=$(sha256sum "$d/srv/big.bin" | cut -d' ' -f1)
+  port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$PY" -m http.server --bind 127.0.0.1 --directory "$d/srv" "$port" >"$d/server.log" 2>&1 &
+  BENCH_SERVER_PID=$!
+  local url=http://127.0.0.1:$port/big.bin i
+  for i in $(seq 50); do curl -fsS -o /dev/null -r 0-0 "$url" 2>/dev/null && break; sleep 0.1; done
+  {
+    manifest_header download
+    printf '\n[[step]]\nid = "big"\nkind = "download"\nurl = "%s"\nsha256 = "%s"\ndest = "/var/tmp/big.bin"\ninsecure_http = true\n' "$url" "$sha"
+  } >"$d/download.toml"
+  jq -n --argjson w 1 --argjson r "$BENCH_DOWNLOAD_RUNS" \
+    --argjson tool "$("$PY" -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$BIN" --root "$d/root" --not-wsl --no-color install "$d/download.toml" --yes)" \
+    --arg d "$d" --arg url "$url" '{warmup: $w, runs: $r, commands: [
+      {name: "download step", argv: $tool, reset: ["sh", "-c", ("rm -rf " + $d + "/root && mkdir " + $d + "/root")]},
+      {name: "curl -o", argv: ["curl", "-fsS", "-o", ($d + "/curl.bin"), $url], reset: ["rm", "-f", ($d + "/curl.bin")]},
+      {name: "curl | tee | sha256sum", argv: ["sh", "-c", ("curl -fsS " + $url + " | tee " + $d + "/pipe.bin | sha256sum >/dev/null")],
+       reset: ["rm", "-f", ($d + "/pipe.bin")]}]}' >"$d/e.spec"
+  "$PY" "$BENCH_DIR/measure.py" "$d/e.spec" "$out/download.json"
+  [[ $(sha256sum <"$d/root/var/tmp/big.bin" | cut -d' ' -f1) == "$sha" ]] || say "note: the download step's file does not match"
+  jq -n --argjson bytes "$((BENCH_DOWNLOAD_MIB * 1024 * 1024))" '{bytes: $bytes}' >"$out/download-size.json"
+  kill "$BENCH_SERVER_PID" 2>/dev/null || true
+  wait "$BENCH_SERVER_PID" 2>/dev/null || true
+  BENCH_SERVER_PID=
+  rm -rf "$d"
+}
+
+# ---------------------------------------------------------------- the run
+
+start=$EPOCHREALTIME
+cp /proc/loadavg "$BENCH_RESULTS/loadavg-start"
+with_root bench_converged || die "the converged-root benchmarks could not run (see above)"
+say "d: $BENCH_INSTALL_RUNS real installs, each in a fresh root"
+for i in $(seq "$BENCH_INSTALL_RUNS"); do
+  with_root bench_real_install "$i" || die "the real install could not run (see above)"
+done
+bench_download
+"$PY" "$here/report.py" "$BENCH_RESULTS" "$BIN" "$BENCH_OUT"
+say "bench: $(elapsed_since "$start") s; results in $BENCH_OUT"
