@@ -1,23 +1,37 @@
 #include "installer/accounts.hpp"
 
-#include <sstream>
+#include <string_view>
 
 namespace wslgpu {
 
 namespace {
-std::vector<std::string> split(const std::string& s, char sep) {
+// Plans read these files once per step that names an owner or a group (a
+// manifest of 500 file steps reads them 500 times), so the parsers avoid
+// per-character appends and string streams.
+std::vector<std::string> split(std::string_view s, char sep) {
   std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t end = s.find(sep, start);
+    if (end == std::string_view::npos) {
+      out.emplace_back(s.substr(start));
+      return out;
     }
+    out.emplace_back(s.substr(start, end - start));
+    start = end + 1;
   }
-  out.push_back(cur);
-  return out;
+}
+
+// Calls fn(line) for each line of text, as std::getline would split it.
+template <typename Fn>
+void for_each_line(std::string_view text, Fn fn) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    fn(text.substr(start, end - start));
+    start = end + 1;
+  }
 }
 
 std::optional<std::uint32_t> number(const std::string& s) {
@@ -35,31 +49,27 @@ std::string read_if_present(const FileSystem& fs, const std::string& path) {
 
 std::vector<GroupEntry> parse_group_file(const std::string& text) {
   std::vector<GroupEntry> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
+  for_each_line(text, [&](std::string_view line) {
     auto f = split(line, ':');
-    if (f.size() < 4) continue;
+    if (f.size() < 4) return;
     auto gid = number(f[2]);
-    if (!gid) continue;
+    if (!gid) return;
     GroupEntry g{f[0], *gid, {}};
     if (!f[3].empty()) g.members = split(f[3], ',');
     out.push_back(std::move(g));
-  }
+  });
   return out;
 }
 
 std::vector<UserEntry> parse_passwd_file(const std::string& text) {
   std::vector<UserEntry> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
+  for_each_line(text, [&](std::string_view line) {
     auto f = split(line, ':');
-    if (f.size() < 7) continue;
+    if (f.size() < 7) return;
     auto uid = number(f[2]), gid = number(f[3]);
-    if (!uid || !gid) continue;
+    if (!uid || !gid) return;
     out.push_back({f[0], *uid, *gid, f[5]});
-  }
+  });
   return out;
 }
 

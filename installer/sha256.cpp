@@ -2,6 +2,12 @@
 
 #include <cstring>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define WSLGPU_SHA256_NI 1
+#endif
+
 namespace wslgpu {
 
 namespace {
@@ -16,12 +22,73 @@ constexpr std::uint32_t K[64] = {
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
 inline std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+#ifdef WSLGPU_SHA256_NI
+// The SHA extensions (Intel since Goldmont and Ice Lake, AMD since Zen) hash
+// at several times the speed of the portable code below: without them a
+// download on a fast link is bound by its hash (bench/run.sh, docs/performance.md).
+bool cpu_has_sha_ni() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  bool ssse3 = (c & (1u << 9)) != 0, sse41 = (c & (1u << 19)) != 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  return ssse3 && sse41 && (b & (1u << 29)) != 0;
+}
+
+const bool kHaveShaNi = cpu_has_sha_ni();
+
+// BLOCKS 64-byte blocks at P into STATE with the SHA-NI instructions.
+__attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(std::uint32_t* state, const unsigned char* p,
+                                                                 std::size_t blocks) {
+  const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+  __m128i tmp = _mm_loadu_si128(reinterpret_cast<const __m128i*>(state));
+  __m128i state1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(state + 4));
+  tmp = _mm_shuffle_epi32(tmp, 0xB1);             // CDAB
+  state1 = _mm_shuffle_epi32(state1, 0x1B);       // EFGH
+  __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);  // ABEF
+  state1 = _mm_blend_epi16(state1, tmp, 0xF0);    // CDGH
+  for (; blocks > 0; --blocks, p += 64) {
+    const __m128i abef = state0, cdgh = state1;
+    __m128i w[4];
+#pragma GCC unroll 16
+    for (int g = 0; g < 16; ++g) {
+      __m128i m;
+      if (g < 4) {
+        m = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * g)), byte_swap);
+      } else {
+        // W[g] = msg2(msg1(W[g-4], W[g-3]) + (W[g-1]:W[g-2] >> 4 bytes), W[g-1])
+        m = _mm_sha256msg1_epu32(w[g % 4], w[(g + 1) % 4]);
+        m = _mm_add_epi32(m, _mm_alignr_epi8(w[(g + 3) % 4], w[(g + 2) % 4], 4));
+        m = _mm_sha256msg2_epu32(m, w[(g + 3) % 4]);
+      }
+      w[g % 4] = m;
+      __m128i wk = _mm_add_epi32(m, _mm_loadu_si128(reinterpret_cast<const __m128i*>(K + 4 * g)));
+      state1 = _mm_sha256rnds2_epu32(state1, state0, wk);
+      state0 = _mm_sha256rnds2_epu32(state0, state1, _mm_shuffle_epi32(wk, 0x0E));
+    }
+    state0 = _mm_add_epi32(state0, abef);
+    state1 = _mm_add_epi32(state1, cdgh);
+  }
+  tmp = _mm_shuffle_epi32(state0, 0x1B);        // FEBA
+  state1 = _mm_shuffle_epi32(state1, 0xB1);     // DCHG
+  state0 = _mm_blend_epi16(tmp, state1, 0xF0);  // DCBA
+  state1 = _mm_alignr_epi8(state1, tmp, 8);     // HGFE
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(state), state0);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(state + 4), state1);
+}
+#endif
 }  // namespace
 
 Sha256::Sha256()
     : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
 
 void Sha256::block(const unsigned char* p) {
+#ifdef WSLGPU_SHA256_NI
+  if (kHaveShaNi) {
+    blocks_sha_ni(h_.data(), p, 1);
+    return;
+  }
+#endif
   std::uint32_t w[64];
   for (int i = 0; i < 16; ++i)
     w[i] = static_cast<std::uint32_t>(p[4 * i]) << 24 | static_cast<std::uint32_t>(p[4 * i + 1]) << 16 |
@@ -62,6 +129,13 @@ void Sha256::update(std::string_view data) {
       buf_len_ = 0;
     }
   }
+#ifdef WSLGPU_SHA256_NI
+  if (kHaveShaNi && n >= 64) {
+    blocks_sha_ni(h_.data(), p, n / 64);
+    p += n / 64 * 64;
+    n %= 64;
+  }
+#endif
   while (n >= 64) {
     block(p);
     p += 64;
