@@ -189,6 +189,14 @@ bench_converged() {
   "$PY" -c 'import json, sys; print(json.dumps({"label": sys.argv[1], "profile": sys.argv[2], "sets": sys.argv[3:]}))' \
     "$PROFILE_LABEL" "$PROFILE" "${SETS[@]}" >"$out/profile.json"
 
+  # The test repository holds 15 packages, so apt-get above loads a tiny
+  # cache. A real distribution's lists are what apt-get meets on a user's
+  # machine: this machine's own (Debian 12) lists and sources are bound,
+  # read-only, under neutral names in the root's /run, and apt-get is
+  # pointed at them with -o (nothing is written but apt's binary cache, in
+  # the root's /run). Measured apart, after the alternating rounds above.
+  bench_apt_full_lists "$tmp" "$out"
+
   say "b: peak resident memory (/usr/bin/time -v)"
   local -a rss_cmds=(
     "validate rocm cuda|validate rocm cuda"
@@ -231,6 +239,38 @@ bench_converged() {
   done
   json_spec "$BENCH_WARMUP" "$BENCH_RUNS" "${specs[@]}" >"$tmp/c.spec"
   "$PY" "$BENCH_DIR/measure.py" "$tmp/c.spec" "$out/steps.json"
+}
+
+# bench_apt_full_lists TMP OUT: apt-get install of the installed packages
+# with this machine's full package lists (see bench_converged).
+bench_apt_full_lists() {
+  local tmp=$1 out=$2 etc=${REALROOT_APT_ETC:-/etc/apt} f n=0
+  [[ -d /var/lib/apt/lists ]] && compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null || {
+    say "  (this machine has no apt lists: the full-lists apt-get run is left out)"
+    return 0
+  }
+  local r=$ROOT/run/bench-apt
+  mkdir -p "$r/lists" "$r/sources.d" "$r/cache/archives/partial"
+  mount --bind -o ro /var/lib/apt/lists "$r/lists"
+  for f in "$etc"/sources.list "$etc"/sources.list.d/*.list "$etc"/sources.list.d/*.sources; do
+    [[ -f $f ]] || continue
+    n=$((n + 1))
+    local ext=${f##*.}
+    [[ $ext == sources ]] || ext=list
+    : >"$r/sources.d/host-$n.$ext"
+    mount --bind -o ro "$f" "$r/sources.d/host-$n.$ext"
+  done
+  local -a apt=(chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive
+    apt-get -o Dir::State::Lists=/run/bench-apt/lists -o Dir::Etc::SourceParts=/run/bench-apt/sources.d
+    -o Dir::Etc::SourceList=/dev/null -o Dir::Cache=/run/bench-apt/cache -o Debug::NoLocking=1
+    install -y -q "${PKGS[@]}")
+  local entries
+  # apt-helper reads the lists however apt stored them (plain, .lz4, .gz, ...).
+  entries=$(/usr/lib/apt/apt-helper cat-file /var/lib/apt/lists/*_Packages* 2>/dev/null | grep -c '^Package: ' || true)
+  say "a': apt-get with this machine's full package lists (${entries:-?} package entries)"
+  printf '{"entries": %s}\n' "${entries:-0}" >"$out/apt-full-entries.json"
+  json_spec "$BENCH_WARMUP" "$BENCH_RUNS" "$(json_cmd "apt-get, full lists" "${apt[@]}")" >"$tmp/a2.spec"
+  "$PY" "$BENCH_DIR/measure.py" "$tmp/a2.spec" "$out/apt-full.json"
 }
 
 # ---------------------------------------------------------------- d: a real install
@@ -295,6 +335,43 @@ bench_real_install() {
   say "  install $run: $(jq -c . "$BENCH_RESULTS/install-$run.json")"
 }
 
+# bench_own_usage RUN: one more real install in a fresh root, under
+# `perf stat --no-inherit` (the tool's own CPU time, none of its children's),
+# while the tool's own VmHWM (peak resident set, its children left out) is
+# read from /proc every 10 ms. Apart from the timed installs, since both
+# observers cost a little.
+bench_own_usage() {
+  local tmp=$REALROOT_SCENARIO_TMP
+  bench_profile
+  local -a tool_install
+  mapfile -t tool_install < <(tool_argv install "$PROFILE" --yes)
+  local start end pid child="" hwm=0 line status=0
+  start=$EPOCHREALTIME
+  perf stat --no-inherit -x, -e task-clock -o "$tmp/own-perf.txt" "${tool_install[@]}" >"$tmp/own.out" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    [[ -n $child ]] || read -r child _ <"/proc/$pid/task/$pid/children" 2>/dev/null || true
+    if [[ -n $child && -r /proc/$child/status ]]; then
+      while read -r line; do
+        [[ $line == VmHWM:* ]] || continue
+        line=${line#VmHWM:}
+        line=${line%kB}
+        ((line > hwm)) && hwm=$line
+      done <"/proc/$child/status" 2>/dev/null || true
+    fi
+    sleep 0.01
+  done
+  wait "$pid" || status=$?
+  end=$EPOCHREALTIME
+  ((status == 0)) || { cat "$tmp/own.out" >&2; fail "the install under perf stat failed (exit $status)"; }
+  local cpu
+  cpu=$(awk -F, '$3 == "task-clock" || $3 ~ /task-clock/ { print $1; exit }' "$tmp/own-perf.txt")
+  jq -n --argjson total "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", b - a }')" \
+    --argjson cpu_ms "${cpu:-0}" --argjson hwm "$hwm" '{total_s: $total, own_cpu_ms: $cpu_ms, own_vmhwm_kib: $hwm}' \
+    >"$BENCH_RESULTS/own-usage.json"
+  say "  own usage: $(jq -c . "$BENCH_RESULTS/own-usage.json")"
+}
+
 # ---------------------------------------------------------------- e: download
 
 bench_download() {
@@ -337,6 +414,11 @@ say "d: $BENCH_INSTALL_RUNS real installs, each in a fresh root"
 for i in $(seq "$BENCH_INSTALL_RUNS"); do
   with_root bench_real_install "$i" || die "the real install could not run (see above)"
 done
+if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
+  with_root bench_own_usage || say "the own-usage install could not run (see above)"
+else
+  say "perf is missing or not allowed here: the tool's own CPU time is left out (apt-get install linux-perf)"
+fi
 bench_download
 "$PY" "$here/report.py" "$BENCH_RESULTS" "$BIN" "$BENCH_OUT"
 say "bench: $(elapsed_since "$start") s; results in $BENCH_OUT"
