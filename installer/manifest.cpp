@@ -306,6 +306,13 @@ class Loader {
           error(toml_pos(*n, file), std::string("\"") + key + "\" must be true or false, not " + toml_type_name(*n));
           continue;
         }
+        if (std::string(key) == "require_wsl2" && !n->as_boolean()->get()) {
+          // Built-in refusals only grow: the person running the tool may
+          // say --not-wsl, a manifest may not.
+          error(toml_pos(*n, file), "a manifest cannot turn off the WSL2 guard; image builders and tests pass "
+                                    "--not-wsl on the command line instead");
+          continue;
+        }
         (std::string(key) == "require_wsl2" ? manifest_.guards.require_wsl2 : manifest_.guards.require_dxg) =
             n->as_boolean()->get();
       }

@@ -49,7 +49,18 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
   out += "wslgpu-setup " WSLGPU_VERSION " · profile " + plan.manifest_name;
   if (!plan.manifest_description.empty()) out += " (" + plan.manifest_description + ")";
   out += " · root " + plan.host.root + " · user " + (plan.host.user.empty() ? std::string("none found") : plan.host.user);
-  out += "\n" + machine_line(plan.host) + "\n\n";
+  out += "\n" + machine_line(plan.host) + "\n";
+  if (!plan.vars.empty()) {
+    // The values in use, so that a mirror or version set with --set shows.
+    std::string vars = "Variables: ";
+    bool first = true;
+    for (const auto& [k, v] : plan.vars) {
+      vars += (first ? "" : " · ") + k + "=" + (v.empty() ? std::string("(empty)") : v);
+      first = false;
+    }
+    out += vars + "\n";
+  }
+  out += "\n";
   for (const auto& r : plan.refusals) {
     out += paint(style, "1;31", r.substr(0, r.find('\n'))) + (r.find('\n') == std::string::npos ? "" : r.substr(r.find('\n'))) + "\n";
   }

@@ -1,5 +1,7 @@
 #include "steps/apt_common.hpp"
 
+#include <unistd.h>
+
 #include <stdlib.h>
 
 #include <filesystem>
@@ -205,6 +207,8 @@ PlanAptConfig::~PlanAptConfig() {
   std::error_code ec;
   std::filesystem::remove_all(host_dir_, ec);
   if (ec) spdlog::warn("could not remove the plan's scratch folder {}: {}", host_dir_, ec.message());
+  // The parent too when no other plan is using it, so a plan leaves no trace.
+  ::rmdir(host_dir_.substr(0, host_dir_.rfind('/')).c_str());
 }
 
 void PlanAptConfig::update(StepContext& ctx) const {

@@ -357,7 +357,7 @@ TEST_CASE("apt_install plan resolves against sources an earlier step would add, 
   CHECK(p.details.back() == "(resolved against the sources that earlier steps add; an apt_update step must run after "
                             "them and before this one)");
   // Thrown away afterwards; the target's own apt configuration never saw the new source.
-  CHECK(std::filesystem::is_empty(root.path() + "/var/lib/wslgpu-setup/plan-apt"));
+  CHECK_FALSE(std::filesystem::exists(root.path() + "/var/lib/wslgpu-setup/plan-apt"));  // no trace left
   CHECK_FALSE(std::filesystem::exists(root.path() + "/etc/apt/sources.list.d/rocm.sources"));
   CHECK_FALSE(std::filesystem::exists(root.path() + "/etc/apt/keyrings/rocm.asc"));
   CHECK(std::filesystem::exists(root.path() + "/var/lib/apt/lists/mirror.invalid_debian_dists_bookworm_InRelease"));
@@ -401,7 +401,7 @@ TEST_CASE("a private apt update that fails stops the plan with apt's reason and 
     CHECK(m.find("E: The repository 'https://repo.radeon.com/rocm/apt/9.9 noble Release' does not have a Release file.") !=
           std::string::npos);
   }
-  CHECK(std::filesystem::is_empty(root.path() + "/var/lib/wslgpu-setup/plan-apt"));
+  CHECK_FALSE(std::filesystem::exists(root.path() + "/var/lib/wslgpu-setup/plan-apt"));  // no trace left
 }
 
 // ----------------------------------------------------------------- apt_remove
