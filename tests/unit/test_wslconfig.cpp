@@ -117,7 +117,7 @@ autoMemoryReclaim = "gradual"
 
 TEST_CASE("wslconfig: a UTF-16 file stops the plan with the file, line and what to do, and stays as it is") {
   Machine m;
-  std::string utf16("\xFF\xFE[\0w\0s\0l\0\x32\0]\0\r\0\n\0", 20);
+  std::string utf16("\xFF\xFE[\0w\0s\0l\0\x32\0]\0\r\0\n\0", 18);
   m.fs.add_file(kPath, utf16);
   auto step = build_ok(kMemory);
   CHECK_THROWS_WITH_AS(m.plan(*step),
