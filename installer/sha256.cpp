@@ -39,14 +39,14 @@ const bool kHaveShaNi = cpu_has_sha_ni();
 
 // BLOCKS 64-byte blocks at P into STATE with the SHA-NI instructions.
 __attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(std::uint32_t* state, const unsigned char* p,
-                                                                 std::size_t blocks) {
+                                                               std::size_t blocks) {
   const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
   __m128i tmp = _mm_loadu_si128(reinterpret_cast<const __m128i*>(state));
   __m128i state1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(state + 4));
-  tmp = _mm_shuffle_epi32(tmp, 0xB1);             // CDAB
-  state1 = _mm_shuffle_epi32(state1, 0x1B);       // EFGH
+  tmp = _mm_shuffle_epi32(tmp, 0xB1);                // CDAB
+  state1 = _mm_shuffle_epi32(state1, 0x1B);          // EFGH
   __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);  // ABEF
-  state1 = _mm_blend_epi16(state1, tmp, 0xF0);    // CDGH
+  state1 = _mm_blend_epi16(state1, tmp, 0xF0);       // CDGH
   for (; blocks > 0; --blocks, p += 64) {
     const __m128i abef = state0, cdgh = state1;
     __m128i w[4];
