@@ -50,10 +50,22 @@ nlohmann::json top_directories(const FileSystem& fs) {
     auto i1 = fs.stat(p1);
     if (!i1 || i1->type != FileType::directory) continue;
     out.push_back({{"path", p1}, {"mode", i1->mode}});
+    // Below the top, only the folders no package owns are at risk; listing
+    // /usr/bin and the like would cost thousands of stats per step.
+    if (p1 != "/opt" && p1 != "/srv") continue;
     for (const auto& second : fs.list(p1)) {
       std::string p2 = p1 + "/" + second;
       auto i2 = fs.stat(p2);
       if (i2 && i2->type == FileType::directory) out.push_back({{"path", p2}, {"mode", i2->mode}});
+    }
+  }
+  for (const char* deeper : {"/usr/local"}) {
+    if (auto info = fs.stat(deeper); info && info->type == FileType::directory)
+      out.push_back({{"path", deeper}, {"mode", info->mode}});
+    for (const auto& name : fs.list(deeper)) {
+      std::string p = std::string(deeper) + "/" + name;
+      auto info = fs.stat(p);
+      if (info && info->type == FileType::directory) out.push_back({{"path", p}, {"mode", info->mode}});
     }
   }
   return out;
