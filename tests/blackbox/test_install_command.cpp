@@ -1,0 +1,168 @@
+// `wslgpu-setup install`, `rollback`, `recover` and saved plans from outside,
+// against fake WSL roots: a transaction changes all or nothing, a converged
+// run writes nothing, a held lock and an interrupted run stop a new run with
+// their exit statuses. install needs root (its guard), so these tests run
+// only as root, as CI does.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.hpp"
+
+using namespace wslgpu::blackbox;
+
+namespace {
+
+std::string manifest() { return source_dir() + "/tests/blackbox/manifests/install.toml"; }
+
+std::vector<std::string> args(const FakeWslRoot& root, std::vector<std::string> rest) {
+  std::vector<std::string> out = {"--root", root.path()};
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+// The root's content, modes and owners, without the tool's own journal and
+// lock. Modification times are left out: restoring a file is a write, and
+// writing in a folder moves its mtime. (The converged test compares them.)
+std::map<std::string, Stamp> machine(const FakeWslRoot& root) {
+  auto all = snapshot(root.path());
+  std::erase_if(all, [](const auto& e) {
+    return e.first.rfind("var/lib/wslgpu-setup", 0) == 0 || e.first == "var/lib" || e.first == "var";
+  });
+  for (auto& [path, stamp] : all) stamp.mtime_ns = 0;
+  return all;
+}
+
+bool as_root() {
+  if (::geteuid() == 0) return true;
+  MESSAGE("skipped: install needs root (its guard); CI runs the tests as root");
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("install applies every step, and a second install writes nothing and says changed: false") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  RunResult first = run_tool(args(root, {"install", manifest(), "--yes", "--output", "json"}));
+  REQUIRE(first.exit_code == 0);
+  auto j = nlohmann::json::parse(first.out);
+  CHECK(j["changed"] == true);
+  CHECK(j["failed"] == false);
+  CHECK(j["rc"] == 0);
+  CHECK(j["transaction_id"].get<std::string>().size() == 20);
+  REQUIRE(j["steps"].size() == 3);
+  CHECK(j["steps"][0]["id"] == "motd");
+  CHECK(j["steps"][0]["changed"] == true);
+  CHECK(j["steps"][0]["diff"].get<std::string>().find("+GPU ready") != std::string::npos);
+  CHECK(j["steps"][2]["msg"] == "ok: /etc/motd exists");
+
+  auto before = snapshot(root.path());  // everything, the tool's state and mtimes included
+  RunResult again = run_tool(args(root, {"install", manifest(), "--yes", "--output", "json"}));
+  REQUIRE(again.exit_code == 0);
+  auto k = nlohmann::json::parse(again.out);
+  CHECK(k["changed"] == false);
+  CHECK(k["transaction_id"] == "");
+  CHECK(snapshot_difference(before, snapshot(root.path())) == "");
+}
+
+TEST_CASE("a failing step rolls the run back: exit 1, and the machine is as it was") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  root.write("/etc/motd", "old\n", 0640);
+  auto before = machine(root);
+  RunResult r = run_tool(args(root, {"--set", "gate=/nonexistent", "install", manifest(), "--yes"}));
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("step 3 \"gate\" failed: check failed: /nonexistent does not exist") != std::string::npos);
+  CHECK(r.out.find("rolled back 2 steps; the machine is as it was (exit 1)") != std::string::npos);
+  CHECK(snapshot_difference(before, machine(root)) == "");
+}
+
+TEST_CASE("a second run exits 4 naming the run that holds the lock") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  std::filesystem::create_directories(root.path() + "/var/lib/wslgpu-setup");
+  int fd = ::open((root.path() + "/var/lib/wslgpu-setup/lock").c_str(), O_RDWR | O_CREAT, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+  std::string holder = "pid 4242, started 2026-11-30T10:15:02Z, `wslgpu-setup install rocm`\n";
+  REQUIRE(::write(fd, holder.data(), holder.size()) == static_cast<ssize_t>(holder.size()));
+  auto before = machine(root);
+
+  RunResult r = run_tool(args(root, {"install", manifest(), "--yes", "--lock-timeout", "0.3"}));
+  CHECK(r.exit_code == 4);
+  CHECK(r.err.find("another wslgpu-setup run holds the lock") != std::string::npos);
+  CHECK(r.err.find("pid 4242, started 2026-11-30T10:15:02Z, `wslgpu-setup install rocm`") != std::string::npos);
+  CHECK(snapshot_difference(before, machine(root)) == "");
+  ::close(fd);
+
+  RunResult after = run_tool(args(root, {"install", manifest(), "--yes"}));
+  CHECK(after.exit_code == 0);
+}
+
+TEST_CASE("a killed run stops the next one with exit 5 until recover rolls it back") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  auto before = machine(root);
+  RunResult killed = run_tool(args(root, {"install", manifest(), "--yes"}), {"", {"WSLGPU_SETUP_CRASH_AT=conf:after"}});
+  CHECK(killed.exit_code == 128 + 9);
+
+  RunResult blocked = run_tool(args(root, {"install", manifest(), "--yes"}));
+  CHECK(blocked.exit_code == 5);
+  CHECK(blocked.err.find("was interrupted after step \"conf\"") != std::string::npos);
+  CHECK(blocked.err.find("sudo wslgpu-setup recover --rollback") != std::string::npos);
+  CHECK(blocked.err.find("sudo wslgpu-setup recover --resume") != std::string::npos);
+
+  RunResult recovered = run_tool(args(root, {"recover", "--rollback", "--yes"}));
+  CHECK(recovered.exit_code == 0);
+  CHECK(snapshot_difference(before, machine(root)) == "");
+}
+
+TEST_CASE("a saved plan runs exactly, and is refused with exit 3 once the machine has moved") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  std::string fresh = root.path() + "/../" + std::filesystem::path(root.path()).filename().string() + "-fresh.plan";
+  std::string stale = root.path() + "/../" + std::filesystem::path(root.path()).filename().string() + "-stale.plan";
+  REQUIRE(run_tool(args(root, {"plan", manifest(), "--out", stale})).exit_code == 0);
+  root.write("/etc/motd", "edited after the plan was made\n");
+  auto before = machine(root);
+  RunResult refused = run_tool(args(root, {"install", "--plan", stale, "--yes"}));
+  CHECK(refused.exit_code == 3);
+  CHECK(refused.err.find("the machine no longer matches the saved plan") != std::string::npos);
+  CHECK(refused.err.find("step \"motd\": file:/etc/motd was \"absent\", now") != std::string::npos);
+  CHECK(snapshot_difference(before, machine(root)) == "");
+
+  REQUIRE(run_tool(args(root, {"plan", manifest(), "--out", fresh})).exit_code == 0);
+  RunResult ran = run_tool(args(root, {"install", "--plan", fresh, "--yes"}));
+  CHECK(ran.exit_code == 0);
+  std::ifstream motd(root.path() + "/etc/motd");
+  std::string line;
+  std::getline(motd, line);
+  CHECK(line == "GPU ready");
+  std::filesystem::remove(fresh);
+  std::filesystem::remove(stale);
+}
+
+TEST_CASE("rollback of a finished transaction puts every file back") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  auto before = machine(root);
+  RunResult r = run_tool(args(root, {"install", manifest(), "--yes", "--output", "json"}));
+  REQUIRE(r.exit_code == 0);
+  std::string id = nlohmann::json::parse(r.out)["transaction_id"];
+  RunResult history = run_tool(args(root, {"history", "--output", "json"}));
+  REQUIRE(history.exit_code == 0);
+  CHECK(nlohmann::json::parse(history.out)[0]["id"] == id);
+  CHECK(nlohmann::json::parse(history.out)[0]["status"] == "committed");
+
+  RunResult back = run_tool(args(root, {"rollback", id, "--yes"}));
+  CHECK(back.exit_code == 0);
+  CHECK(snapshot_difference(before, machine(root)) == "");
+}
