@@ -269,4 +269,14 @@ std::string describe_action(const AptAction& a) {
   return "";
 }
 
+DpkgStatus read_dpkg_for_plan(const FileSystem& fs, const std::vector<std::string>& packages, StepPlan& plan) {
+  require_no_pending_dpkg_updates(fs);
+  DpkgStatus status = DpkgStatus::read(fs);
+  for (const auto& name : packages) {
+    const DpkgPackage* pkg = status.find(name);
+    plan.fingerprint["dpkg:" + name] = pkg && pkg->installed() ? pkg->version : std::string("absent");
+  }
+  return status;
+}
+
 }  // namespace wslgpu

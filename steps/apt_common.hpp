@@ -79,6 +79,12 @@ class PlanAptConfig {
 AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig* config,
                             std::vector<std::string>& errors);
 
+// The dpkg state a package step plans against: refuses pending dpkg work
+// (with the `dpkg --configure -a` advice), reads ROOT/var/lib/dpkg/status and
+// records each of PACKAGES' installed version (or "absent") in PLAN's
+// fingerprint, so that a saved plan notices when they change.
+DpkgStatus read_dpkg_for_plan(const FileSystem& fs, const std::vector<std::string>& packages, StepPlan& plan);
+
 // A package change record for StepPlan::changes.
 nlohmann::json package_change(const AptAction& action);
 

@@ -37,12 +37,7 @@ class AptInstallStep : public Step {
 
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
-    require_no_pending_dpkg_updates(ctx.fs);
-    DpkgStatus status = DpkgStatus::read(ctx.fs);
-    for (const auto& name : packages) {
-      const DpkgPackage* pkg = status.find(name);
-      p.fingerprint["dpkg:" + name] = pkg && pkg->installed() ? pkg->version : std::string("absent");
-    }
+    DpkgStatus status = read_dpkg_for_plan(ctx.fs, packages, p);
     auto todo = missing(status);
     if (todo.empty()) {
       p.summary = packages.size() == 1 ? packages.front() + " " + status.find(packages.front())->version + " is already installed"

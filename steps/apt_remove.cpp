@@ -23,12 +23,7 @@ class AptRemoveStep : public Step {
 
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
-    require_no_pending_dpkg_updates(ctx.fs);
-    DpkgStatus status = DpkgStatus::read(ctx.fs);
-    for (const auto& name : packages) {
-      const DpkgPackage* pkg = status.find(name);
-      p.fingerprint["dpkg:" + name] = pkg && pkg->installed() ? pkg->version : std::string("absent");
-    }
+    DpkgStatus status = read_dpkg_for_plan(ctx.fs, packages, p);
     auto todo = installed(status);
     if (todo.empty()) {
       p.summary = packages.size() == 1 ? packages.front() + " is not installed" : "none of " + name_list(packages) + " is installed";
