@@ -1,9 +1,3 @@
-# PENDING: fails today. `recover --resume` after a crash at testrepo:after
-# refuses (exit 3, "Unable to locate package rocm-dev"), and rolling back an
-# apt install removes /opt, which existed before but no package owned
-# (diff: "- /opt"). Move to scenarios/ (without the pending- prefix) once
-# both are fixed.
-#
 # A run SIGKILLed before and after each step that changes something
 # (WSLGPU_SETUP_CRASH_AT, docs/testing.md): the next install refuses with
 # exit 5; `recover --rollback` leaves the root as before the run, and
