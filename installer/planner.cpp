@@ -51,6 +51,7 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
       for (const auto& w : ps.plan.writes) {
         if (w.content) overlay.write_atomic(w.path, *w.content, w.attrs);
         else overlay.remove(w.path);
+        if (w.path == "/etc/passwd" || w.path == "/etc/group") ctx.forget_accounts();
       }
     }
     plan.steps.push_back(std::move(ps));

@@ -20,7 +20,7 @@ class FileStep : public Step {
     StepPlan p;
     FileAttrs attrs{mode, 0, 0};
     if (present) {
-      Accounts accounts(ctx.fs);
+      const Accounts& accounts = ctx.accounts();
       auto uid = accounts.uid_of(owner);
       auto gid = accounts.gid_of(group);
       if (!uid || !gid) {

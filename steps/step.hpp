@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "installer/accounts.hpp"
 #include "installer/filesystem.hpp"
 #include "installer/host.hpp"
 #include "installer/plan.hpp"
@@ -35,6 +36,18 @@ struct StepContext {
   const HostFacts& host;
   std::string manifest_name;
   std::string state_dir = "/var/lib/wslgpu-setup";  // target path of our own state
+
+  // The target's users and groups, read once per plan rather than once per
+  // step (a plan of a thousand file steps spent half its time re-reading
+  // /etc/passwd). The planner forgets them when a planned write touches
+  // /etc/passwd or /etc/group; apply and undo, which change them through
+  // programs, read Accounts afresh instead.
+  const Accounts& accounts() {
+    if (!accounts_cache) accounts_cache = std::make_shared<const Accounts>(fs);
+    return *accounts_cache;
+  }
+  void forget_accounts() { accounts_cache.reset(); }
+  std::shared_ptr<const Accounts> accounts_cache = nullptr;
 };
 
 class Step {

@@ -56,7 +56,7 @@ class UserGroupsStep : public Step {
       p.summary = "\"" + who + "\" is not a valid user name";
       return p;
     }
-    Accounts accounts(ctx.fs);
+    const Accounts& accounts = ctx.accounts();
     auto entry = accounts.user(who);
     p.fingerprint["user:" + who] = entry ? "uid:" + std::to_string(entry->uid) : std::string("absent");
     if (!entry) {
@@ -130,6 +130,7 @@ class UserGroupsStep : public Step {
   }
 
   nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override {
+    ctx.forget_accounts();  // the shadow tools change /etc/group under the plan's cached copy
     std::vector<std::string> create, add;
     std::string u;
     for (const auto& c : plan.changes) {
@@ -156,6 +157,7 @@ class UserGroupsStep : public Step {
   // Idempotent: each command runs only while /etc/group still shows what it
   // reverses, so a rollback that was itself interrupted can run again.
   void undo(StepContext& ctx, const nlohmann::json& data) override {
+    ctx.forget_accounts();
     std::string u;
     std::vector<std::string> added, created;
     if (data.value("partial", false)) {

@@ -24,25 +24,6 @@ using wslgpu::testing::MemoryFileSystem;
 
 namespace {
 
-HostFacts wsl_host() {
-  HostFacts h;
-  h.kernel_release = "5.15.153.1-microsoft-standard-WSL2";
-  h.wsl = "2";
-  h.dxg = true;
-  h.wsl_lib = true;
-  h.gpu_vendor = "amd";
-  h.distro = "ubuntu";
-  h.distro_version = "24.04";
-  h.codename = "noble";
-  h.arch = "amd64";
-  h.user = "alice";
-  h.user_home = "/home/alice";
-  h.user_uid = 1000;
-  h.user_gid = 1000;
-  h.windows_home = "/mnt/c/Users/alice";
-  return h;
-}
-
 const char* kHeader = R"([manifest]
 name = "plan-test"
 description = "plan tests"
@@ -71,7 +52,7 @@ struct Planned {
   Plan plan;
 };
 
-Planned plan_of(const std::string& steps, FileSystem& fs, const HostFacts& host = wsl_host()) {
+Planned plan_of(const std::string& steps, FileSystem& fs, const HostFacts& host = wslgpu::testing::fake_wsl_host()) {
   Manifest m = load_manifest(ManifestSource{"test.toml", std::string(kHeader) + steps, false}, {}, host);
   FakeProcessRunner runner;
   Plan p = resolve_plan(m, "test.toml", fs, runner, host);
@@ -465,4 +446,37 @@ content = ")" + content + "\"\n",
   std::string verbose = render_plan_text(plan, TextStyle{false, true}, "x");
   CHECK(verbose.find("more lines") == std::string::npos);
   CHECK(verbose.find("+line 59\n") != std::string::npos);
+}
+
+TEST_CASE("a file step sees a user that an earlier step of the same plan adds to /etc/passwd") {
+  MemoryFileSystem fs;
+  fs.add_file("/etc/passwd", "root:x:0:0:root:/root:/bin/bash\n");
+  fs.add_file("/etc/group", "root:x:0:\n");
+  Planned p = plan_of(R"(
+[[step]]
+id = "early-owner"
+kind = "file"
+path = "/etc/early"
+content = "x\n"
+owner = "root"
+
+[[step]]
+id = "passwd"
+kind = "file"
+path = "/etc/passwd"
+content = "root:x:0:0:root:/root:/bin/bash\nbob:x:1001:1001::/home/bob:/bin/sh\n"
+
+[[step]]
+id = "bobs"
+kind = "file"
+path = "/etc/bobs"
+content = "b\n"
+owner = "bob"
+)",
+                      fs);
+  // The users read for the first step are forgotten once a planned write
+  // touches /etc/passwd, so the third step finds bob.
+  CHECK(step(p.plan, "bobs").plan.verdict == Verdict::change);
+  REQUIRE(step(p.plan, "bobs").plan.writes.size() == 1);
+  CHECK(step(p.plan, "bobs").plan.writes[0].attrs.uid == 1001);
 }
