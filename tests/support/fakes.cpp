@@ -89,6 +89,25 @@ ProcessResult FakeProcessRunner::run(const Command& cmd) {
   return r;
 }
 
+HostFacts fake_wsl_host() {
+  HostFacts h;
+  h.kernel_release = "5.15.153.1-microsoft-standard-WSL2";
+  h.wsl = "2";
+  h.dxg = true;
+  h.wsl_lib = true;
+  h.gpu_vendor = "amd";
+  h.distro = "ubuntu";
+  h.distro_version = "24.04";
+  h.codename = "noble";
+  h.arch = "amd64";
+  h.user = "alice";
+  h.user_home = "/home/alice";
+  h.user_uid = 1000;
+  h.user_gid = 1000;
+  h.windows_home = "/mnt/c/Users/alice";
+  return h;
+}
+
 TempDir::TempDir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "wslgpu-test-XXXXXX").string();
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "installer/filesystem.hpp"
+#include "installer/host.hpp"
 #include "installer/process.hpp"
 
 namespace wslgpu::testing {
@@ -51,6 +52,11 @@ class FakeProcessRunner : public ProcessRunner {
  private:
   std::vector<std::pair<std::vector<std::string>, std::function<ProcessResult(const Command&)>>> rules_;
 };
+
+// The facts of a WSL2 Ubuntu 24.04 (noble) machine with an AMD driver mount,
+// user alice (1000) and Windows home /mnt/c/Users/alice, for tests that need
+// host facts without a machine.
+HostFacts fake_wsl_host();
 
 // A temporary folder, removed (recursively) when the object goes.
 class TempDir {

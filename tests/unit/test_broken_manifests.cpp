@@ -13,6 +13,7 @@
 
 #include "installer/error.hpp"
 #include "installer/host.hpp"
+#include "support/fakes.hpp"
 #include "installer/manifest.hpp"
 
 using namespace wslgpu;
@@ -49,23 +50,11 @@ class InSourceDir {
 
 // The host the corpus is validated against: what `validate` would see on a
 // WSL2 Ubuntu 24.04 machine (host facts only matter for ${host.*} names).
-HostFacts wsl_host() {
-  HostFacts h;
-  h.kernel_release = "5.15.153.1-microsoft-standard-WSL2";
-  h.wsl = "2";
-  h.dxg = true;
-  h.distro = "ubuntu";
-  h.distro_version = "24.04";
-  h.codename = "noble";
-  h.user = "alice";
-  return h;
-}
-
 // What load_manifest reports for NAME, one diagnostic per line, or "" when it loads.
 std::string diagnostics_for(const std::string& name) {
   InSourceDir here;
   try {
-    load_manifest(find_manifest("tests/broken/" + name + ".toml"), {}, wsl_host());
+    load_manifest(find_manifest("tests/broken/" + name + ".toml"), {}, wslgpu::testing::fake_wsl_host());
   } catch (const InputError& e) {
     std::string out;
     for (const auto& d : e.diagnostics()) out += d.str() + "\n";

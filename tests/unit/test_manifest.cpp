@@ -14,23 +14,7 @@ using wslgpu::testing::MemoryFileSystem;
 
 namespace {
 
-HostFacts noble_host() {
-  HostFacts h;
-  h.kernel_release = "5.15.153.1-microsoft-standard-WSL2";
-  h.wsl = "2";
-  h.dxg = true;
-  h.gpu_vendor = "amd";
-  h.distro = "ubuntu";
-  h.distro_version = "24.04";
-  h.codename = "noble";
-  h.arch = "amd64";
-  h.user = "alice";
-  h.user_home = "/home/alice";
-  h.windows_home = "/mnt/c/Users/alice";
-  return h;
-}
-
-Manifest load(const std::string& text, const Variables& overrides = {}, const HostFacts& host = noble_host()) {
+Manifest load(const std::string& text, const Variables& overrides = {}, const HostFacts& host = wslgpu::testing::fake_wsl_host()) {
   return load_manifest(ManifestSource{"test.toml", text, false}, overrides, host);
 }
 
@@ -38,7 +22,7 @@ Manifest load(const std::string& text, const Variables& overrides = {}, const Ho
 std::string planned_content(const Manifest& m, const std::string& step_id) {
   MemoryFileSystem fs;
   FakeProcessRunner runner;
-  Plan plan = resolve_plan(m, m.source, fs, runner, noble_host());
+  Plan plan = resolve_plan(m, m.source, fs, runner, wslgpu::testing::fake_wsl_host());
   for (const auto& s : plan.steps) {
     if (s.id != step_id) continue;
     REQUIRE(s.plan.writes.size() == 1);
@@ -144,7 +128,7 @@ TEST_CASE("an --set value may itself use variables and host facts") {
 TEST_CASE("host facts are substituted as ${host.NAME}") {
   Manifest m = load(kRocm);
   CHECK(planned_content(m, "sources") == "deb https://repo.radeon.com/rocm/apt/6.4.2 noble main\n");
-  HostFacts jammy = noble_host();
+  HostFacts jammy = wslgpu::testing::fake_wsl_host();
   jammy.codename = "jammy";
   Manifest on_jammy = load(kRocm, {}, jammy);
   CHECK(planned_content(on_jammy, "sources") == "deb https://repo.radeon.com/rocm/apt/6.4.2 jammy main\n");
@@ -213,7 +197,7 @@ TEST_CASE("a bundled profile is found by its name and loads") {
   ManifestSource source = find_manifest("wslconfig");
   CHECK(source.bundled);
   CHECK(source.display == "manifests/wslconfig.toml");
-  Manifest m = load_manifest(source, {}, noble_host());
+  Manifest m = load_manifest(source, {}, wslgpu::testing::fake_wsl_host());
   CHECK(m.name == "wslconfig");
   CHECK_FALSE(m.steps.empty());
 }
