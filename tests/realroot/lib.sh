@@ -614,3 +614,66 @@ assert_not_installed() {
     [[ -z $status || $status == "un " || $status == "n  " ]] || fail "$p is present in the root (dpkg status \"$status\")"
   done
 }
+
+# ---------------------------------------------------------------- crash points
+
+# crash_every_step_then_recover STEP...: for each STEP, a run SIGKILLed before
+# and after it (WSLGPU_SETUP_CRASH_AT), then `recover --rollback` (the root
+# must be as before the run) and `recover --resume` (it must match an
+# uninterrupted run), each in a fresh root. Every point runs, so that one
+# failure does not hide the others. The scenario defines:
+#   crash_install_args   prints the arguments after --root, one per line,
+#                        up to the manifest (e.g. --not-wsl, install, FILE)
+#   crash_recover_args   prints the global options recover needs, one per line
+#   crash_prepare        optional: run in each fresh root first (e.g. write the manifest)
+crash_every_step_then_recover() {
+  with_root crash_reference
+  local step when how total=0 failed=()
+  for step in "$@"; do
+    for when in before after; do
+      for how in --rollback --resume; do
+        total=$((total + 1))
+        with_root crash_then_recover "$step:$when" "$how" || failed+=("crash at $step:$when, recover $how")
+      done
+    done
+  done
+  ((${#failed[@]} == 0)) || fail "${#failed[@]} of $total crash points did not recover:$(printf '\n  %s' "${failed[@]}")"
+}
+
+# The state an uninterrupted install reaches, for the --resume comparisons.
+crash_reference() {
+  local args
+  declare -F crash_prepare >/dev/null && crash_prepare
+  mapfile -t args < <(crash_install_args)
+  tool --root "$ROOT" "${args[@]}" --yes
+  assert_status 0 "the uninterrupted install"
+  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/reference" --exclude "$REALROOT_STATE_DIR"
+}
+
+# crash_then_recover STEP:WHEN --rollback|--resume
+crash_then_recover() {
+  local point=$1 how=$2 args globals
+  declare -F crash_prepare >/dev/null && crash_prepare
+  mapfile -t args < <(crash_install_args)
+  mapfile -t globals < <(crash_recover_args)
+  say "=== crash at $point, then recover $how"
+  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/before" --exclude "$REALROOT_STATE_DIR"
+
+  WSLGPU_SETUP_CRASH_AT=$point tool --root "$ROOT" "${args[@]}" --yes
+  assert_status 137 "install killed at $point"
+
+  tool --root "$ROOT" "${args[@]}" --yes
+  assert_status 5 "install after the interrupted run"
+
+  tool --root "$ROOT" "${globals[@]}" recover "$how" --yes
+  assert_status 0 "recover $how after a crash at $point"
+
+  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/after" --exclude "$REALROOT_STATE_DIR"
+  if [[ $how == --rollback ]]; then
+    assert_same_snapshot "$REALROOT_SCENARIO_TMP/before" "$REALROOT_SCENARIO_TMP/after" \
+      "recover --rollback after a crash at $point left the root different from before the run"
+  else
+    assert_same_snapshot "$REALROOT_SCENARIO_TMP/reference" "$REALROOT_SCENARIO_TMP/after" \
+      "recover --resume after a crash at $point did not reach the state of an uninterrupted run"
+  fi
+}

@@ -2,54 +2,16 @@
 # (WSLGPU_SETUP_CRASH_AT, docs/testing.md): the next install refuses with
 # exit 5; `recover --rollback` leaves the root as before the run, and
 # `recover --resume` reaches the state of an uninterrupted run. Every step
-# of the profile, each in a fresh root.
+# of realroot-rocm (tests/realroot/manifests.sh), user_groups included, each
+# in a fresh root (crash_every_step_then_recover in lib.sh).
 
 scenario() {
   require_tool_command install
   require_tool_command recover
   require_step_kinds apt_repository apt_update apt_install user_groups profile_env check
-  with_root uninterrupted_reference
-  # Every point runs, so that one failure does not hide the others.
-  local step when how failed=()
-  for step in testrepo lists rocm gpu-groups rocm-path; do
-    for when in before after; do
-      for how in --rollback --resume; do
-        with_root crash_then_recover "$step:$when" "$how" || failed+=("crash at $step:$when, recover $how")
-      done
-    done
-  done
-  ((${#failed[@]} == 0)) || fail "${#failed[@]} of 20 crash points did not recover:$(printf '\n  %s' "${failed[@]}")"
+  crash_every_step_then_recover testrepo lists rocm gpu-groups rocm-path
 }
 
-# The state an uninterrupted install reaches, for the --resume comparisons.
-uninterrupted_reference() {
-  manifest_rocm_from_testrepo >"$REALROOT_SCENARIO_TMP/rocm.toml"
-  tool --root "$ROOT" --not-wsl install "$REALROOT_SCENARIO_TMP/rocm.toml" --yes
-  assert_status 0 "the uninterrupted install"
-  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/reference" --exclude "$REALROOT_STATE_DIR"
-}
-
-# crash_then_recover STEP:WHEN --rollback|--resume
-crash_then_recover() {
-  local point=$1 how=$2 manifest=$REALROOT_SCENARIO_TMP/rocm.toml
-  say "=== crash at $point, then recover $how"
-  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/before" --exclude "$REALROOT_STATE_DIR"
-
-  WSLGPU_SETUP_CRASH_AT=$point tool --root "$ROOT" --not-wsl install "$manifest" --yes
-  assert_status 137 "install killed at $point"
-
-  tool --root "$ROOT" --not-wsl install "$manifest" --yes
-  assert_status 5 "install after the interrupted run"
-
-  tool --root "$ROOT" --not-wsl recover "$how" --yes
-  assert_status 0 "recover $how after a crash at $point"
-
-  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/after" --exclude "$REALROOT_STATE_DIR"
-  if [[ $how == --rollback ]]; then
-    assert_same_snapshot "$REALROOT_SCENARIO_TMP/before" "$REALROOT_SCENARIO_TMP/after" \
-      "recover --rollback after a crash at $point left the root different from before the run"
-  else
-    assert_same_snapshot "$REALROOT_SCENARIO_TMP/reference" "$REALROOT_SCENARIO_TMP/after" \
-      "recover --resume after a crash at $point did not reach the state of an uninterrupted run"
-  fi
-}
+crash_prepare() { manifest_rocm_from_testrepo >"$REALROOT_SCENARIO_TMP/rocm.toml"; }
+crash_install_args() { printf '%s\n' --not-wsl install "$REALROOT_SCENARIO_TMP/rocm.toml"; }
+crash_recover_args() { printf '%s\n' --not-wsl; }
