@@ -145,7 +145,7 @@ void check_wsl_conf(DoctorScan& scan) {
   scan.add("wsl.conf", kGroup, FindingStatus::ok, "/etc/wsl.conf is valid");
 
   auto gpu = scan.wsl_conf->get("gpu", "enabled");
-  if (gpu && lower(*gpu) == "false") {
+  if (gpu && ini_says_false(*gpu)) {
     scan.add("wsl.conf-gpu", kGroup, FindingStatus::fail,
              "/etc/wsl.conf turns GPU sharing off ([gpu] enabled=" + *gpu + ", line " +
                  std::to_string(scan.wsl_conf->line_of("gpu", "enabled")) + ")",
@@ -158,7 +158,7 @@ void check_wsl_conf(DoctorScan& scan) {
   }
 
   auto interop = scan.wsl_conf->get("interop", "enabled");
-  if (interop && lower(*interop) == "false") {
+  if (interop && ini_says_false(*interop)) {
     scan.add("wsl.conf-interop", kGroup, FindingStatus::warn,
              "/etc/wsl.conf turns interop off ([interop] enabled=" + *interop + ", line " +
                  std::to_string(scan.wsl_conf->line_of("interop", "enabled")) + ")",

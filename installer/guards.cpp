@@ -153,7 +153,7 @@ std::vector<std::string> guard_environment(const HostFacts& host, const Guards& 
     if (info && info->type == FileType::regular) {
       IniDocument conf = IniDocument::parse(fs.read("/etc/wsl.conf"), "/etc/wsl.conf");
       auto gpu = conf.get("gpu", "enabled");
-      if (gpu && (*gpu == "false" || *gpu == "0")) {
+      if (gpu && ini_says_false(*gpu)) {
         out.push_back("refused by guard gpu-enabled: /etc/wsl.conf line " +
                       std::to_string(conf.line_of("gpu", "enabled")) +
                       " sets [gpu] enabled = false, so WSL hides the GPU from this distribution.\n"

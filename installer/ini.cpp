@@ -24,6 +24,8 @@ bool is_comment_or_blank(const std::string& t) {
 
 }  // namespace
 
+bool ini_says_false(const std::string& value) { return lower(value) == "false" || value == "0"; }
+
 bool looks_like_utf16(const std::string& text) {
   if (text.size() >= 2) {
     auto b0 = static_cast<unsigned char>(text[0]), b1 = static_cast<unsigned char>(text[1]);

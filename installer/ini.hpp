@@ -72,6 +72,10 @@ class IniDocument {
   bool final_newline_ = true;
 };
 
+// Whether an INI value turns a switch off as WSL reads booleans
+// ("false" in any case, or "0"), for guards and doctor alike.
+bool ini_says_false(const std::string& value);
+
 // True when TEXT looks like UTF-16 (a UTF-16 BOM, or NUL bytes in what should be text).
 bool looks_like_utf16(const std::string& text);
 

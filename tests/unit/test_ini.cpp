@@ -130,3 +130,12 @@ TEST_CASE("ini: invalid UTF-16 is not decoded") {
   CHECK_FALSE(utf16_to_utf8(std::string("\xFF\xFE\x00\xDC[\0", 6)));  // lone low surrogate
   CHECK_FALSE(utf16_to_utf8(std::string("\xFF\xFE\x3D\xD8[\0", 6)));  // high surrogate without its pair
 }
+
+TEST_CASE("a switch is off for \"false\" in any case and for 0, as WSL reads it") {
+  CHECK(wslgpu::ini_says_false("false"));
+  CHECK(wslgpu::ini_says_false("False"));
+  CHECK(wslgpu::ini_says_false("0"));
+  CHECK_FALSE(wslgpu::ini_says_false("true"));
+  CHECK_FALSE(wslgpu::ini_says_false("1"));
+  CHECK_FALSE(wslgpu::ini_says_false(""));
+}
