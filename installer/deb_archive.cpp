@@ -1,11 +1,9 @@
 #include "installer/deb_archive.hpp"
 
-#include <archive.h>
-#include <archive_entry.h>
-
 #include <algorithm>
 #include <memory>
 
+#include "installer/archive_api.hpp"
 #include "installer/deb822.hpp"
 #include "installer/error.hpp"
 
@@ -16,7 +14,8 @@ namespace {
 using ArchivePtr = std::unique_ptr<archive, int (*)(archive*)>;
 
 std::string archive_problem(archive* a) {
-  const char* e = archive_error_string(a);
+  const ArchiveApi& la = archive_api();
+  const char* e = la.error_string(a);
   return e ? e : "unknown libarchive error";
 }
 
@@ -28,8 +27,9 @@ struct Nested {
 };
 
 la_ssize_t nested_read(archive* /*a*/, void* data, const void** block) {
+  const ArchiveApi& la = archive_api();
   auto* n = static_cast<Nested*>(data);
-  la_ssize_t got = archive_read_data(n->outer, n->buf, sizeof n->buf);
+  la_ssize_t got = la.read_data(n->outer, n->buf, sizeof n->buf);
   *block = n->buf;
   return got;
 }
@@ -46,16 +46,17 @@ std::string clean_member_path(std::string p) {
 // ON_ENTRY gets each entry and may read its data through the inner reader.
 template <typename F>
 void read_member(archive* outer, const std::string& deb, const std::string& member, F on_entry) {
-  ArchivePtr inner(archive_read_new(), archive_read_free);
-  archive_read_support_filter_all(inner.get());
-  archive_read_support_format_tar(inner.get());
+  const ArchiveApi& la = archive_api();
+  ArchivePtr inner(la.read_new(), la.read_free);
+  la.read_support_filter_all(inner.get());
+  la.read_support_format_tar(inner.get());
   auto nested = std::make_unique<Nested>();
   nested->outer = outer;
-  if (archive_read_open(inner.get(), nested.get(), nullptr, nested_read, nullptr) != ARCHIVE_OK)
+  if (la.read_open(inner.get(), nested.get(), nullptr, nested_read, nullptr) != ARCHIVE_OK)
     throw StepFailure(deb + ": cannot read " + member + ": " + archive_problem(inner.get()));
   archive_entry* entry = nullptr;
   int r;
-  while ((r = archive_read_next_header(inner.get(), &entry)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+  while ((r = la.read_next_header(inner.get(), &entry)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
     on_entry(inner.get(), entry);
   }
   if (r != ARCHIVE_EOF) throw StepFailure(deb + ": " + member + " is damaged: " + archive_problem(inner.get()));
@@ -64,35 +65,36 @@ void read_member(archive* outer, const std::string& deb, const std::string& memb
 }  // namespace
 
 DebInfo read_deb(const std::string& host_path) {
-  ArchivePtr outer(archive_read_new(), archive_read_free);
-  archive_read_support_format_ar(outer.get());
-  if (archive_read_open_filename(outer.get(), host_path.c_str(), 65536) != ARCHIVE_OK)
+  const ArchiveApi& la = archive_api();
+  ArchivePtr outer(la.read_new(), la.read_free);
+  la.read_support_format_ar(outer.get());
+  if (la.read_open_filename(outer.get(), host_path.c_str(), 65536) != ARCHIVE_OK)
     throw StepFailure("cannot open " + host_path + " as a .deb package: " + archive_problem(outer.get()));
   DebInfo info;
   bool saw_binary = false, saw_control = false, saw_data = false;
   std::string control_text;
   archive_entry* entry = nullptr;
   int r;
-  while ((r = archive_read_next_header(outer.get(), &entry)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-    std::string member = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
+  while ((r = la.read_next_header(outer.get(), &entry)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+    std::string member = la.entry_pathname(entry) ? la.entry_pathname(entry) : "";
     while (!member.empty() && member.back() == '/') member.pop_back();  // GNU ar style names
     if (member == "debian-binary") {
       saw_binary = true;
     } else if (member.rfind("control.tar", 0) == 0) {
       saw_control = true;
       read_member(outer.get(), host_path, member, [&](archive* inner, archive_entry* e) {
-        if (clean_member_path(archive_entry_pathname(e)) != "/control") return;
+        if (clean_member_path(la.entry_pathname(e)) != "/control") return;
         char buf[8192];
         la_ssize_t got;
-        while ((got = archive_read_data(inner, buf, sizeof buf)) > 0) control_text.append(buf, static_cast<std::size_t>(got));
+        while ((got = la.read_data(inner, buf, sizeof buf)) > 0) control_text.append(buf, static_cast<std::size_t>(got));
         if (got < 0) throw StepFailure(host_path + ": cannot read the control file: " + archive_problem(inner));
       });
     } else if (member.rfind("data.tar", 0) == 0) {
       saw_data = true;
       read_member(outer.get(), host_path, member, [&](archive*, archive_entry* e) {
-        std::string p = clean_member_path(archive_entry_pathname(e));
+        std::string p = clean_member_path(la.entry_pathname(e));
         if (p.empty()) return;
-        if (archive_entry_filetype(e) == AE_IFDIR) info.directories.push_back(p);
+        if (la.entry_filetype(e) == AE_IFDIR) info.directories.push_back(p);
         else info.files.push_back(p);
       });
     }

@@ -1,6 +1,5 @@
 #include "installer/download.hpp"
 
-#include <curl/curl.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,11 +8,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 #include <thread>
 
 #include <spdlog/spdlog.h>
 
+#include "installer/curl_api.hpp"
 #include "installer/error.hpp"
 #include "installer/sha256.hpp"
 
@@ -67,6 +66,7 @@ std::string human_bytes(std::uint64_t n) {
 // current attempt has seen.
 struct Transfer {
   const DownloadRequest* request = nullptr;
+  const CurlApi* api = nullptr;
   CURL* curl = nullptr;
   int fd = -1;
   std::uint64_t written = 0;        // bytes in the .part file (and in the hash)
@@ -93,7 +93,7 @@ size_t on_data(char* ptr, size_t size, size_t nmemb, void* userdata) {
   if (t.first_write) {
     t.first_write = false;
     long code = 0;
-    curl_easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &code);
+    t.api->easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &code);
     // A server that ignores Range sends the whole file again with 200.
     if (t.attempt_start > 0 && code == 200) {
       spdlog::info("{}: the server does not resume downloads; starting again from the beginning", t.request->url);
@@ -156,8 +156,6 @@ bool transient(CURLcode code, long http_status) {
   }
 }
 
-std::once_flag curl_once;
-
 }  // namespace
 
 DownloadResult download_file(const DownloadRequest& request) {
@@ -167,7 +165,7 @@ DownloadResult download_file(const DownloadRequest& request) {
     throw StepFailure("refusing to download " + request.url + " without a SHA-256 to check it against");
   std::string expected = request.sha256;
   std::transform(expected.begin(), expected.end(), expected.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
-  std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  const CurlApi& lc = curl_api();
 
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(request.host_path).parent_path(), ec);
@@ -175,6 +173,7 @@ DownloadResult download_file(const DownloadRequest& request) {
 
   Transfer t;
   t.request = &request;
+  t.api = &lc;
   DownloadResult result;
   t.fd = ::open(part.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (t.fd < 0) throw StepFailure("cannot create " + part + ": " + std::strerror(errno));
@@ -201,7 +200,7 @@ DownloadResult download_file(const DownloadRequest& request) {
     }
   }
 
-  std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
+  std::unique_ptr<CURL, void (*)(CURL*)> curl(lc.easy_init(), lc.easy_cleanup);
   if (!curl) throw StepFailure("cannot start libcurl");
   t.curl = curl.get();
   std::string protocols = "https,file";
@@ -211,22 +210,22 @@ DownloadResult download_file(const DownloadRequest& request) {
     redirect_protocols += ",http";
   }
   char errbuf[CURL_ERROR_SIZE];
-  curl_easy_setopt(t.curl, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(t.curl, CURLOPT_PROTOCOLS_STR, protocols.c_str());
-  curl_easy_setopt(t.curl, CURLOPT_REDIR_PROTOCOLS_STR, redirect_protocols.c_str());
-  curl_easy_setopt(t.curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(t.curl, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(t.curl, CURLOPT_FAILONERROR, 1L);
-  curl_easy_setopt(t.curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(t.curl, CURLOPT_USERAGENT, "wslgpu-setup/" WSLGPU_VERSION);
-  curl_easy_setopt(t.curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
-  curl_easy_setopt(t.curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.total_timeout.count()));
-  curl_easy_setopt(t.curl, CURLOPT_WRITEFUNCTION, on_data);
-  curl_easy_setopt(t.curl, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(t.curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-  curl_easy_setopt(t.curl, CURLOPT_XFERINFODATA, &t);
-  curl_easy_setopt(t.curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(t.curl, CURLOPT_ERRORBUFFER, errbuf);
+  lc.easy_setopt(t.curl, CURLOPT_URL, request.url.c_str());
+  lc.easy_setopt(t.curl, CURLOPT_PROTOCOLS_STR, protocols.c_str());
+  lc.easy_setopt(t.curl, CURLOPT_REDIR_PROTOCOLS_STR, redirect_protocols.c_str());
+  lc.easy_setopt(t.curl, CURLOPT_FOLLOWLOCATION, 1L);
+  lc.easy_setopt(t.curl, CURLOPT_MAXREDIRS, 10L);
+  lc.easy_setopt(t.curl, CURLOPT_FAILONERROR, 1L);
+  lc.easy_setopt(t.curl, CURLOPT_NOSIGNAL, 1L);
+  lc.easy_setopt(t.curl, CURLOPT_USERAGENT, "wslgpu-setup/" WSLGPU_VERSION);
+  lc.easy_setopt(t.curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
+  lc.easy_setopt(t.curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.total_timeout.count()));
+  lc.easy_setopt(t.curl, CURLOPT_WRITEFUNCTION, on_data);
+  lc.easy_setopt(t.curl, CURLOPT_WRITEDATA, &t);
+  lc.easy_setopt(t.curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+  lc.easy_setopt(t.curl, CURLOPT_XFERINFODATA, &t);
+  lc.easy_setopt(t.curl, CURLOPT_NOPROGRESS, 0L);
+  lc.easy_setopt(t.curl, CURLOPT_ERRORBUFFER, errbuf);
 
   std::chrono::milliseconds wait = request.backoff;
   std::string last_error;
@@ -246,16 +245,16 @@ DownloadResult download_file(const DownloadRequest& request) {
     errbuf[0] = '\0';
     if (::lseek(t.fd, static_cast<off_t>(t.written), SEEK_SET) < 0)
       throw StepFailure("cannot seek in " + part + ": " + std::strerror(errno));
-    curl_easy_setopt(t.curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(t.written));
-    CURLcode code = curl_easy_perform(t.curl);
+    lc.easy_setopt(t.curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(t.written));
+    CURLcode code = lc.easy_perform(t.curl);
     long status = 0;
-    curl_easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &status);
+    lc.easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &status);
     if (!t.write_problem.empty()) throw StepFailure(request.url + ": " + t.write_problem);
     if (code == CURLE_OK) {
       done = true;
       break;
     }
-    last_error = errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(code));
+    last_error = errbuf[0] ? std::string(errbuf) : std::string(lc.easy_strerror(code));
     // 416: nothing after our offset. The partial file may already be whole
     // (an earlier run stopped before the rename), or the file changed: the
     // hash below decides, and a wrong partial file is fetched again once.

@@ -1,7 +1,5 @@
 #include "installer/support_bundle.hpp"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "installer/archive_api.hpp"
 #include "installer/dpkg_status.hpp"
 #include "installer/error.hpp"
 #include "installer/ini.hpp"
@@ -186,35 +185,36 @@ std::vector<BundleFile> collect_bundle_files(const FileSystem& fs, const HostFac
 }
 
 void write_support_bundle(const std::string& path, const std::vector<BundleFile>& files) {
-  struct archive* a = archive_write_new();
+  const ArchiveApi& la = archive_api();
+  struct archive* a = la.write_new();
   auto fail = [&](const std::string& what) {
     std::string message = "cannot write the support bundle " + path + ": " + what;
-    archive_write_free(a);
+    la.write_free(a);
     ::unlink(path.c_str());
     throw StepFailure(message + ". Choose a writable place, such as --bundle /tmp/wslgpu-doctor.tar.gz.");
   };
-  if (archive_write_add_filter_gzip(a) != ARCHIVE_OK || archive_write_set_format_pax_restricted(a) != ARCHIVE_OK)
-    fail(archive_error_string(a) ? archive_error_string(a) : "libarchive has no gzip support");
+  if (la.write_add_filter_gzip(a) != ARCHIVE_OK || la.write_set_format_pax_restricted(a) != ARCHIVE_OK)
+    fail(la.error_string(a) ? la.error_string(a) : "libarchive has no gzip support");
   mode_t old_mask = ::umask(077);
-  int opened = archive_write_open_filename(a, path.c_str());
+  int opened = la.write_open_filename(a, path.c_str());
   ::umask(old_mask);
-  if (opened != ARCHIVE_OK) fail(archive_error_string(a) ? archive_error_string(a) : "cannot open it");
+  if (opened != ARCHIVE_OK) fail(la.error_string(a) ? la.error_string(a) : "cannot open it");
   const std::time_t now = std::time(nullptr);
   for (const auto& f : files) {
-    struct archive_entry* entry = archive_entry_new();
-    archive_entry_set_pathname(entry, f.name.c_str());
-    archive_entry_set_size(entry, static_cast<la_int64_t>(f.content.size()));
-    archive_entry_set_filetype(entry, AE_IFREG);
-    archive_entry_set_perm(entry, 0644);
-    archive_entry_set_mtime(entry, now, 0);
-    bool ok = archive_write_header(a, entry) == ARCHIVE_OK &&
+    struct archive_entry* entry = la.entry_new();
+    la.entry_set_pathname(entry, f.name.c_str());
+    la.entry_set_size(entry, static_cast<la_int64_t>(f.content.size()));
+    la.entry_set_filetype(entry, AE_IFREG);
+    la.entry_set_perm(entry, 0644);
+    la.entry_set_mtime(entry, now, 0);
+    bool ok = la.write_header(a, entry) == ARCHIVE_OK &&
               (f.content.empty() ||
-               archive_write_data(a, f.content.data(), f.content.size()) == static_cast<la_ssize_t>(f.content.size()));
-    archive_entry_free(entry);
-    if (!ok) fail(archive_error_string(a) ? archive_error_string(a) : "write error");
+               la.write_data(a, f.content.data(), f.content.size()) == static_cast<la_ssize_t>(f.content.size()));
+    la.entry_free(entry);
+    if (!ok) fail(la.error_string(a) ? la.error_string(a) : "write error");
   }
-  if (archive_write_close(a) != ARCHIVE_OK) fail(archive_error_string(a) ? archive_error_string(a) : "write error");
-  archive_write_free(a);
+  if (la.write_close(a) != ARCHIVE_OK) fail(la.error_string(a) ? la.error_string(a) : "write error");
+  la.write_free(a);
 }
 
 }  // namespace wslgpu
