@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -156,34 +157,13 @@ bool transient(CURLcode code, long http_status) {
   }
 }
 
-}  // namespace
-
-DownloadResult download_file(const DownloadRequest& request) {
-  std::string problem = download_url_problem(request.url, request.insecure_http);
-  if (!problem.empty()) throw StepFailure("refusing to download: " + problem);
-  if (!is_sha256_hex(request.sha256))
-    throw StepFailure("refusing to download " + request.url + " without a SHA-256 to check it against");
-  std::string expected = request.sha256;
-  std::transform(expected.begin(), expected.end(), expected.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+// Fetches REQUEST.url with libcurl into T, after the bytes T already holds
+// (an earlier run's partial file), with retries and resumption. Throws
+// StepFailure when no attempt succeeded.
+void fetch_with_curl(Transfer& t, const std::string& expected, const std::string& part, DownloadResult& result) {
+  const DownloadRequest& request = *t.request;
   const CurlApi& lc = curl_api();
-
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(request.host_path).parent_path(), ec);
-  const std::string part = request.host_path + ".part";
-
-  Transfer t;
-  t.request = &request;
   t.api = &lc;
-  DownloadResult result;
-  t.fd = ::open(part.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (t.fd < 0) throw StepFailure("cannot create " + part + ": " + std::strerror(errno));
-  struct FdCloser {
-    int& fd;
-    ~FdCloser() {
-      if (fd >= 0) ::close(fd);
-    }
-  } closer{t.fd};
-
   // Resume: what an earlier run left in PATH.part is hashed once, then the
   // rest is requested from where it ends.
   {
@@ -203,7 +183,7 @@ DownloadResult download_file(const DownloadRequest& request) {
   std::unique_ptr<CURL, void (*)(CURL*)> curl(lc.easy_init(), lc.easy_cleanup);
   if (!curl) throw StepFailure("cannot start libcurl");
   t.curl = curl.get();
-  std::string protocols = "https,file";
+  std::string protocols = "https";
   std::string redirect_protocols = "https";
   if (request.insecure_http) {
     protocols += ",http";
@@ -283,6 +263,72 @@ DownloadResult download_file(const DownloadRequest& request) {
                       (t.written > 0 ? " (the " + human_bytes(t.written) + " already fetched are kept in " + part +
                                            " and the next run resumes from there)"
                                      : ""));
+  }
+}
+
+// A file:// URL names a file on this machine: it is copied and hashed in one
+// pass, with nothing to retry or resume, and without loading libcurl (which
+// would cost more than copying a key file).
+void copy_local_file(Transfer& t, const std::string& url) {
+  std::string path;
+  for (std::size_t i = std::strlen("file://"); i < url.size(); ++i) {
+    if (url[i] == '%' && i + 2 < url.size() && std::isxdigit(static_cast<unsigned char>(url[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(url[i + 2]))) {
+      path += static_cast<char>(std::stoi(url.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      path += url[i];
+    }
+  }
+  int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw StepFailure("could not download " + url + ": cannot read " + path + ": " + std::strerror(errno));
+  struct InCloser {
+    int fd;
+    ~InCloser() { ::close(fd); }
+  } in_closer{in};
+  restart_from_zero(t);  // a partial copy is not worth resuming
+  if (!t.write_problem.empty()) throw StepFailure(url + ": " + t.write_problem);
+  t.first_write = false;  // no HTTP status to look at
+  char buf[65536];
+  ssize_t got;
+  while ((got = ::read(in, buf, sizeof buf)) > 0) {
+    if (on_data(buf, 1, static_cast<std::size_t>(got), &t) != static_cast<std::size_t>(got))
+      throw StepFailure(url + ": " + t.write_problem);
+  }
+  if (got < 0) throw StepFailure("could not download " + url + ": cannot read " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+DownloadResult download_file(const DownloadRequest& request) {
+  std::string problem = download_url_problem(request.url, request.insecure_http);
+  if (!problem.empty()) throw StepFailure("refusing to download: " + problem);
+  if (!is_sha256_hex(request.sha256))
+    throw StepFailure("refusing to download " + request.url + " without a SHA-256 to check it against");
+  std::string expected = request.sha256;
+  std::transform(expected.begin(), expected.end(), expected.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(request.host_path).parent_path(), ec);
+  const std::string part = request.host_path + ".part";
+
+  Transfer t;
+  t.request = &request;
+  DownloadResult result;
+  t.fd = ::open(part.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (t.fd < 0) throw StepFailure("cannot create " + part + ": " + std::strerror(errno));
+  struct FdCloser {
+    int& fd;
+    ~FdCloser() {
+      if (fd >= 0) ::close(fd);
+    }
+  } closer{t.fd};
+
+  if (request.url.rfind("file://", 0) == 0) {
+    copy_local_file(t, request.url);
+    result.attempts = 1;
+  } else {
+    fetch_with_curl(t, expected, part, result);
   }
   result.bytes = t.written;
   result.sha256 = t.hash.hex_digest();

@@ -8,7 +8,8 @@
 //
 // The file is written to PATH.part and renamed to PATH only once its hash
 // matches; a mismatch deletes it and names both hashes. `file:` URLs are
-// read from the machine running the tool (tests and offline mirrors).
+// read from the machine running the tool (tests and offline mirrors), by a
+// plain copy: libcurl is loaded only for network URLs.
 #pragma once
 #include <chrono>
 #include <cstdint>

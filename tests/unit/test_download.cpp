@@ -335,6 +335,49 @@ TEST_CASE("file URLs are read from the machine running the tool") {
   CHECK(slurp(tmp.path() + "/out/key.asc") == body);
 }
 
+TEST_CASE("a file URL is copied whole, with percent escapes decoded, over an earlier partial copy") {
+  TempDir tmp;
+  std::string body = test_body(70000);  // more than one read
+  tmp.write("src dir/key.asc", body);
+  tmp.write("out/key.asc.part", "stale bytes from an interrupted run");
+  DownloadRequest req;
+  req.url = "file://" + tmp.path() + "/src%20dir/key.asc";
+  req.sha256 = sha256_hex(body);
+  req.host_path = tmp.path() + "/out/key.asc";
+  DownloadResult r = download_file(req);
+  CHECK(slurp(tmp.path() + "/out/key.asc") == body);
+  CHECK(r.bytes == body.size());
+  CHECK(r.sha256 == sha256_hex(body));
+  CHECK(r.attempts == 1);
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/out/key.asc.part"));
+}
+
+TEST_CASE("a missing file URL names the file and why it cannot be read") {
+  TempDir tmp;
+  DownloadRequest req;
+  req.url = "file://" + tmp.path() + "/nowhere/key.asc";
+  req.sha256 = sha256_hex("x");
+  req.host_path = tmp.path() + "/out/key.asc";
+  CHECK_THROWS_WITH_AS(download_file(req),
+                       ("could not download " + req.url + ": cannot read " + tmp.path() +
+                        "/nowhere/key.asc: No such file or directory")
+                           .c_str(),
+                       StepFailure);
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/out/key.asc"));
+}
+
+TEST_CASE("a file URL whose content does not match the SHA-256 leaves nothing behind") {
+  TempDir tmp;
+  tmp.write("src/key.asc", "the real key");
+  DownloadRequest req;
+  req.url = "file://" + tmp.path() + "/src/key.asc";
+  req.sha256 = sha256_hex("another key");
+  req.host_path = tmp.path() + "/out/key.asc";
+  CHECK_THROWS_AS(download_file(req), StepFailure);
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/out/key.asc"));
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/out/key.asc.part"));
+}
+
 namespace {
 
 std::shared_ptr<Step> download_step(const std::string& text, std::vector<Diagnostic>& diags) {
