@@ -45,6 +45,31 @@ std::vector<std::string> child_environment(const Command& cmd) {
   return out;
 }
 
+// What the child does between vfork and exec, set up before the vfork so
+// that the child only reads it.
+struct ChildSetup {
+  int in, out, err;
+  const char* chroot_to;  // nullptr: run in our own root
+  char* const* argv;
+  char* const* envp;
+};
+
+// The child's side of vfork: only async-signal-safe system calls, no writes
+// to the parent's memory but errno, and no return: exec or _exit.
+[[noreturn]] void exec_child(const ChildSetup& c) {
+  ::setpgid(0, 0);
+  ::dup2(c.in, 0);
+  ::dup2(c.out, 1);
+  ::dup2(c.err, 2);
+  if (c.chroot_to && (::chroot(c.chroot_to) != 0 || ::chdir("/") != 0)) {
+    const char msg[] = "wslgpu-setup: chroot into the target root failed\n";
+    (void)!::write(2, msg, sizeof msg - 1);
+    ::_exit(126);
+  }
+  ::execvpe(c.argv[0], c.argv, c.envp);
+  ::_exit(errno == ENOENT ? 127 : 126);
+}
+
 }  // namespace
 
 ProcessResult RealProcessRunner::run(const Command& cmd) {
@@ -65,23 +90,14 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   argv.push_back(nullptr);
   for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  const bool chroot_needed = cmd.in_root && root_ != "/" && !root_.empty();
+  ChildSetup child{in_pipe[0], out_pipe[1], err_pipe[1],
+                   cmd.in_root && root_ != "/" && !root_.empty() ? root_.c_str() : nullptr, argv.data(), envp.data()};
 
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    // Child: only async-signal-safe calls from here on.
-    ::setpgid(0, 0);
-    ::dup2(in_pipe[0], 0);
-    ::dup2(out_pipe[1], 1);
-    ::dup2(err_pipe[1], 2);
-    if (chroot_needed && (::chroot(root_.c_str()) != 0 || ::chdir("/") != 0)) {
-      const char msg[] = "wslgpu-setup: chroot into the target root failed\n";
-      (void)!::write(2, msg, sizeof msg - 1);
-      ::_exit(126);
-    }
-    ::execvpe(argv[0], argv.data(), envp.data());
-    ::_exit(errno == ENOENT ? 127 : 126);
-  }
+  // vfork, not fork: the child shares our memory until it execs, so nothing
+  // is copied (fork copied the page tables of the whole process, measurable
+  // on every apt call). We are suspended until the child's exec or _exit.
+  pid_t pid = ::vfork();
+  if (pid == 0) exec_child(child);
   ::close(in_pipe[0]);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
@@ -89,7 +105,7 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
     ::close(in_pipe[1]);
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
-    result.err = std::string("fork: ") + std::strerror(errno);
+    result.err = std::string("vfork: ") + std::strerror(errno);
     return result;
   }
   // Feed stdin (small inputs only) and close it so the child sees EOF.
