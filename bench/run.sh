@@ -56,6 +56,7 @@ if [[ -z ${BENCH_IN_NAMESPACE:-} ]]; then
   [[ -x /usr/bin/time ]] || want+=(time)
   [[ -x $PY ]] || want+=(python3)
   command -v curl >/dev/null || want+=(curl)
+  command -v cc >/dev/null || want+=(gcc libc6-dev) # bench/timed-exec.c
   for cmd in unshare mount mmdebstrap dpkg-deb dpkg-scanpackages gpg zstd jq diff; do
     command -v "$cmd" >/dev/null || { want+=($(grep -v '^#' "$repo/tests/realroot/HOST-PACKAGES")); break; }
   done
@@ -276,13 +277,14 @@ bench_apt_full_lists() {
 # ---------------------------------------------------------------- d: a real install
 
 # Every call of apt's and dpkg's programs, and of the other tools a profile
-# runs, goes through a wrapper that logs when it started and ended
-# (bash's EPOCHREALTIME, no extra process). The runner's overhead is the
-# install's wall time minus the union of those intervals (nested calls, such
-# as apt-get running dpkg, count once). The wrapper's own start-up (about a
-# millisecond per call) counts as apt's time, not the runner's.
+# runs, goes through a wrapper (bench/timed-exec.c, compiled statically once
+# per program) that logs when it started and ended. The runner's overhead is
+# the install's wall time minus the union of those intervals (nested calls,
+# such as apt-get running dpkg, count once). Starting the wrapper itself
+# (well under a millisecond) counts as the runner's time, the real program's
+# start-up as the program's.
 bench_time_tools() {
-  local dir=$ROOT/run/bench-trace entry class path name
+  local dir=$ROOT/run/bench-trace entry class path name wrapper
   mkdir -p "$dir"
   : >"$dir/calls"
   for entry in apt:/usr/bin/apt-get apt:/usr/bin/apt-cache apt:/usr/bin/apt-config apt:/usr/bin/apt-mark apt:/usr/bin/apt \
@@ -294,9 +296,14 @@ bench_time_tools() {
     name=$(basename "$path")
     : >"$dir/$name.real"
     mount --bind "$ROOT$path" "$dir/$name.real"
-    printf '%s\n' '#!/bin/bash' 's=$EPOCHREALTIME' "/run/bench-trace/$name.real \"\$@\"" 'rc=$?' \
-      "printf '%s %s $class $name\\n' \"\$s\" \"\$EPOCHREALTIME\" >>/run/bench-trace/calls" 'exit $rc' >"$dir/$name.wrapper"
-    chmod 0755 "$dir/$name.wrapper"
+    wrapper=$BENCH_RUN/wrappers/$name # compiled once per bench run
+    if [[ ! -x $wrapper ]]; then
+      mkdir -p "$BENCH_RUN/wrappers"
+      cc -O2 -static -o "$wrapper" "$here/timed-exec.c" \
+        -DREAL="\"/run/bench-trace/$name.real\"" -DCLASS="\"$class\"" -DNAME="\"$name\"" ||
+        fail "cannot compile bench/timed-exec.c (needs gcc and libc6-dev)"
+    fi
+    cp "$wrapper" "$dir/$name.wrapper"
     mount --bind "$dir/$name.wrapper" "$ROOT$path"
   done
 }
