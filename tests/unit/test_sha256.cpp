@@ -1,9 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
+#include "installer/background_sha256.hpp"
 #include "installer/sha256.hpp"
 
+using wslgpu::BackgroundSha256;
 using wslgpu::Sha256;
 using wslgpu::sha256_hex;
 
@@ -42,4 +46,34 @@ TEST_CASE("sha256 gives the same digest however the input is split") {
     }
   }
   CHECK(sha256_hex(text.substr(0, 1000)) == chunked(text.substr(0, 1000), 1));
+}
+
+TEST_CASE("the background hasher gives the same digest whatever the chunking, mid-stream and after a reset") {
+  std::string data;
+  std::uint32_t x = 12345;
+  // Three and a half blocks and a few bytes: several hand-offs, a partial last block.
+  for (std::size_t i = 0; i < BackgroundSha256::kBlockSize * 7 / 2 + 13; ++i) {
+    x = x * 1103515245u + 12345u;
+    data.push_back(static_cast<char>(x >> 24));
+  }
+  for (std::size_t chunk : {std::size_t{1} << 14, std::size_t{1000}, BackgroundSha256::kBlockSize, data.size()}) {
+    CAPTURE(chunk);
+    BackgroundSha256 h;
+    std::size_t half = data.size() / 2;
+    for (std::size_t at = 0; at < data.size(); at += chunk) {
+      std::size_t end = std::min({at + chunk, data.size()});
+      if (at < half && end > half) {  // stop at the middle once to read the digest so far
+        h.update(std::string_view(data).substr(at, half - at));
+        CHECK(h.hex_digest_so_far() == sha256_hex(std::string_view(data).substr(0, half)));
+        h.update(std::string_view(data).substr(half, end - half));
+      } else {
+        h.update(std::string_view(data).substr(at, end - at));
+      }
+    }
+    CHECK(h.hex_digest_so_far() == sha256_hex(data));
+    h.reset();
+    CHECK(h.hex_digest_so_far() == sha256_hex(""));
+    h.update("abc");
+    CHECK(h.hex_digest_so_far() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  }
 }
