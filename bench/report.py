@@ -192,7 +192,9 @@ def main():
         for k, v in thr.items():
             row(f"e  {k}, {size // MIB} MiB", f"{v:.0f} MiB/s", f"{dl[k]['median_ms']:.0f} ms, exit {dl[k]['statuses']}")
         row("e  download step / curl -o", f"{ratio:.2f}", "target >= 0.95")
-        row("e  download step / curl | tee | sha256sum", f"{thr['download step'] / thr['curl | tee | sha256sum']:.2f}", "")
+        for ref in ("curl | tee | sha256sum", "curl -o, then sha256sum"):
+            if ref in thr:
+                row(f"e  download step / {ref}", f"{thr['download step'] / thr[ref]:.2f}", "for reference")
         target("download at least 0.95 of curl", ratio >= 0.95, f"{ratio:.2f} of curl -o")
 
     m = res["machine"]

@@ -29,6 +29,7 @@
 #   BENCH_INSTALL_RUNS=3   real installs, each in a fresh root
 #   BENCH_DOWNLOAD_MIB=1024  size of the download file;  BENCH_DOWNLOAD_RUNS=3
 #   BENCH_OUT=bench/results.json
+#   BENCH_PARTS=abcde      which parts to run (a, b and c always run together)
 #   WSLGPU_BENCH_CACHE=/var/cache/wslgpu-setup-bench   where the bench's base root is cached
 set -Eeuo pipefail
 
@@ -46,6 +47,7 @@ BIN=$(realpath -m "${1:-$repo/build/wslgpu-setup}")
 export BENCH_OUT=${BENCH_OUT:-$here/results.json}
 export BENCH_RUNS=${BENCH_RUNS:-11} BENCH_WARMUP=${BENCH_WARMUP:-2} BENCH_INSTALL_RUNS=${BENCH_INSTALL_RUNS:-3}
 export BENCH_DOWNLOAD_MIB=${BENCH_DOWNLOAD_MIB:-1024} BENCH_DOWNLOAD_RUNS=${BENCH_DOWNLOAD_RUNS:-3}
+export BENCH_PARTS=${BENCH_PARTS:-abcde}
 # The system's python3 (a user's pyenv shim would add its own start-up to nothing, but may lack modules).
 export PY=/usr/bin/python3
 
@@ -296,10 +298,10 @@ bench_time_tools() {
     name=$(basename "$path")
     : >"$dir/$name.real"
     mount --bind "$ROOT$path" "$dir/$name.real"
-    wrapper=$BENCH_RUN/wrappers/$name # compiled once per bench run
+    wrapper=$REALROOT_SCENARIO_TMP/timed-exec/$name # compiled once per bench run
     if [[ ! -x $wrapper ]]; then
-      mkdir -p "$BENCH_RUN/wrappers"
-      cc -O2 -static -o "$wrapper" "$here/timed-exec.c" \
+      mkdir -p "$REALROOT_SCENARIO_TMP/timed-exec"
+      cc -O2 -static -o "$wrapper" "$BENCH_DIR/timed-exec.c" \
         -DREAL="\"/run/bench-trace/$name.real\"" -DCLASS="\"$class\"" -DNAME="\"$name\"" ||
         fail "cannot compile bench/timed-exec.c (needs gcc and libc6-dev)"
     fi
@@ -388,7 +390,7 @@ bench_download() {
   head -c "$((BENCH_DOWNLOAD_MIB * 1024 * 1024))" /dev/urandom >"$d/srv/big.bin"
   sha=$(sha256sum "$d/srv/big.bin" | cut -d' ' -f1)
   port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  "$PY" -m http.server --bind 127.0.0.1 --directory "$d/srv" "$port" >"$d/server.log" 2>&1 &
+  "$PY" "$BENCH_DIR/http_server.py" "$d/srv" "$port" >"$d/server.log" 2>&1 &
   BENCH_SERVER_PID=$!
   local url=http://127.0.0.1:$port/big.bin i
   for i in $(seq 50); do curl -fsS -o /dev/null -r 0-0 "$url" 2>/dev/null && break; sleep 0.1; done
@@ -402,7 +404,9 @@ bench_download() {
       {name: "download step", argv: $tool, reset: ["sh", "-c", ("rm -rf " + $d + "/root && mkdir " + $d + "/root")]},
       {name: "curl -o", argv: ["curl", "-fsS", "-o", ($d + "/curl.bin"), $url], reset: ["rm", "-f", ($d + "/curl.bin")]},
       {name: "curl | tee | sha256sum", argv: ["sh", "-c", ("curl -fsS " + $url + " | tee " + $d + "/pipe.bin | sha256sum >/dev/null")],
-       reset: ["rm", "-f", ($d + "/pipe.bin")]}]}' >"$d/e.spec"
+       reset: ["rm", "-f", ($d + "/pipe.bin")]},
+      {name: "curl -o, then sha256sum", argv: ["sh", "-c", ("curl -fsS -o " + $d + "/then.bin " + $url + " && sha256sum " + $d + "/then.bin >/dev/null")],
+       reset: ["rm", "-f", ($d + "/then.bin")]}]}' >"$d/e.spec"
   "$PY" "$BENCH_DIR/measure.py" "$d/e.spec" "$out/download.json"
   [[ $(sha256sum <"$d/root/var/tmp/big.bin" | cut -d' ' -f1) == "$sha" ]] || say "note: the download step's file does not match"
   jq -n --argjson bytes "$((BENCH_DOWNLOAD_MIB * 1024 * 1024))" '{bytes: $bytes}' >"$out/download-size.json"
@@ -416,16 +420,21 @@ bench_download() {
 
 start=$EPOCHREALTIME
 cp /proc/loadavg "$BENCH_RESULTS/loadavg-start"
-with_root bench_converged || die "the converged-root benchmarks could not run (see above)"
-say "d: $BENCH_INSTALL_RUNS real installs, each in a fresh root"
-for i in $(seq "$BENCH_INSTALL_RUNS"); do
-  with_root bench_real_install "$i" || die "the real install could not run (see above)"
-done
-if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
-  with_root bench_own_usage || say "the own-usage install could not run (see above)"
-else
-  say "perf is missing or not allowed here: the tool's own CPU time is left out (apt-get install linux-perf)"
+# a, b and c share one converged root, so they run together.
+if [[ $BENCH_PARTS == *[abc]* ]]; then
+  with_root bench_converged || die "the converged-root benchmarks could not run (see above)"
 fi
-bench_download
+if [[ $BENCH_PARTS == *d* ]]; then
+  say "d: $BENCH_INSTALL_RUNS real installs, each in a fresh root"
+  for i in $(seq "$BENCH_INSTALL_RUNS"); do
+    with_root bench_real_install "$i" || die "the real install could not run (see above)"
+  done
+  if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
+    with_root bench_own_usage || say "the own-usage install could not run (see above)"
+  else
+    say "perf is missing or not allowed here: the tool's own CPU time is left out (apt-get install linux-perf)"
+  fi
+fi
+[[ $BENCH_PARTS != *e* ]] || bench_download
 "$PY" "$here/report.py" "$BENCH_RESULTS" "$BIN" "$BENCH_OUT"
 say "bench: $(elapsed_since "$start") s; results in $BENCH_OUT"
