@@ -113,6 +113,7 @@ def main():
     rss = load(os.path.join(rdir, "rss.json"), [])
     installs = [load(p) for p in sorted(glob.glob(os.path.join(rdir, "install-*.json")))]
     installs = [i for i in installs if i]
+    rss = rss + load(os.path.join(rdir, "rss-https.json"), [])
     if rss:
         res["rss"] = rss
         for r in rss:

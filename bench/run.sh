@@ -413,7 +413,48 @@ bench_download() {
   kill "$BENCH_SERVER_PID" 2>/dev/null || true
   wait "$BENCH_SERVER_PID" 2>/dev/null || true
   BENCH_SERVER_PID=
+  bench_https_memory "$d"
   rm -rf "$d"
+}
+
+# bench_https_memory DIR: peak memory of a download over HTTPS, the heaviest
+# thing a bundled profile does (libcurl, its libraries and OpenSSL are loaded
+# only for network URLs; the profiles fetch their keys and the CUDA keyring
+# over HTTPS). A throw-away certificate for 127.0.0.1 is made trusted by
+# binding a CA bundle that includes it over the system's, in this run's
+# private mount namespace only.
+bench_https_memory() {
+  local d=$1 out=$BENCH_RESULTS port status=0 bundle=/etc/ssl/certs/ca-certificates.crt
+  [[ -f $bundle ]] && command -v openssl >/dev/null || {
+    say "no $bundle or openssl: the HTTPS download's memory is left out"
+    return 0
+  }
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/tls.key" -out "$d/tls.crt" -days 1 \
+    -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1" 2>/dev/null || fail "openssl could not make a test certificate"
+  cat "$bundle" "$d/tls.crt" >"$d/bundle.crt"
+  mount --bind "$d/bundle.crt" "$bundle"
+  head -c $((1024 * 1024)) /dev/urandom >"$d/srv/small.bin"
+  port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$PY" "$BENCH_DIR/http_server.py" "$d/srv" "$port" "$d/tls.crt" "$d/tls.key" >"$d/tls-server.log" 2>&1 &
+  BENCH_SERVER_PID=$!
+  local url=https://127.0.0.1:$port/small.bin i
+  for i in $(seq 50); do curl -fsS --cacert "$d/tls.crt" -o /dev/null "$url" 2>/dev/null && break; sleep 0.1; done
+  {
+    manifest_header download-https
+    printf '\n[[step]]\nid = "small"\nkind = "download"\nurl = "%s"\nsha256 = "%s"\ndest = "/var/tmp/small.bin"\n' \
+      "$url" "$(sha256sum "$d/srv/small.bin" | cut -d' ' -f1)"
+  } >"$d/https.toml"
+  rm -rf "$d/root" && mkdir "$d/root"
+  /usr/bin/time -v -o "$d/https-time.txt" "$BIN" --root "$d/root" --not-wsl --no-color install "$d/https.toml" --yes \
+    >"$d/https.out" 2>&1 || status=$?
+  ((status == 0)) || { cat "$d/https.out" >&2; say "the HTTPS download failed (exit $status)"; }
+  jq -n --argjson kib "$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$d/https-time.txt")" --argjson status "$status" \
+    '[{name: "download over HTTPS (libcurl and OpenSSL loaded)", maxrss_kib: $kib, status: $status}]' >"$out/rss-https.json"
+  say "  download over HTTPS: $(jq -r '.[0].maxrss_kib' "$out/rss-https.json") KiB (exit $status)"
+  kill "$BENCH_SERVER_PID" 2>/dev/null || true
+  wait "$BENCH_SERVER_PID" 2>/dev/null || true
+  BENCH_SERVER_PID=
+  umount "$bundle"
 }
 
 # ---------------------------------------------------------------- the run
