@@ -26,8 +26,12 @@ namespace wslgpu {
 
 class BackgroundSha256 {
  public:
-  static constexpr std::size_t kBlockSize = 256 * 1024;
-  static constexpr std::size_t kBlocksInFlight = 4;  // bounds the memory: 1 MiB
+  static constexpr std::size_t kBlockSize = 128 * 1024;
+  // At most this many full blocks wait; with the one being filled and the
+  // one being hashed, 768 KiB. Fewer or smaller blocks stalled the receiving
+  // thread (2 x 128 KiB: 10 % slower on loopback); larger ones cost memory
+  // that counts against the 16 MiB peak (docs/performance.md).
+  static constexpr std::size_t kBlocksInFlight = 4;
 
   BackgroundSha256() = default;
   ~BackgroundSha256();
