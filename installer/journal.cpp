@@ -130,6 +130,33 @@ std::vector<nlohmann::json> Journal::records() const {
   return out;
 }
 
+bool Journal::ended() const {
+  int fd = ::open((dir_ + "/journal.jsonl").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  std::string tail;
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+    // An "end" record is under 100 bytes; 4 KiB holds it and the line break before it.
+    off_t from = std::max<off_t>(0, st.st_size - 4096);
+    tail.resize(static_cast<std::size_t>(st.st_size - from));
+    ssize_t got = ::pread(fd, tail.data(), tail.size(), from);
+    tail.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+    if (from > 0) {  // the first line may be cut: drop it
+      auto nl = tail.find('\n');
+      tail.erase(0, nl == std::string::npos ? tail.size() : nl + 1);
+    }
+  }
+  ::close(fd);
+  while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+  if (tail.empty()) return false;
+  auto start = tail.rfind('\n');
+  std::string_view last = std::string_view(tail).substr(start == std::string::npos ? 0 : start + 1);
+  nlohmann::json record = nlohmann::json::parse(last, nullptr, false);  // no exceptions: a torn line is "not ended"
+  if (record.is_discarded() || !record.is_object() || record.value("type", "") != "end") return false;
+  std::string status = record.value("status", "interrupted");
+  return status != "interrupted";
+}
+
 TransactionSummary summarize(const std::string& id, const std::vector<nlohmann::json>& records) {
   TransactionSummary s;
   s.id = id;

@@ -156,6 +156,34 @@ TEST_CASE("a torn last journal line from a crash is ignored") {
   CHECK(j.records().size() == 1);
 }
 
+TEST_CASE("a journal counts as ended only when its last complete line is an end with a final status") {
+  TempDir dir;
+  auto journal_with = [&](const std::string& id, const std::string& text) {
+    Journal j = Journal::create(dir.path(), id);
+    std::ofstream(j.dir() + "/journal.jsonl", std::ios::app) << text;
+    return j;
+  };
+  const std::string begin = "{\"type\":\"begin\"}\n";
+  // Long enough that the tail read starts in the middle of a line.
+  std::string many;
+  for (int i = 0; i < 200; ++i) many += "{\"type\":\"outcome\",\"step\":\"s" + std::to_string(i) + "\",\"status\":\"applied\"}\n";
+  CHECK(journal_with("committed", begin + many + "{\"type\":\"end\",\"status\":\"committed\"}\n").ended());
+  CHECK(journal_with("rolled-back", begin + "{\"type\":\"end\",\"status\":\"rolled_back\"}\n").ended());
+  CHECK_FALSE(journal_with("no-end", begin + many).ended());
+  CHECK_FALSE(journal_with("empty", "").ended());
+  CHECK_FALSE(journal_with("torn-end", begin + "{\"type\":\"end\",\"sta").ended());
+  CHECK_FALSE(journal_with("end-without-status", begin + "{\"type\":\"end\"}\n").ended());
+  // A rollback that was started after the commit and then interrupted.
+  CHECK_FALSE(journal_with("undo-after-end", begin + "{\"type\":\"end\",\"status\":\"committed\"}\n" +
+                                                 "{\"type\":\"undone\",\"step\":\"s1\"}\n")
+                  .ended());
+  // ended() agrees with the full reading wherever it says yes.
+  for (const char* id : {"committed", "rolled-back"}) {
+    Journal j = Journal::open(dir.path(), id);
+    CHECK(summarize(id, j.records()).status != "interrupted");
+  }
+}
+
 TEST_CASE("a second run waiting for the lock gives up and names the holder") {
   TempDir dir;
   std::string path = dir.path() + "/lock";
