@@ -15,6 +15,11 @@ size") and its CPU time (user + system, of the command and the children it
 waited for: on a busy machine wall time includes waiting for a core, CPU
 time does not). Standard output and error go to /dev/null.
 
+The peak resident set is not used for the memory target: Linux records a
+child's peak at exec from the memory it had before, which for a child of
+this Python process (fork or vfork alike) is Python's own, about 11 MiB.
+run.sh takes memory from /usr/bin/time -v, whose own is about 2 MiB.
+
 OUT gets, per command: runs_ms, median_ms, min_ms, max_ms, cpu_median_ms, maxrss_kib
 (median), statuses. A command that exits non-zero is still measured: this
 is a benchmark, not a test; the status is recorded so the report can say so.

@@ -242,6 +242,18 @@ bench_converged() {
   done
   json_spec "$BENCH_WARMUP" "$BENCH_RUNS" "${specs[@]}" >"$tmp/c.spec"
   "$PY" "$BENCH_DIR/measure.py" "$tmp/c.spec" "$out/steps.json"
+  # Their memory from /usr/bin/time, like b: measure.py's figure has Python's
+  # own resident set as a floor (see measure.py).
+  : >"$tmp/rss-steps.tsv"
+  for n in 10 100 1000; do
+    status=0
+    /usr/bin/time -v -o "$tmp/time.txt" "$WSLGPU_BIN" --root "$ROOT" --not-wsl --no-color plan "$tmp/steps-$n.toml" \
+      >/dev/null 2>&1 || status=$?
+    kib=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/time.txt")
+    printf '%s\t%s\t%s\n' "plan $n steps" "$kib" "$status" >>"$tmp/rss-steps.tsv"
+  done
+  jq -Rn '[inputs | split("\t") | {name: .[0], maxrss_kib: (.[1] | tonumber), status: (.[2] | tonumber)}]' \
+    <"$tmp/rss-steps.tsv" >"$out/rss-steps.json"
 }
 
 # bench_apt_full_lists TMP OUT: apt-get install of the installed packages
