@@ -11,8 +11,6 @@
 #include <filesystem>
 #include <thread>
 
-#include <spdlog/spdlog.h>
-
 #include "installer/background_sha256.hpp"
 #include "installer/curl_api.hpp"
 #include "installer/error.hpp"
@@ -64,6 +62,11 @@ std::string human_bytes(std::uint64_t n) {
   return buf;
 }
 
+// Reports MESSAGE through the request's log callback, if it has one.
+void say(const DownloadRequest& request, const std::string& message, bool warning = false) {
+  if (request.log) request.log(warning, message);
+}
+
 // One download in progress: the partial file, its hash so far, what the
 // current attempt has seen.
 struct Transfer {
@@ -98,7 +101,7 @@ size_t on_data(char* ptr, size_t size, size_t nmemb, void* userdata) {
     t.api->easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &code);
     // A server that ignores Range sends the whole file again with 200.
     if (t.attempt_start > 0 && code == 200) {
-      spdlog::info("{}: the server does not resume downloads; starting again from the beginning", t.request->url);
+      say(*t.request, t.request->url + ": the server does not resume downloads; starting again from the beginning");
       restart_from_zero(t);
       if (!t.write_problem.empty()) return 0;
     }
@@ -127,11 +130,12 @@ int on_progress(void* userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
     int decile = static_cast<int>(now * 10 / total);
     if (decile > t.last_decile) {
       if (t.last_decile >= 0 || decile > 0)
-        spdlog::info("{}: {}% ({} of {})", t.request->url, decile * 10, human_bytes(now), human_bytes(total));
+        say(*t.request, t.request->url + ": " + std::to_string(decile * 10) + "% (" + human_bytes(now) + " of " +
+                            human_bytes(total) + ")");
       t.last_decile = decile;
     }
   } else if (now >= t.last_logged + 10 * 1024 * 1024) {
-    spdlog::info("{}: {} so far", t.request->url, human_bytes(now));
+    say(*t.request, t.request->url + ": " + human_bytes(now) + " so far");
     t.last_logged = now;
   }
   return 0;
@@ -177,7 +181,7 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
     if (got < 0) throw StepFailure("cannot read " + part + ": " + std::strerror(errno));
     if (t.written > 0) {
       result.resumed = true;
-      spdlog::info("{}: resuming after {} already downloaded", request.url, human_bytes(t.written));
+      say(request, request.url + ": resuming after " + human_bytes(t.written) + " already downloaded");
     }
   }
 
@@ -219,8 +223,10 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
   for (int attempt = 0; attempt <= request.retries; ++attempt) {
     result.attempts = attempt + 1;
     if (attempt > 0) {
-      spdlog::warn("{}: {}; trying again in {} ms (attempt {} of {})", request.url, last_error, wait.count(),
-                   attempt + 1, request.retries + 1);
+      say(request,
+          request.url + ": " + last_error + "; trying again in " + std::to_string(wait.count()) + " ms (attempt " +
+              std::to_string(attempt + 1) + " of " + std::to_string(request.retries + 1) + ")",
+          true);
       std::this_thread::sleep_for(wait);
       wait = std::min<std::chrono::milliseconds>(wait * 2, std::chrono::seconds(30));
     }
@@ -253,7 +259,7 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
       }
       if (!restarted) {
         restarted = true;
-        spdlog::info("{}: cannot resume ({}); starting again from the beginning", request.url, last_error);
+        say(request, request.url + ": cannot resume (" + last_error + "); starting again from the beginning");
         restart_from_zero(t);
         --attempt;
         continue;
@@ -350,7 +356,7 @@ DownloadResult download_file(const DownloadRequest& request) {
   t.fd = -1;
   if (::rename(part.c_str(), request.host_path.c_str()) != 0)
     throw StepFailure("cannot rename " + part + " to " + request.host_path + ": " + std::strerror(errno));
-  spdlog::info("{}: done, {} (sha256 {})", request.url, human_bytes(result.bytes), result.sha256);
+  say(request, request.url + ": done, " + human_bytes(result.bytes) + " (sha256 " + result.sha256 + ")");
   return result;
 }
 

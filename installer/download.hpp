@@ -29,6 +29,11 @@ struct DownloadRequest {
   std::chrono::milliseconds backoff{std::chrono::seconds(1)};  // first wait; doubles, at most 30 s
   // Called as bytes arrive (done, total; total 0 when unknown). Optional.
   std::function<void(std::uint64_t, std::uint64_t)> on_progress;
+  // Where progress (every 10 %), retries and the result are reported; warning
+  // is true for retries. Optional. A callback rather than spdlog, so that
+  // the download helper (installer/fetch_helper.hpp) needs no logging
+  // library: it is kept as small as it can be.
+  std::function<void(bool warning, const std::string& message)> log;
 };
 
 struct DownloadResult {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -108,15 +109,27 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
     result.err = std::string("vfork: ") + std::strerror(errno);
     return result;
   }
-  // Feed stdin (small inputs only) and close it so the child sees EOF.
+  // Feed stdin (small inputs only) and close it so the child sees EOF. A
+  // child that exits without reading it (or never started) must not kill us
+  // with SIGPIPE: the signal is blocked for the write, and a pending one
+  // taken off again.
   if (!cmd.stdin_data.empty()) {
+    sigset_t pipe_signal, old_mask;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &old_mask);
     (void)!::write(in_pipe[1], cmd.stdin_data.data(), cmd.stdin_data.size());
+    const timespec no_wait{0, 0};
+    while (::sigtimedwait(&pipe_signal, nullptr, &no_wait) == SIGPIPE) {
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   }
   ::close(in_pipe[1]);
 
   auto deadline = std::chrono::steady_clock::now() + cmd.timeout;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
+  std::size_t err_line_start = 0;  // the first byte of err not yet passed to on_stderr_line
   char buf[65536];
   while (open_fds > 0) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -133,6 +146,13 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
       ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
       if (got > 0) {
         (i == 0 ? result.out : result.err).append(buf, static_cast<std::size_t>(got));
+        if (i == 1 && cmd.on_stderr_line) {
+          std::size_t nl;
+          while ((nl = result.err.find('\n', err_line_start)) != std::string::npos) {
+            cmd.on_stderr_line(result.err.substr(err_line_start, nl - err_line_start));
+            err_line_start = nl + 1;
+          }
+        }
       } else if (got == 0 || errno != EINTR) {
         ::close(fds[i].fd);
         fds[i].fd = -1;
@@ -142,6 +162,7 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   }
   for (auto& f : fds)
     if (f.fd >= 0) ::close(f.fd);
+  if (cmd.on_stderr_line && err_line_start < result.err.size()) cmd.on_stderr_line(result.err.substr(err_line_start));
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

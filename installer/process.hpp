@@ -6,6 +6,7 @@
 // in tests/support.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@ struct Command {
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
   std::string stdin_data;
   bool in_root = true;  // chroot into the target root before exec
+  // Called with each line of standard error as it arrives (without the line
+  // break), for programs whose progress the user should see while they run.
+  // The lines are in ProcessResult::err too.
+  std::function<void(const std::string&)> on_stderr_line;
 
   // "apt-get -s install rocm-dev", quoted where needed, for messages and logs.
   std::string display() const;

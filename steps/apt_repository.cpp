@@ -4,6 +4,7 @@
 
 #include "installer/deb822.hpp"
 #include "installer/download.hpp"
+#include "installer/fetch_helper.hpp"
 #include "installer/error.hpp"
 #include "installer/sha256.hpp"
 #include "steps/file_change.hpp"
@@ -54,7 +55,7 @@ class AptRepositoryStep : public Step {
       req.total_timeout = std::chrono::minutes(2);
       req.retries = 2;
       try {
-        download_file(req);
+        fetch_file(req);
       } catch (const StepFailure& e) {
         throw StepFailure("the signing key of apt repository \"" + name + "\": " + e.what());
       }

@@ -6,6 +6,7 @@
 
 #include "installer/deb_archive.hpp"
 #include "installer/download.hpp"
+#include "installer/fetch_helper.hpp"
 #include "installer/dpkg_status.hpp"
 #include "installer/error.hpp"
 #include "steps/apt_common.hpp"
@@ -39,7 +40,7 @@ class DebInstallStep : public Step {
     req.url = url;
     req.sha256 = sha256;
     req.host_path = ctx.fs.host_path(p);
-    download_file(req);
+    fetch_file(req);
   }
 
   StepPlan plan(StepContext& ctx) const override {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "installer/download.hpp"
+#include "installer/fetch_helper.hpp"
 #include "installer/error.hpp"
 #include "installer/paths.hpp"
 
@@ -84,7 +85,7 @@ class DownloadStep : public Step {
       data["previous"] = previous;
     }
     try {
-      download_file(req);
+      fetch_file(req);
     } catch (...) {
       if (!data["previous"].is_null())
         (void)std::rename(ctx.fs.host_path(data["previous"].get<std::string>()).c_str(), host.c_str());

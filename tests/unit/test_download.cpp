@@ -5,6 +5,10 @@
 // insecure_http = true because the test server speaks no TLS.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -20,6 +24,8 @@
 #include <thread>
 
 #include "installer/download.hpp"
+#include "installer/fetch_helper.hpp"
+#include "installer/fetch_protocol.hpp"
 #include "installer/error.hpp"
 #include "installer/filesystem.hpp"
 #include "installer/sha256.hpp"
@@ -453,4 +459,89 @@ TEST_CASE("the download step keeps a file it replaces and undo puts it back") {
   step->undo(ctx, data);
   CHECK(fs.read("/opt/vendor/installer.deb") == "older file\n");
   CHECK_FALSE(fs.stat("/opt/vendor/installer.deb.wslgpu-previous"));
+}
+
+// ---- the download helper (installer/fetch_helper.hpp), run as a program
+
+namespace {
+
+// Captures what the helper's relayed log lines say.
+struct CapturedLog {
+  std::shared_ptr<std::ostringstream> text = std::make_shared<std::ostringstream>();
+  std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
+  CapturedLog() {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(*text);
+    sink->set_pattern("%l %v");
+    auto logger = std::make_shared<spdlog::logger>("captured", sink);
+    logger->set_level(spdlog::level::trace);
+    spdlog::set_default_logger(logger);
+  }
+  ~CapturedLog() { spdlog::set_default_logger(previous); }
+};
+
+}  // namespace
+
+TEST_CASE("the download helper fetches, hashes and renames like the in-process download, and its log reaches ours") {
+  std::string body = test_body(300000);
+  TinyHttpServer server({body});
+  TempDir tmp;
+  auto req = request_for(server, body, tmp.path() + "/cache/pkg.deb");
+  CapturedLog log;
+  DownloadResult r = fetch_file_with(WSLGPU_FETCH_BINARY, req);
+  CHECK(r.sha256 == sha256_hex(body));
+  CHECK(r.bytes == body.size());
+  CHECK(r.attempts == 1);
+  CHECK_FALSE(r.resumed);
+  CHECK(slurp(tmp.path() + "/cache/pkg.deb") == body);
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/cache/pkg.deb.part"));
+  CHECK(log.text->str().find("info " + req.url + ": done, 293.0 KiB (sha256 " + sha256_hex(body) + ")") !=
+        std::string::npos);
+}
+
+TEST_CASE("the download helper's failures carry the same messages as in-process ones") {
+  std::string body = test_body(1000);
+  TempDir tmp;
+  {
+    TinyHttpServer::Behaviour b{body};
+    b.status = 404;
+    TinyHttpServer server(b);
+    auto req = request_for(server, body, tmp.path() + "/a.deb");
+    CHECK_THROWS_WITH_AS(fetch_file_with(WSLGPU_FETCH_BINARY, req),
+                         ("could not download " + req.url + " after 1 attempt: The requested URL returned error: 404")
+                             .c_str(),
+                         StepFailure);
+  }
+  {
+    TinyHttpServer server({body});
+    auto req = request_for(server, body, tmp.path() + "/b.deb");
+    req.sha256 = sha256_hex("something else");
+    CHECK_THROWS_WITH_AS(fetch_file_with(WSLGPU_FETCH_BINARY, req),
+                         ("the file downloaded from " + req.url + " has SHA-256 " + sha256_hex(body) +
+                          ", but the manifest expects " + req.sha256 +
+                          "; it was deleted. Either the file changed on the server or the manifest's sha256 is wrong: "
+                          "compare it with the checksum the vendor publishes.")
+                             .c_str(),
+                         StepFailure);
+    CHECK_FALSE(std::filesystem::exists(tmp.path() + "/b.deb"));
+    CHECK_FALSE(std::filesystem::exists(tmp.path() + "/b.deb.part"));
+  }
+}
+
+TEST_CASE("a missing download helper, or a malformed request to it, is an error that says so") {
+  std::string body = test_body(10);
+  TinyHttpServer server({body});
+  TempDir tmp;
+  auto req = request_for(server, body, tmp.path() + "/a.deb");
+  CHECK_THROWS_WITH_AS(fetch_file_with(tmp.path() + "/no-such-helper", req),
+                       ("the download helper " + tmp.path() + "/no-such-helper failed (cannot be run) while fetching " +
+                        req.url + "; reinstall wslgpu-setup")
+                           .c_str(),
+                       StepFailure);
+  CHECK(server.requests() == 0);
+
+  bool failed = false;
+  auto answer = nlohmann::json::parse(answer_fetch_request("{\"url\": 42}", nullptr, failed));
+  CHECK(failed);
+  CHECK(answer["error"].get<std::string>().rfind("the download helper got a malformed request: ", 0) == 0);
+  CHECK(fetch_log_line(true, "two\nlines") == "warning\ttwo lines");
 }

@@ -1,0 +1,100 @@
+#include "installer/fetch_helper.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "installer/error.hpp"
+#include "installer/fetch_protocol.hpp"
+#include "installer/process.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+constexpr const char* kHelperName = "wslgpu-setup-fetch";
+
+// The longest a download may take with every retry and wait, plus a margin:
+// the helper enforces the real limits itself; this only stops a hung one.
+std::chrono::milliseconds helper_timeout(const DownloadRequest& r) {
+  auto attempts = static_cast<long long>(std::max(r.retries, 0) + 1);
+  return attempts * (r.total_timeout + r.connect_timeout + std::chrono::seconds(30)) + std::chrono::minutes(1);
+}
+
+// Passes one of the helper's "LEVEL<TAB>message" lines on to our log.
+void relay_log_line(const std::string& line) {
+  auto tab = line.find('\t');
+  if (tab == std::string::npos) {
+    if (!line.empty()) spdlog::warn("{}: {}", kHelperName, line);
+    return;
+  }
+  auto level = spdlog::level::from_str(line.substr(0, tab));
+  if (level == spdlog::level::off) level = spdlog::level::warn;  // not a level name
+  spdlog::log(level, "{}", line.substr(tab + 1));
+}
+
+// The download's own log lines, when it runs in this process.
+void log_to_spdlog(bool warning, const std::string& message) {
+  if (warning) spdlog::warn("{}", message);
+  else spdlog::info("{}", message);
+}
+
+}  // namespace
+
+std::string fetch_helper_path() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  for (const auto& candidate : {self.parent_path() / kHelperName,
+                                self.parent_path().parent_path() / "libexec" / "wslgpu-setup" / kHelperName}) {
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return "";
+}
+
+DownloadResult fetch_file(const DownloadRequest& request) {
+  DownloadRequest here = request;
+  if (!here.log) here.log = log_to_spdlog;
+  if (request.url.rfind("file://", 0) == 0) return download_file(here);
+  static const std::string helper = fetch_helper_path();
+  if (helper.empty()) {
+    spdlog::debug("{} is not installed next to wslgpu-setup; downloading in this process", kHelperName);
+    return download_file(here);
+  }
+  return fetch_file_with(helper, request);
+}
+
+DownloadResult fetch_file_with(const std::string& helper, const DownloadRequest& request) {
+  // The URL is checked here too, so a refused one never starts a process.
+  std::string problem = download_url_problem(request.url, request.insecure_http);
+  if (!problem.empty()) throw StepFailure("refusing to download: " + problem);
+  Command cmd;
+  cmd.argv = {helper};
+  cmd.in_root = false;  // host_path is a path on this machine
+  cmd.stdin_data = encode_fetch_request(request);
+  cmd.timeout = helper_timeout(request);
+  cmd.on_stderr_line = relay_log_line;
+  RealProcessRunner runner("/");
+  ProcessResult r = runner.run(cmd);
+  nlohmann::json answer = nlohmann::json::parse(r.out, nullptr, false);
+  if (answer.is_object() && answer.contains("error") && answer["error"].is_string())
+    throw StepFailure(answer["error"].get<std::string>());
+  if (!r.ok() || !answer.is_object() || !answer.contains("sha256")) {
+    throw StepFailure("the download helper " + helper + " failed (" +
+                      (r.timed_out    ? std::string("timed out")
+                       : r.not_found  ? std::string("cannot be run")
+                                      : "exit status " + std::to_string(r.exit_code)) +
+                      ") while fetching " + request.url + "; reinstall wslgpu-setup");
+  }
+  DownloadResult result;
+  result.bytes = answer.value("bytes", std::uint64_t{0});
+  result.sha256 = answer.value("sha256", "");
+  result.attempts = answer.value("attempts", 0);
+  result.resumed = answer.value("resumed", false);
+  return result;
+}
+
+}  // namespace wslgpu

@@ -1,0 +1,38 @@
+// Network downloads run in a separate, small program: wslgpu-setup-fetch.
+//
+// Why: libcurl brings 36 libraries and OpenSSL with it. Loaded into
+// wslgpu-setup, a download over HTTPS took the whole process to 17.4 MiB
+// resident, over the 16 MiB every command must stay under
+// (docs/performance.md); in a program that holds nothing else it stays near
+// 13 MiB while wslgpu-setup itself stays near 7. It also keeps the parsing
+// of what a server sends out of the process that holds the journal and the
+// lock.
+//
+// The helper is installed next to wslgpu-setup (or in
+// ../libexec/wslgpu-setup/). It runs download_file() (installer/download.hpp:
+// the same checks, retries, resumption and hash) for one request; what the
+// two say to each other is in installer/fetch_protocol.hpp. Its log lines are
+// passed on to our log as they arrive.
+#pragma once
+#include <string>
+
+#include "installer/download.hpp"
+
+namespace wslgpu {
+
+// What the download steps call. file:// URLs are copied here (no libcurl,
+// nothing to isolate); network URLs go to the helper, or are fetched here,
+// with a debug note, when the helper is not installed (a binary copied on
+// its own still works). The download's log lines go to spdlog either way;
+// REQUEST.on_progress is only called in-process.
+DownloadResult fetch_file(const DownloadRequest& request);
+
+// Runs the download in the helper at HELPER (a path). Throws StepFailure
+// with the helper's message when the download fails, or when the helper
+// cannot run or answers nonsense.
+DownloadResult fetch_file_with(const std::string& helper, const DownloadRequest& request);
+
+// Where the helper is installed, or "" when it is not.
+std::string fetch_helper_path();
+
+}  // namespace wslgpu

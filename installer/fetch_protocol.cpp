@@ -1,0 +1,56 @@
+#include "installer/fetch_protocol.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace wslgpu {
+
+std::string encode_fetch_request(const DownloadRequest& r) {
+  return nlohmann::json{{"url", r.url},
+                        {"sha256", r.sha256},
+                        {"host_path", r.host_path},
+                        {"insecure_http", r.insecure_http},
+                        {"connect_timeout_ms", r.connect_timeout.count()},
+                        {"total_timeout_ms", r.total_timeout.count()},
+                        {"retries", r.retries},
+                        {"backoff_ms", r.backoff.count()}}
+      .dump();
+}
+
+std::string answer_fetch_request(const std::string& text, const decltype(DownloadRequest::log)& log, bool& failed) {
+  failed = true;
+  DownloadRequest r;
+  try {
+    auto j = nlohmann::json::parse(text);
+    r.url = j.at("url").get<std::string>();
+    r.sha256 = j.at("sha256").get<std::string>();
+    r.host_path = j.at("host_path").get<std::string>();
+    r.insecure_http = j.at("insecure_http").get<bool>();
+    r.connect_timeout = std::chrono::milliseconds(j.at("connect_timeout_ms").get<long long>());
+    r.total_timeout = std::chrono::milliseconds(j.at("total_timeout_ms").get<long long>());
+    r.retries = j.at("retries").get<int>();
+    r.backoff = std::chrono::milliseconds(j.at("backoff_ms").get<long long>());
+  } catch (const nlohmann::json::exception& e) {
+    return nlohmann::json{{"error", std::string("the download helper got a malformed request: ") + e.what()}}.dump();
+  }
+  r.log = log;
+  try {
+    DownloadResult result = download_file(r);
+    failed = false;
+    return nlohmann::json{{"bytes", result.bytes},
+                          {"sha256", result.sha256},
+                          {"attempts", result.attempts},
+                          {"resumed", result.resumed}}
+        .dump();
+  } catch (const std::exception& e) {
+    return nlohmann::json{{"error", e.what()}}.dump();
+  }
+}
+
+std::string fetch_log_line(bool warning, const std::string& message) {
+  std::string line = (warning ? "warning\t" : "info\t") + message;
+  for (char& c : line)
+    if (c == '\n') c = ' ';  // one message, one line
+  return line;
+}
+
+}  // namespace wslgpu

@@ -1,0 +1,27 @@
+// What wslgpu-setup and its download helper (installer/fetch_helper.hpp) say
+// to each other: one request as JSON on the helper's standard input, one
+// answer as JSON on its standard output ({"sha256": ..., "bytes": ...} or
+// {"error": "..."}), and its log lines, "info<TAB>text" or
+// "warning<TAB>text", on its standard error.
+//
+// The helper's side lives here, apart from the caller's, so that the helper
+// links neither spdlog nor the process runner: it is kept small.
+#pragma once
+#include <string>
+
+#include "installer/download.hpp"
+
+namespace wslgpu {
+
+// REQUEST as the helper reads it (on_progress and log do not travel).
+std::string encode_fetch_request(const DownloadRequest& request);
+
+// The helper's side: downloads what TEXT asks for, passing the download's
+// log lines to LOG, and returns the answer. FAILED is set when the answer is
+// an error (a malformed request included).
+std::string answer_fetch_request(const std::string& text, const decltype(DownloadRequest::log)& log, bool& failed);
+
+// One log line as the helper writes it, without the line break.
+std::string fetch_log_line(bool warning, const std::string& message);
+
+}  // namespace wslgpu

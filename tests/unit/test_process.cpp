@@ -1,0 +1,52 @@
+// The real process runner, with real programs from the machine running the
+// tests (sh, true), outside any root.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "installer/process.hpp"
+
+using namespace wslgpu;
+
+namespace {
+
+Command host_command(std::vector<std::string> argv) {
+  Command cmd;
+  cmd.argv = std::move(argv);
+  cmd.in_root = false;
+  cmd.timeout = std::chrono::seconds(20);
+  return cmd;
+}
+
+}  // namespace
+
+TEST_CASE("a child that exits without reading its input does not take the runner down with SIGPIPE") {
+  RealProcessRunner runner("/");
+  Command cmd = host_command({"true"});
+  cmd.stdin_data = std::string(1 << 20, 'x');  // more than a pipe holds
+  ProcessResult r = runner.run(cmd);
+  CHECK(r.ok());
+  // And the runner still works afterwards.
+  Command cat = host_command({"cat"});
+  cat.stdin_data = "hello";
+  CHECK(runner.run(cat).out == "hello");
+}
+
+TEST_CASE("standard error is passed on line by line as it arrives, the last line even without a line break") {
+  RealProcessRunner runner("/");
+  Command cmd = host_command({"sh", "-c", "printf 'one\\ntwo\\n' >&2; sleep 0.05; printf 'three\\nfour' >&2"});
+  std::vector<std::string> lines;
+  cmd.on_stderr_line = [&](const std::string& line) { lines.push_back(line); };
+  ProcessResult r = runner.run(cmd);
+  CHECK(r.ok());
+  CHECK(lines == std::vector<std::string>{"one", "two", "three", "four"});
+  CHECK(r.err == "one\ntwo\nthree\nfour");
+}
+
+TEST_CASE("a program that does not exist is reported as not found") {
+  RealProcessRunner runner("/");
+  ProcessResult r = runner.run(host_command({"/nonexistent/wslgpu-no-such-program"}));
+  CHECK(r.not_found);
+  CHECK_FALSE(r.ok());
+}
