@@ -11,10 +11,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
+#include "installer/sha256.hpp"
+#include "support/fakes.hpp"
+#include "support/http_server.hpp"
 
 using namespace wslgpu::blackbox;
 
@@ -165,4 +169,29 @@ TEST_CASE("rollback of a finished transaction puts every file back") {
   RunResult back = run_tool(args(root, {"rollback", id, "--yes"}));
   CHECK(back.exit_code == 0);
   CHECK(snapshot_difference(before, machine(root)) == "");
+}
+
+TEST_CASE("a network download runs in the wslgpu-setup-fetch helper next to the binary, and its log reaches ours") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  std::string body(100000, 'w');
+  wslgpu::testing::TinyHttpServer server({body});
+  wslgpu::testing::TempDir tmp;
+  std::string path = tmp.path() + "/download.toml";
+  std::ofstream(path) << "[manifest]\nname = \"download\"\ndescription = \"one download over http\"\nschema_version = 1\n\n"
+                         "[[step]]\nid = \"big\"\nkind = \"download\"\nurl = \""
+                      << server.url("/big.bin") << "\"\nsha256 = \"" << wslgpu::sha256_hex(body)
+                      << "\"\ndest = \"/var/tmp/big.bin\"\ninsecure_http = true\n";
+  std::string log = tmp.path() + "/log.txt";
+  RunResult r = run_tool(args(root, {"--not-wsl", "--log-file", log, "install", path, "--yes"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::ifstream in(root.path() + "/var/tmp/big.bin", std::ios::binary);
+  CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == body);
+  std::ifstream log_in(log);
+  std::string text((std::istreambuf_iterator<char>(log_in)), {});
+  CHECK(text.find("debug run: " + std::filesystem::path(WSLGPU_BINARY).parent_path().string() + "/wslgpu-setup-fetch") !=
+        std::string::npos);
+  CHECK(text.find(" info " + server.url("/big.bin") + ": done, 97.7 KiB (sha256 " + wslgpu::sha256_hex(body) + ")") !=
+        std::string::npos);
+  CHECK(server.requests() == 1);
 }
