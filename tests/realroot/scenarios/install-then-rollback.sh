@@ -1,7 +1,3 @@
-# PENDING: fails today because rollback purges the packages it installed and dpkg
-# then removes /opt, which existed before but no package owned (diff: "- /opt").
-# Move to scenarios/ (without the pending- prefix) once undo restores it.
-#
 # install, then `rollback` of that transaction: the root is as it was
 # before, file for file, package for package, group for group.
 
