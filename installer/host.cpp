@@ -143,8 +143,9 @@ HostFacts probe_host(const FileSystem& fs, const std::string& root, const HostOp
   if (!options.windows_home.empty()) {
     h.windows_home = normalize_path(options.windows_home);
   } else {
-    // Without interop, the one user folder under /mnt/<drive>/Users that is
-    // not a Windows built-in is the profile folder.
+    // The one user folder under /mnt/<drive>/Users that is not a Windows
+    // built-in is probably the profile folder. Only a guess: the wslconfig
+    // step asks interop first (which runs programs, so the probe does not).
     std::vector<std::string> candidates;
     for (const auto& drive : fs.list("/mnt")) {
       std::string users_dir = "/mnt/" + drive + "/Users";
@@ -156,7 +157,10 @@ HostFacts probe_host(const FileSystem& fs, const std::string& root, const HostOp
         if (info && info->type == FileType::directory) candidates.push_back(users_dir + "/" + name);
       }
     }
-    if (candidates.size() == 1) h.windows_home = candidates.front();
+    if (candidates.size() == 1) {
+      h.windows_home = candidates.front();
+      h.windows_home_guessed = true;
+    }
   }
   return h;
 }

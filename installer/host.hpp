@@ -30,6 +30,9 @@ struct HostFacts {
   std::uint32_t user_gid = 0;
   std::string user_source;        // how the user was chosen: "--user", "SUDO_USER", "wsl.conf", "passwd"
   std::string windows_home;       // target path of %USERPROFILE%, "" when not found
+  // True when windows_home is only the guess of the /mnt/*/Users scan (the
+  // wslconfig step asks interop first); false when --windows-home gave it.
+  bool windows_home_guessed = false;
 
   // host.NAME values for `when` conditions: every field above by name.
   std::map<std::string, std::string> as_variables() const;

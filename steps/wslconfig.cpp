@@ -278,10 +278,21 @@ class IniSettingsStep : public Step {
   std::vector<Setting> settings;
   bool rewrite_utf16 = false;
 
-  // Where the Windows profile folder is, or "" with the reasons in TRIED.
+  // Where the Windows profile folder is, or "" with the reasons in TRIED:
+  // --windows-home; else what interop says; else the one user folder under
+  // /mnt/*/Users that the host probe found (a guess: with several Windows
+  // accounts, or a profile on another drive, only interop knows).
   static std::string windows_home(StepContext& ctx, std::vector<std::string>& tried) {
+    if (!ctx.host.windows_home.empty() && !ctx.host.windows_home_guessed) return ctx.host.windows_home;
+    std::string home = windows_home_from_interop(ctx, tried);
+    if (!home.empty()) return home;
     if (!ctx.host.windows_home.empty()) return ctx.host.windows_home;
     tried.push_back("no --windows-home was given and no single user folder was found under /mnt/*/Users");
+    return "";
+  }
+
+  // %USERPROFILE% through interop: cmd.exe, then wslpath. "" with the reason in TRIED.
+  static std::string windows_home_from_interop(StepContext& ctx, std::vector<std::string>& tried) {
     std::string cmd = "cmd.exe";
     for (const auto& drive : ctx.fs.list("/mnt")) {
       std::string candidate = "/mnt/" + drive + "/Windows/System32/cmd.exe";

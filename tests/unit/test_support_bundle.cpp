@@ -110,6 +110,7 @@ TEST_CASE("support bundle: holds findings, configuration, packages and the newes
   RootedFileSystem fs(root.path());
   HostFacts host = probe_host(fs, root.path(), HostOptions{});
   REQUIRE(host.windows_home == "/mnt/c/Users/alice");
+  CHECK(host.windows_home_guessed);  // found by the /mnt/*/Users scan, not given
   FakeProcessRunner runner;
   DoctorMachine machine{fs, runner, host, {}, std::chrono::seconds(5)};
   auto findings = findings_to_json(diagnose(machine));

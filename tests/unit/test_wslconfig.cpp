@@ -327,8 +327,51 @@ TEST_CASE("wslconfig: when interop hangs or is off, the step refuses and asks fo
         "cannot find the Windows profile folder (%USERPROFILE%) for .wslconfig: pass --windows-home "
         "/mnt/c/Users/NAME");
   REQUIRE(plan.details.size() == 2);
-  CHECK(plan.details[1] == "`cmd.exe /c echo %USERPROFILE%` did not answer within 5 s");
+  CHECK(plan.details[0] == "`cmd.exe /c echo %USERPROFILE%` did not answer within 5 s");
+  CHECK(plan.details[1] == "no --windows-home was given and no single user folder was found under /mnt/*/Users");
   CHECK(plan.writes.empty());
+}
+
+TEST_CASE("wslconfig: interop is asked before the /mnt/*/Users guess, and --windows-home before both") {
+  const std::string cmd = "/mnt/c/Windows/System32/cmd.exe";
+  auto interop_says_bob = [&](Machine& m) {
+    m.fs.add_file(cmd, "MZ");
+    m.fs.add_dir("/mnt/d/Users/bob");
+    ProcessResult echo;
+    echo.exit_code = 0;
+    echo.out = "D:\\Users\\bob\r\n";
+    m.runner.on({cmd}, echo);
+    ProcessResult conv;
+    conv.exit_code = 0;
+    conv.out = "/mnt/d/Users/bob\n";
+    m.runner.on({"wslpath"}, conv);
+  };
+  {
+    Machine m;  // the probe guessed alice from the one folder it saw; interop knows better
+    m.host.windows_home_guessed = true;
+    interop_says_bob(m);
+    auto plan = m.plan(*build_ok(kMemory));
+    REQUIRE(plan.writes.size() == 1);
+    CHECK(plan.writes[0].path == "/mnt/d/Users/bob/.wslconfig");
+  }
+  {
+    Machine m;  // interop is off: the guess is used
+    m.host.windows_home_guessed = true;
+    auto plan = m.plan(*build_ok(kMemory));
+    REQUIRE(plan.writes.size() == 1);
+    CHECK(plan.writes[0].path == kPath);
+    REQUIRE(m.runner.calls.size() == 1);
+    CHECK(m.runner.calls[0].argv[0] == "cmd.exe");
+  }
+  {
+    Machine m;  // --windows-home: nothing is asked
+    m.host.windows_home_guessed = false;
+    interop_says_bob(m);
+    auto plan = m.plan(*build_ok(kMemory));
+    REQUIRE(plan.writes.size() == 1);
+    CHECK(plan.writes[0].path == kPath);
+    CHECK(m.runner.calls.empty());
+  }
 }
 
 TEST_CASE("wslconfig: a Windows home that does not exist refuses instead of creating folders") {
