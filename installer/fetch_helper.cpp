@@ -2,10 +2,11 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "installer/error.hpp"
 #include "installer/fetch_protocol.hpp"
@@ -36,10 +37,28 @@ void relay_log_line(const std::string& line) {
   spdlog::log(level, "{}", line.substr(tab + 1));
 }
 
+}  // namespace
+
+std::map<std::string, std::string> fetch_environment() {
+  // Process runs start from a minimal environment; a download must still go
+  // through the user's proxy and trust what they told OpenSSL to trust, as
+  // libcurl does in this process.
+  static const char* const kPassed[] = {"http_proxy", "https_proxy", "HTTPS_PROXY",   "all_proxy",   "ALL_PROXY",
+                                        "no_proxy",   "NO_PROXY",    "SSL_CERT_FILE", "SSL_CERT_DIR"};
+  std::map<std::string, std::string> env;
+  for (const char* name : kPassed)
+    if (const char* value = std::getenv(name)) env[name] = value;
+  return env;
+}
+
+namespace {
+
 // The download's own log lines, when it runs in this process.
 void log_to_spdlog(bool warning, const std::string& message) {
-  if (warning) spdlog::warn("{}", message);
-  else spdlog::info("{}", message);
+  if (warning)
+    spdlog::warn("{}", message);
+  else
+    spdlog::info("{}", message);
 }
 
 }  // namespace
@@ -77,6 +96,7 @@ DownloadResult fetch_file_with(const std::string& helper, const DownloadRequest&
   cmd.stdin_data = encode_fetch_request(request);
   cmd.timeout = helper_timeout(request);
   cmd.on_stderr_line = relay_log_line;
+  cmd.env = fetch_environment();
   RealProcessRunner runner("/");
   ProcessResult r = runner.run(cmd);
   nlohmann::json answer = nlohmann::json::parse(r.out, nullptr, false);
@@ -84,9 +104,9 @@ DownloadResult fetch_file_with(const std::string& helper, const DownloadRequest&
     throw StepFailure(answer["error"].get<std::string>());
   if (!r.ok() || !answer.is_object() || !answer.contains("sha256")) {
     throw StepFailure("the download helper " + helper + " failed (" +
-                      (r.timed_out    ? std::string("timed out")
-                       : r.not_found  ? std::string("cannot be run")
-                                      : "exit status " + std::to_string(r.exit_code)) +
+                      (r.timed_out   ? std::string("timed out")
+                       : r.not_found ? std::string("cannot be run")
+                                     : "exit status " + std::to_string(r.exit_code)) +
                       ") while fetching " + request.url + "; reinstall wslgpu-setup");
   }
   DownloadResult result;

@@ -14,6 +14,7 @@
 // two say to each other is in installer/fetch_protocol.hpp. Its log lines are
 // passed on to our log as they arrive.
 #pragma once
+#include <map>
 #include <string>
 
 #include "installer/download.hpp"
@@ -34,5 +35,11 @@ DownloadResult fetch_file_with(const std::string& helper, const DownloadRequest&
 
 // Where the helper is installed, or "" when it is not.
 std::string fetch_helper_path();
+
+// What of our environment the helper gets on top of the minimal one every
+// program runs with: the proxy settings libcurl reads (http_proxy,
+// https_proxy, all_proxy, no_proxy) and where OpenSSL finds certificates
+// (SSL_CERT_FILE, SSL_CERT_DIR).
+std::map<std::string, std::string> fetch_environment();
 
 }  // namespace wslgpu

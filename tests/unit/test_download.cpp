@@ -419,3 +419,18 @@ TEST_CASE("a missing download helper, or a malformed request to it, is an error 
   CHECK(answer["error"].get<std::string>().rfind("the download helper got a malformed request: ", 0) == 0);
   CHECK(fetch_log_line(true, "two\nlines") == "warning\ttwo lines");
 }
+
+TEST_CASE("the download helper gets the proxy and certificate settings from our environment, and nothing else") {
+  ::setenv("https_proxy", "http://proxy.example:3128", 1);
+  ::setenv("NO_PROXY", "localhost", 1);
+  ::setenv("WSLGPU_TEST_SECRET", "not for the helper", 1);
+  ::unsetenv("SSL_CERT_FILE");
+  auto env = fetch_environment();
+  ::unsetenv("https_proxy");
+  ::unsetenv("NO_PROXY");
+  ::unsetenv("WSLGPU_TEST_SECRET");
+  CHECK(env["https_proxy"] == "http://proxy.example:3128");
+  CHECK(env["NO_PROXY"] == "localhost");
+  CHECK(env.count("WSLGPU_TEST_SECRET") == 0);
+  CHECK(env.count("SSL_CERT_FILE") == 0);
+}
