@@ -7,7 +7,8 @@ namespace wslgpu {
 namespace {
 
 ArchiveApi load_archive() {
-  static const DynamicLibrary library(WSLGPU_LIBARCHIVE_SONAME, "libarchive13", "Reading .deb files and writing archives");
+  static const DynamicLibrary library(WSLGPU_LIBARCHIVE_SONAME, "libarchive13",
+                                      "Reading .deb files and writing archives");
   ArchiveApi api;
   library.bind(api.error_string, "archive_error_string");
   library.bind(api.read_new, "archive_read_new");

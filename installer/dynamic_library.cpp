@@ -22,8 +22,10 @@ void* DynamicLibrary::symbol(const char* name) const {
   ::dlerror();
   void* address = ::dlsym(handle_, name);
   if (!address) {
-    throw StepFailure(soname_ + " has no " + name + "; it is older than this build of wslgpu-setup expects. "
-                      "Update it with: apt-get install " + package_);
+    throw StepFailure(soname_ + " has no " + name +
+                      "; it is older than this build of wslgpu-setup expects. "
+                      "Update it with: apt-get install " +
+                      package_);
   }
   return address;
 }

@@ -35,7 +35,8 @@ int main() {
   }
   bool failed = false;
   std::string answer = wslgpu::answer_fetch_request(
-      request, [](bool warning, const std::string& message) { write_all(2, wslgpu::fetch_log_line(warning, message) + "\n"); },
+      request,
+      [](bool warning, const std::string& message) { write_all(2, wslgpu::fetch_log_line(warning, message) + "\n"); },
       failed);
   write_all(1, answer + "\n");
   return failed ? 1 : 0;

@@ -36,10 +36,8 @@ std::string answer_fetch_request(const std::string& text, const decltype(Downloa
   try {
     DownloadResult result = download_file(r);
     failed = false;
-    return nlohmann::json{{"bytes", result.bytes},
-                          {"sha256", result.sha256},
-                          {"attempts", result.attempts},
-                          {"resumed", result.resumed}}
+    return nlohmann::json{
+        {"bytes", result.bytes}, {"sha256", result.sha256}, {"attempts", result.attempts}, {"resumed", result.resumed}}
         .dump();
   } catch (const std::exception& e) {
     return nlohmann::json{{"error", e.what()}}.dump();
