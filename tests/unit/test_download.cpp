@@ -55,6 +55,13 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
+// What a download whose content has SHA-256 GOT says when the manifest wants WANT.
+std::string mismatch_message(const std::string& url, const std::string& got, const std::string& want) {
+  return "the file downloaded from " + url + " has SHA-256 " + got + ", but the manifest expects " + want +
+         "; it was deleted. Either the file changed on the server or the manifest's sha256 is wrong: "
+         "compare it with the checksum the vendor publishes.";
+}
+
 DownloadRequest request_for(const TinyHttpServer& server, const std::string& body, const std::string& dest) {
   DownloadRequest req;
   req.url = server.url("/pkg.deb");
@@ -94,11 +101,7 @@ TEST_CASE("a hash mismatch deletes the file and names both hashes") {
   auto req = request_for(server, body, tmp.path() + "/pkg.deb");
   req.sha256 = std::string(64, 'a');
   CHECK_THROWS_WITH_AS(download_file(req),
-                       ("the file downloaded from " + req.url + " has SHA-256 " + sha256_hex(body) +
-                        ", but the manifest expects " + std::string(64, 'a') +
-                        "; it was deleted. Either the file changed on the server or the manifest's sha256 is wrong: "
-                        "compare it with the checksum the vendor publishes.")
-                           .c_str(),
+                       mismatch_message(req.url, sha256_hex(body), std::string(64, 'a')).c_str(),
                        StepFailure);
   CHECK_FALSE(std::filesystem::exists(tmp.path() + "/pkg.deb"));
   CHECK_FALSE(std::filesystem::exists(tmp.path() + "/pkg.deb.part"));
@@ -253,7 +256,8 @@ TEST_CASE("a file URL whose content does not match the SHA-256 leaves nothing be
   req.url = "file://" + tmp.path() + "/src/key.asc";
   req.sha256 = sha256_hex("another key");
   req.host_path = tmp.path() + "/out/key.asc";
-  CHECK_THROWS_AS(download_file(req), StepFailure);
+  CHECK_THROWS_WITH_AS(download_file(req), mismatch_message(req.url, sha256_hex("the real key"), req.sha256).c_str(),
+                       StepFailure);
   CHECK_FALSE(std::filesystem::exists(tmp.path() + "/out/key.asc"));
   CHECK_FALSE(std::filesystem::exists(tmp.path() + "/out/key.asc.part"));
 }
@@ -390,11 +394,7 @@ TEST_CASE("the download helper's failures carry the same messages as in-process 
     auto req = request_for(server, body, tmp.path() + "/b.deb");
     req.sha256 = sha256_hex("something else");
     CHECK_THROWS_WITH_AS(fetch_file_with(WSLGPU_FETCH_BINARY, req),
-                         ("the file downloaded from " + req.url + " has SHA-256 " + sha256_hex(body) +
-                          ", but the manifest expects " + req.sha256 +
-                          "; it was deleted. Either the file changed on the server or the manifest's sha256 is wrong: "
-                          "compare it with the checksum the vendor publishes.")
-                             .c_str(),
+                         mismatch_message(req.url, sha256_hex(body), req.sha256).c_str(),
                          StepFailure);
     CHECK_FALSE(std::filesystem::exists(tmp.path() + "/b.deb"));
     CHECK_FALSE(std::filesystem::exists(tmp.path() + "/b.deb.part"));
