@@ -171,7 +171,8 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   if (result.exit_code == 127 && result.out.empty() && result.err.empty()) result.not_found = true;
   spdlog::debug("exit {}{}: {}", result.exit_code, result.timed_out ? " (timed out)" : "", cmd.display());
   if (!result.out.empty()) spdlog::trace("stdout:\n{}", result.out);
-  if (!result.err.empty()) spdlog::debug("stderr:\n{}", result.err);
+  // Lines already passed on as they came are not logged a second time.
+  if (!result.err.empty() && !cmd.on_stderr_line) spdlog::debug("stderr:\n{}", result.err);
   return result;
 }
 
