@@ -27,7 +27,7 @@
 # Environment:
 #   BENCH_RUNS=11          timed rounds per comparison (after BENCH_WARMUP=2 untimed ones)
 #   BENCH_INSTALL_RUNS=3   real installs, each in a fresh root
-#   BENCH_DOWNLOAD_MIB=1024  size of the download file;  BENCH_DOWNLOAD_RUNS=3
+#   BENCH_DOWNLOAD_MIB=1024  size of the download file;  BENCH_DOWNLOAD_RUNS=5
 #   BENCH_OUT=bench/results.json
 #   BENCH_PARTS=abcde      which parts to run (a, b and c always run together)
 #   WSLGPU_BENCH_CACHE=/var/cache/wslgpu-setup-bench   where the bench's base root is cached
@@ -46,7 +46,7 @@ BIN=$(realpath -m "${1:-$repo/build/wslgpu-setup}")
 [[ -x $BIN ]] || die "$BIN is not an executable; build it first: cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build wslgpu-setup"
 export BENCH_OUT=${BENCH_OUT:-$here/results.json}
 export BENCH_RUNS=${BENCH_RUNS:-11} BENCH_WARMUP=${BENCH_WARMUP:-2} BENCH_INSTALL_RUNS=${BENCH_INSTALL_RUNS:-3}
-export BENCH_DOWNLOAD_MIB=${BENCH_DOWNLOAD_MIB:-1024} BENCH_DOWNLOAD_RUNS=${BENCH_DOWNLOAD_RUNS:-3}
+export BENCH_DOWNLOAD_MIB=${BENCH_DOWNLOAD_MIB:-1024} BENCH_DOWNLOAD_RUNS=${BENCH_DOWNLOAD_RUNS:-5}
 export BENCH_PARTS=${BENCH_PARTS:-abcde}
 # The system's python3 (a user's pyenv shim would add its own start-up to nothing, but may lack modules).
 export PY=/usr/bin/python3
