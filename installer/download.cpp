@@ -28,7 +28,8 @@ std::string download_url_problem(const std::string& url, bool insecure_http) {
   if (starts("file:///")) return "";
   if (starts("http://")) {
     if (insecure_http) return "";
-    return "\"" + url + "\" is plain HTTP, which anyone on the way can tamper with; use an https:// URL, or set "
+    return "\"" + url +
+           "\" is plain HTTP, which anyone on the way can tamper with; use an https:// URL, or set "
            "insecure_http = true if the server offers nothing else (the SHA-256 check still applies)";
   }
   return "\"" + url + "\" is not an https:// or file:/// URL";
@@ -62,9 +63,9 @@ std::string human_bytes(std::uint64_t n) {
   return buf;
 }
 
-// Reports MESSAGE through the request's log callback, if it has one.
+// Reports "URL: MESSAGE" through the request's log callback, if it has one.
 void say(const DownloadRequest& request, const std::string& message, bool warning = false) {
-  if (request.log) request.log(warning, message);
+  if (request.log) request.log(warning, request.url + ": " + message);
 }
 
 // One download in progress: the partial file, its hash so far, what the
@@ -101,7 +102,7 @@ size_t on_data(char* ptr, size_t size, size_t nmemb, void* userdata) {
     t.api->easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &code);
     // A server that ignores Range sends the whole file again with 200.
     if (t.attempt_start > 0 && code == 200) {
-      say(*t.request, t.request->url + ": the server does not resume downloads; starting again from the beginning");
+      say(*t.request, "the server does not resume downloads; starting again from the beginning");
       restart_from_zero(t);
       if (!t.write_problem.empty()) return 0;
     }
@@ -130,12 +131,11 @@ int on_progress(void* userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
     int decile = static_cast<int>(now * 10 / total);
     if (decile > t.last_decile) {
       if (t.last_decile >= 0 || decile > 0)
-        say(*t.request, t.request->url + ": " + std::to_string(decile * 10) + "% (" + human_bytes(now) + " of " +
-                            human_bytes(total) + ")");
+        say(*t.request, std::to_string(decile * 10) + "% (" + human_bytes(now) + " of " + human_bytes(total) + ")");
       t.last_decile = decile;
     }
   } else if (now >= t.last_logged + 10 * 1024 * 1024) {
-    say(*t.request, t.request->url + ": " + human_bytes(now) + " so far");
+    say(*t.request, human_bytes(now) + " so far");
     t.last_logged = now;
   }
   return 0;
@@ -181,7 +181,7 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
     if (got < 0) throw StepFailure("cannot read " + part + ": " + std::strerror(errno));
     if (t.written > 0) {
       result.resumed = true;
-      say(request, request.url + ": resuming after " + human_bytes(t.written) + " already downloaded");
+      say(request, "resuming after " + human_bytes(t.written) + " already downloaded");
     }
   }
 
@@ -224,7 +224,7 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
     result.attempts = attempt + 1;
     if (attempt > 0) {
       say(request,
-          request.url + ": " + last_error + "; trying again in " + std::to_string(wait.count()) + " ms (attempt " +
+          last_error + "; trying again in " + std::to_string(wait.count()) + " ms (attempt " +
               std::to_string(attempt + 1) + " of " + std::to_string(request.retries + 1) + ")",
           true);
       std::this_thread::sleep_for(wait);
@@ -251,7 +251,8 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
     // hash below decides, and a wrong partial file is fetched again once.
     // A server that ignores Range answers 200 and libcurl stops with
     // CURLE_RANGE_ERROR before any byte arrives: start again from zero.
-    bool nothing_after_offset = (code == CURLE_HTTP_RETURNED_ERROR && status == 416) || code == CURLE_BAD_DOWNLOAD_RESUME;
+    bool nothing_after_offset =
+        (code == CURLE_HTTP_RETURNED_ERROR && status == 416) || code == CURLE_BAD_DOWNLOAD_RESUME;
     if ((nothing_after_offset || code == CURLE_RANGE_ERROR) && t.attempt_start > 0) {
       if (nothing_after_offset && t.hash.hex_digest_so_far() == expected) {
         done = true;
@@ -259,7 +260,7 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
       }
       if (!restarted) {
         restarted = true;
-        say(request, request.url + ": cannot resume (" + last_error + "); starting again from the beginning");
+        say(request, "cannot resume (" + last_error + "); starting again from the beginning");
         restart_from_zero(t);
         --attempt;
         continue;
@@ -316,7 +317,8 @@ DownloadResult download_file(const DownloadRequest& request) {
   if (!is_sha256_hex(request.sha256))
     throw StepFailure("refusing to download " + request.url + " without a SHA-256 to check it against");
   std::string expected = request.sha256;
-  std::transform(expected.begin(), expected.end(), expected.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(expected.begin(), expected.end(), expected.begin(),
+                 [](char c) { return static_cast<char>(std::tolower(c)); });
 
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(request.host_path).parent_path(), ec);
@@ -356,7 +358,7 @@ DownloadResult download_file(const DownloadRequest& request) {
   t.fd = -1;
   if (::rename(part.c_str(), request.host_path.c_str()) != 0)
     throw StepFailure("cannot rename " + part + " to " + request.host_path + ": " + std::strerror(errno));
-  say(request, request.url + ": done, " + human_bytes(result.bytes) + " (sha256 " + result.sha256 + ")");
+  say(request, "done, " + human_bytes(result.bytes) + " (sha256 " + result.sha256 + ")");
   return result;
 }
 

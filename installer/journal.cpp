@@ -152,9 +152,9 @@ bool Journal::ended() const {
   auto start = tail.rfind('\n');
   std::string_view last = std::string_view(tail).substr(start == std::string::npos ? 0 : start + 1);
   nlohmann::json record = nlohmann::json::parse(last, nullptr, false);  // no exceptions: a torn line is "not ended"
-  if (record.is_discarded() || !record.is_object() || record.value("type", "") != "end") return false;
-  std::string status = record.value("status", "interrupted");
-  return status != "interrupted";
+  if (record.is_discarded() || !record.is_object()) return false;
+  // The last record alone, read by the one rule of what "ended" means.
+  return summarize(id_, {record}).status != "interrupted";
 }
 
 TransactionSummary summarize(const std::string& id, const std::vector<nlohmann::json>& records) {
