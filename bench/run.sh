@@ -135,6 +135,23 @@ json_spec() {
   printf '%s\n' "$@" | jq -s --argjson w "$warmup" --argjson r "$runs" '{warmup: $w, runs: $r, commands: .}'
 }
 
+# peak_rss NAME TSV ARGV...: runs ARGV under /usr/bin/time -v (its output
+# in TSV.out) and appends "NAME<TAB>peak KiB<TAB>exit status" to TSV.
+peak_rss() {
+  local name=$1 tsv=$2 status=0 kib
+  shift 2
+  /usr/bin/time -v -o "$tsv.time" "$@" >"$tsv.out" 2>&1 || status=$?
+  kib=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tsv.time")
+  printf '%s\t%s\t%s\n' "$name" "$kib" "$status" >>"$tsv"
+  say "  $name: $kib KiB (exit $status)"
+  return "$status"
+}
+
+# rss_json TSV: what peak_rss wrote, as the list report.py reads.
+rss_json() {
+  jq -Rn '[inputs | split("\t") | {name: .[0], maxrss_kib: (.[1] | tonumber), status: (.[2] | tonumber)}]' <"$1"
+}
+
 # ---------------------------------------------------------------- a, b, c: one converged root
 
 bench_converged() {
@@ -210,19 +227,13 @@ bench_converged() {
     "history|history"
     "doctor|doctor"
   )
-  local entry name args status kib
+  local entry
   : >"$tmp/rss.tsv"
   for entry in "${rss_cmds[@]}"; do
-    name=${entry%%|*} args=${entry#*|}
-    status=0
-    # shellcheck disable=SC2086 # args are words without spaces
-    /usr/bin/time -v -o "$tmp/time.txt" "$WSLGPU_BIN" --root "$ROOT" --no-color $args >/dev/null 2>&1 || status=$?
-    kib=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/time.txt")
-    printf '%s\t%s\t%s\n' "$name" "$kib" "$status" >>"$tmp/rss.tsv"
-    say "  $name: $kib KiB (exit $status)"
+    # shellcheck disable=SC2086 # the arguments are words without spaces
+    peak_rss "${entry%%|*}" "$tmp/rss.tsv" "$WSLGPU_BIN" --root "$ROOT" --no-color ${entry#*|} || true
   done
-  jq -Rn '[inputs | split("\t") | {name: .[0], maxrss_kib: (.[1] | tonumber), status: (.[2] | tonumber)}]' \
-    <"$tmp/rss.tsv" >"$out/rss.json"
+  rss_json "$tmp/rss.tsv" >"$out/rss.json"
 
   say "c: plan time of 10, 100 and 1000 file/check steps"
   local n i specs=()
@@ -246,14 +257,9 @@ bench_converged() {
   # own resident set as a floor (see measure.py).
   : >"$tmp/rss-steps.tsv"
   for n in 10 100 1000; do
-    status=0
-    /usr/bin/time -v -o "$tmp/time.txt" "$WSLGPU_BIN" --root "$ROOT" --not-wsl --no-color plan "$tmp/steps-$n.toml" \
-      >/dev/null 2>&1 || status=$?
-    kib=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/time.txt")
-    printf '%s\t%s\t%s\n' "plan $n steps" "$kib" "$status" >>"$tmp/rss-steps.tsv"
+    peak_rss "plan $n steps" "$tmp/rss-steps.tsv" "$WSLGPU_BIN" --root "$ROOT" --not-wsl --no-color plan "$tmp/steps-$n.toml" || true
   done
-  jq -Rn '[inputs | split("\t") | {name: .[0], maxrss_kib: (.[1] | tonumber), status: (.[2] | tonumber)}]' \
-    <"$tmp/rss-steps.tsv" >"$out/rss-steps.json"
+  rss_json "$tmp/rss-steps.tsv" >"$out/rss-steps.json"
 }
 
 # bench_apt_full_lists TMP OUT: apt-get install of the installed packages
@@ -395,17 +401,36 @@ bench_own_usage() {
 
 # ---------------------------------------------------------------- e: download
 
+# start_server DIR [CERT KEY]: serves DIR on a free port of 127.0.0.1 with
+# bench/http_server.py (over TLS with CERT and KEY), sets BENCH_SERVER_PID
+# and BENCH_SERVER_PORT, and returns once it answers.
+start_server() {
+  local dir=$1 scheme=http i
+  (($# < 3)) || scheme=https
+  BENCH_SERVER_PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$PY" "$BENCH_DIR/http_server.py" "$dir" "$BENCH_SERVER_PORT" "${@:2}" >"$dir.server.log" 2>&1 &
+  BENCH_SERVER_PID=$!
+  for i in $(seq 50); do
+    curl -ksS -o /dev/null "$scheme://127.0.0.1:$BENCH_SERVER_PORT/" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "the bench's HTTP server did not start (see $dir.server.log)"
+}
+
+stop_server() {
+  kill "$BENCH_SERVER_PID" 2>/dev/null || true
+  wait "$BENCH_SERVER_PID" 2>/dev/null || true
+  BENCH_SERVER_PID=
+}
+
 bench_download() {
-  local d=$BENCH_RUN/dl out=$BENCH_RESULTS port sha
+  local d=$BENCH_RUN/dl out=$BENCH_RESULTS sha
   mkdir -p "$d/srv"
   say "e: download of $BENCH_DOWNLOAD_MIB MiB from a local HTTP server on 127.0.0.1"
   head -c "$((BENCH_DOWNLOAD_MIB * 1024 * 1024))" /dev/urandom >"$d/srv/big.bin"
   sha=$(sha256sum "$d/srv/big.bin" | cut -d' ' -f1)
-  port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  "$PY" "$BENCH_DIR/http_server.py" "$d/srv" "$port" >"$d/server.log" 2>&1 &
-  BENCH_SERVER_PID=$!
-  local url=http://127.0.0.1:$port/big.bin i
-  for i in $(seq 50); do curl -fsS -o /dev/null -r 0-0 "$url" 2>/dev/null && break; sleep 0.1; done
+  start_server "$d/srv"
+  local url=http://127.0.0.1:$BENCH_SERVER_PORT/big.bin
   {
     manifest_header download
     printf '\n[[step]]\nid = "big"\nkind = "download"\nurl = "%s"\nsha256 = "%s"\ndest = "/var/tmp/big.bin"\ninsecure_http = true\n' "$url" "$sha"
@@ -422,9 +447,7 @@ bench_download() {
   "$PY" "$BENCH_DIR/measure.py" "$d/e.spec" "$out/download.json"
   [[ $(sha256sum <"$d/root/var/tmp/big.bin" | cut -d' ' -f1) == "$sha" ]] || say "note: the download step's file does not match"
   jq -n --argjson bytes "$((BENCH_DOWNLOAD_MIB * 1024 * 1024))" '{bytes: $bytes}' >"$out/download-size.json"
-  kill "$BENCH_SERVER_PID" 2>/dev/null || true
-  wait "$BENCH_SERVER_PID" 2>/dev/null || true
-  BENCH_SERVER_PID=
+  stop_server
   bench_https_memory "$d"
   rm -rf "$d"
 }
@@ -436,7 +459,7 @@ bench_download() {
 # binding a CA bundle that includes it over the system's, in this run's
 # private mount namespace only.
 bench_https_memory() {
-  local d=$1 out=$BENCH_RESULTS port status=0 bundle=/etc/ssl/certs/ca-certificates.crt
+  local d=$1 out=$BENCH_RESULTS bundle=/etc/ssl/certs/ca-certificates.crt
   [[ -f $bundle ]] && command -v openssl >/dev/null || {
     say "no $bundle or openssl: the HTTPS download's memory is left out"
     return 0
@@ -446,26 +469,20 @@ bench_https_memory() {
   cat "$bundle" "$d/tls.crt" >"$d/bundle.crt"
   mount --bind "$d/bundle.crt" "$bundle"
   head -c $((1024 * 1024)) /dev/urandom >"$d/srv/small.bin"
-  port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  "$PY" "$BENCH_DIR/http_server.py" "$d/srv" "$port" "$d/tls.crt" "$d/tls.key" >"$d/tls-server.log" 2>&1 &
-  BENCH_SERVER_PID=$!
-  local url=https://127.0.0.1:$port/small.bin i
-  for i in $(seq 50); do curl -fsS --cacert "$d/tls.crt" -o /dev/null "$url" 2>/dev/null && break; sleep 0.1; done
+  start_server "$d/srv" "$d/tls.crt" "$d/tls.key"
+  local url=https://127.0.0.1:$BENCH_SERVER_PORT/small.bin
   {
     manifest_header download-https
     printf '\n[[step]]\nid = "small"\nkind = "download"\nurl = "%s"\nsha256 = "%s"\ndest = "/var/tmp/small.bin"\n' \
       "$url" "$(sha256sum "$d/srv/small.bin" | cut -d' ' -f1)"
   } >"$d/https.toml"
   rm -rf "$d/root" && mkdir "$d/root"
-  /usr/bin/time -v -o "$d/https-time.txt" "$BIN" --root "$d/root" --not-wsl --no-color install "$d/https.toml" --yes \
-    >"$d/https.out" 2>&1 || status=$?
-  ((status == 0)) || { cat "$d/https.out" >&2; say "the HTTPS download failed (exit $status)"; }
-  jq -n --argjson kib "$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$d/https-time.txt")" --argjson status "$status" \
-    '[{name: "download over HTTPS (libcurl and OpenSSL loaded)", maxrss_kib: $kib, status: $status}]' >"$out/rss-https.json"
-  say "  download over HTTPS: $(jq -r '.[0].maxrss_kib' "$out/rss-https.json") KiB (exit $status)"
-  kill "$BENCH_SERVER_PID" 2>/dev/null || true
-  wait "$BENCH_SERVER_PID" 2>/dev/null || true
-  BENCH_SERVER_PID=
+  : >"$d/rss-https.tsv"
+  peak_rss "download over HTTPS (libcurl and OpenSSL loaded)" "$d/rss-https.tsv" \
+    "$BIN" --root "$d/root" --not-wsl --no-color install "$d/https.toml" --yes ||
+    { cat "$d/rss-https.tsv.out" >&2; say "the HTTPS download failed"; }
+  rss_json "$d/rss-https.tsv" >"$out/rss-https.json"
+  stop_server
   umount "$bundle"
 }
 
