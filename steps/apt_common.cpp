@@ -10,9 +10,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "installer/error.hpp"
-#include "installer/overlay_filesystem.hpp"
-#include "installer/paths.hpp"
+#include "installer/system/error.hpp"
+#include "installer/plan/overlay_filesystem.hpp"
+#include "installer/system/paths.hpp"
 
 namespace wslgpu {
 

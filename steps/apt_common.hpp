@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "installer/apt_simulation.hpp"
-#include "installer/dpkg_status.hpp"
+#include "installer/formats/apt_simulation.hpp"
+#include "installer/formats/dpkg_status.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

@@ -4,8 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "installer/deb_archive.hpp"
-#include "installer/error.hpp"
+#include "installer/formats/deb_archive.hpp"
+#include "installer/system/error.hpp"
 #include "steps/apt_common.hpp"
 
 namespace wslgpu {

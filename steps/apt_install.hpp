@@ -20,7 +20,7 @@
 // those; packages the user had before are never touched (an upgrade of one
 // is not reverted, and undo says so).
 #pragma once
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

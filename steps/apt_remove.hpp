@@ -15,7 +15,7 @@
 // reinstalls exactly those versions (`apt-get install name=version`); when
 // apt can no longer fetch one, undo fails and says so plainly.
 #pragma once
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

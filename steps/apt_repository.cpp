@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "installer/deb822.hpp"
-#include "installer/download.hpp"
-#include "installer/fetch_helper.hpp"
-#include "installer/error.hpp"
-#include "installer/sha256.hpp"
+#include "installer/formats/deb822.hpp"
+#include "installer/net/download.hpp"
+#include "installer/net/fetch_helper.hpp"
+#include "installer/system/error.hpp"
+#include "installer/formats/sha256.hpp"
 #include "steps/file_change.hpp"
 
 namespace wslgpu {

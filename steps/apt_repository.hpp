@@ -24,7 +24,7 @@
 // Plan fetches key_url with libcurl into STATE_DIR/cache (https:// or
 // file:///), and verifies key_sha256 before anything else looks at the key.
 #pragma once
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

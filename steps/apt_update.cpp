@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "installer/error.hpp"
+#include "installer/system/error.hpp"
 #include "steps/apt_common.hpp"
 
 namespace wslgpu {

@@ -13,7 +13,7 @@
 // there is no earlier state worth restoring, and a later `apt-get update`
 // would replace it anyway.
 #pragma once
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

@@ -21,7 +21,7 @@
 // A check never changes anything. In plan, path and kernel checks are
 // evaluated at once; command checks run during install, in their place.
 #pragma once
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

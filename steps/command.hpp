@@ -23,8 +23,8 @@
 // rollback that is itself interrupted runs undo again, so `undo` should
 // succeed when there is nothing left to reverse (`rm -f`, not `rm`).
 #pragma once
-#include "installer/process.hpp"
-#include "installer/step_keys.hpp"
+#include "installer/system/process.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

@@ -4,11 +4,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "installer/deb_archive.hpp"
-#include "installer/download.hpp"
-#include "installer/fetch_helper.hpp"
-#include "installer/dpkg_status.hpp"
-#include "installer/error.hpp"
+#include "installer/formats/deb_archive.hpp"
+#include "installer/net/download.hpp"
+#include "installer/net/fetch_helper.hpp"
+#include "installer/formats/dpkg_status.hpp"
+#include "installer/system/error.hpp"
 #include "steps/apt_common.hpp"
 #include "steps/download.hpp"
 

@@ -19,7 +19,7 @@
 // dependencies: install them with an apt_install step first). Undo purges
 // the package when it was not installed before.
 #pragma once
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

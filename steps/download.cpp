@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "installer/download.hpp"
-#include "installer/fetch_helper.hpp"
-#include "installer/error.hpp"
-#include "installer/paths.hpp"
+#include "installer/net/download.hpp"
+#include "installer/net/fetch_helper.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/paths.hpp"
 
 namespace wslgpu {
 

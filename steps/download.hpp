@@ -17,7 +17,7 @@
 // it over DEST once the hash matches; a file DEST held before is kept as
 // DEST.wslgpu-previous. Undo removes DEST and puts the previous file back.
 #pragma once
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

@@ -1,6 +1,6 @@
 #include "steps/file.hpp"
 
-#include "installer/accounts.hpp"
+#include "installer/host/accounts.hpp"
 #include "steps/file_change.hpp"
 
 namespace wslgpu {

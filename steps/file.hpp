@@ -13,7 +13,7 @@
 // State touched: that one file. Undo: the runner restores the file it backed
 // up (content, mode, owner), or removes it when it did not exist.
 #pragma once
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

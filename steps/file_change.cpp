@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "installer/diff.hpp"
-#include "installer/sha256.hpp"
+#include "installer/formats/diff.hpp"
+#include "installer/formats/sha256.hpp"
 
 namespace wslgpu {
 

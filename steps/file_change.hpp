@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "installer/filesystem.hpp"
-#include "installer/plan.hpp"
+#include "installer/system/filesystem.hpp"
+#include "installer/plan/plan.hpp"
 
 namespace wslgpu {
 

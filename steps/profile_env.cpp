@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "installer/paths.hpp"
+#include "installer/system/paths.hpp"
 #include "steps/file_change.hpp"
 
 namespace wslgpu {

@@ -23,7 +23,7 @@
 // State touched: that one file, as a plan write. Undo: the runner restores
 // it byte for byte (mode and owner too), or removes it when it did not exist.
 #pragma once
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

@@ -19,11 +19,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "installer/accounts.hpp"
-#include "installer/filesystem.hpp"
-#include "installer/host.hpp"
-#include "installer/plan.hpp"
-#include "installer/process.hpp"
+#include "installer/host/accounts.hpp"
+#include "installer/system/filesystem.hpp"
+#include "installer/host/host.hpp"
+#include "installer/plan/plan.hpp"
+#include "installer/system/process.hpp"
 
 namespace wslgpu {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "installer/accounts.hpp"
+#include "installer/host/accounts.hpp"
 #include "steps/command.hpp"
 
 namespace wslgpu {

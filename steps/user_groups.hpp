@@ -22,7 +22,7 @@
 // finish, undo compares the snapshot taken before it with /etc/group to find
 // what was done.
 #pragma once
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

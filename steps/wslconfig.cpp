@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "installer/ini.hpp"
-#include "installer/paths.hpp"
+#include "installer/formats/ini.hpp"
+#include "installer/system/paths.hpp"
 #include "steps/file_change.hpp"
 #include "steps/registry.hpp"
 

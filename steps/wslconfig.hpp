@@ -36,7 +36,7 @@
 // after `wsl --shutdown` (.wslconfig) or a restart of the distribution
 // (wsl.conf), both run from Windows; the plan's notice says so.
 #pragma once
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

@@ -1,4 +1,4 @@
-#include "installer/commands.hpp"
+#include "installer/cli/commands.hpp"
 
 #include <unistd.h>
 
@@ -10,17 +10,17 @@
 
 #include <toml++/toml.h>
 
-#include "installer/bundled_manifests.hpp"
-#include "installer/error.hpp"
-#include "installer/filesystem.hpp"
-#include "installer/guards.hpp"
-#include "installer/host.hpp"
-#include "installer/lock.hpp"
-#include "installer/manifest.hpp"
-#include "installer/plan_output.hpp"
-#include "installer/planner.hpp"
-#include "installer/process.hpp"
-#include "installer/transaction.hpp"
+#include "installer/manifest/bundled_manifests.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/filesystem.hpp"
+#include "installer/guards/guards.hpp"
+#include "installer/host/host.hpp"
+#include "installer/transaction/lock.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "installer/plan/plan_output.hpp"
+#include "installer/planner/planner.hpp"
+#include "installer/system/process.hpp"
+#include "installer/transaction/transaction.hpp"
 #include "steps/registry.hpp"
 
 namespace wslgpu {

@@ -12,9 +12,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "installer/commands.hpp"
-#include "installer/doctor.hpp"
-#include "installer/error.hpp"
+#include "installer/cli/commands.hpp"
+#include "installer/doctor/doctor.hpp"
+#include "installer/system/error.hpp"
 #include "steps/registry.hpp"
 
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "installer/doctor.hpp"
-#include "installer/dpkg_status.hpp"
-#include "installer/ini.hpp"
+#include "installer/doctor/doctor.hpp"
+#include "installer/formats/dpkg_status.hpp"
+#include "installer/formats/ini.hpp"
 
 namespace wslgpu::doctor {
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "installer/doctor_checks.hpp"
+#include "installer/doctor/checks.hpp"
 
 namespace wslgpu::doctor {
 

@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "installer/accounts.hpp"
-#include "installer/doctor_checks.hpp"
+#include "installer/host/accounts.hpp"
+#include "installer/doctor/checks.hpp"
 
 namespace wslgpu::doctor {
 

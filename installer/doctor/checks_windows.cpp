@@ -7,7 +7,7 @@
 #include <regex>
 #include <string>
 
-#include "installer/doctor_checks.hpp"
+#include "installer/doctor/checks.hpp"
 
 namespace wslgpu::doctor {
 

@@ -4,7 +4,7 @@
 // the GPU facts because its absence explains every later GPU failure.
 #include <string>
 
-#include "installer/doctor_checks.hpp"
+#include "installer/doctor/checks.hpp"
 
 namespace wslgpu::doctor {
 

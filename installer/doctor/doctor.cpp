@@ -1,4 +1,4 @@
-#include "installer/doctor.hpp"
+#include "installer/doctor/doctor.hpp"
 
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "installer/doctor_checks.hpp"
-#include "installer/error.hpp"
-#include "installer/support_bundle.hpp"
+#include "installer/doctor/checks.hpp"
+#include "installer/system/error.hpp"
+#include "installer/doctor/support_bundle.hpp"
 
 namespace wslgpu {
 

@@ -23,10 +23,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "installer/commands.hpp"
-#include "installer/filesystem.hpp"
-#include "installer/host.hpp"
-#include "installer/process.hpp"
+#include "installer/cli/commands.hpp"
+#include "installer/system/filesystem.hpp"
+#include "installer/host/host.hpp"
+#include "installer/system/process.hpp"
 
 namespace wslgpu {
 

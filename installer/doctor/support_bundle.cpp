@@ -1,4 +1,4 @@
-#include "installer/support_bundle.hpp"
+#include "installer/doctor/support_bundle.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,10 +7,10 @@
 #include <regex>
 #include <sstream>
 
-#include "installer/archive_api.hpp"
-#include "installer/dpkg_status.hpp"
-#include "installer/error.hpp"
-#include "installer/ini.hpp"
+#include "installer/formats/archive_api.hpp"
+#include "installer/formats/dpkg_status.hpp"
+#include "installer/system/error.hpp"
+#include "installer/formats/ini.hpp"
 
 namespace wslgpu {
 

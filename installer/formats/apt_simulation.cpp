@@ -1,8 +1,8 @@
-#include "installer/apt_simulation.hpp"
+#include "installer/formats/apt_simulation.hpp"
 
 #include <sstream>
 
-#include "installer/deb822.hpp"
+#include "installer/formats/deb822.hpp"
 
 namespace wslgpu {
 

@@ -1,6 +1,6 @@
-#include "installer/archive_api.hpp"
+#include "installer/formats/archive_api.hpp"
 
-#include "installer/dynamic_library.hpp"
+#include "installer/system/dynamic_library.hpp"
 
 namespace wslgpu {
 

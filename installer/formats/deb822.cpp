@@ -1,8 +1,8 @@
-#include "installer/deb822.hpp"
+#include "installer/formats/deb822.hpp"
 
 #include <cstdint>
 
-#include "installer/error.hpp"
+#include "installer/system/error.hpp"
 
 namespace wslgpu {
 

@@ -1,11 +1,11 @@
-#include "installer/deb_archive.hpp"
+#include "installer/formats/deb_archive.hpp"
 
 #include <algorithm>
 #include <memory>
 
-#include "installer/archive_api.hpp"
-#include "installer/deb822.hpp"
-#include "installer/error.hpp"
+#include "installer/formats/archive_api.hpp"
+#include "installer/formats/deb822.hpp"
+#include "installer/system/error.hpp"
 
 namespace wslgpu {
 

@@ -1,4 +1,4 @@
-#include "installer/diff.hpp"
+#include "installer/formats/diff.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
-#include "installer/dpkg_status.hpp"
+#include "installer/formats/dpkg_status.hpp"
 
-#include "installer/deb822.hpp"
-#include "installer/error.hpp"
+#include "installer/formats/deb822.hpp"
+#include "installer/system/error.hpp"
 
 namespace wslgpu {
 

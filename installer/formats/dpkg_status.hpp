@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "installer/filesystem.hpp"
+#include "installer/system/filesystem.hpp"
 
 namespace wslgpu {
 

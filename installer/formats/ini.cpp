@@ -1,4 +1,4 @@
-#include "installer/ini.hpp"
+#include "installer/formats/ini.hpp"
 
 #include <algorithm>
 

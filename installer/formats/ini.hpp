@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "installer/error.hpp"
+#include "installer/system/error.hpp"
 
 namespace wslgpu {
 

@@ -1,4 +1,4 @@
-#include "installer/sha256.hpp"
+#include "installer/formats/sha256.hpp"
 
 #include <cstring>
 

@@ -1,6 +1,6 @@
-#include "installer/guards.hpp"
+#include "installer/guards/guards.hpp"
 
-#include "installer/ini.hpp"
+#include "installer/formats/ini.hpp"
 
 namespace wslgpu {
 

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "installer/host.hpp"
-#include "installer/manifest.hpp"
-#include "installer/plan.hpp"
+#include "installer/host/host.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "installer/plan/plan.hpp"
 
 namespace wslgpu {
 

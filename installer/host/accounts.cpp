@@ -1,4 +1,4 @@
-#include "installer/accounts.hpp"
+#include "installer/host/accounts.hpp"
 
 #include <string_view>
 

@@ -1,12 +1,12 @@
-#include "installer/host.hpp"
+#include "installer/host/host.hpp"
 
 #include <sys/utsname.h>
 
 #include <sstream>
 
-#include "installer/accounts.hpp"
-#include "installer/ini.hpp"
-#include "installer/paths.hpp"
+#include "installer/host/accounts.hpp"
+#include "installer/formats/ini.hpp"
+#include "installer/system/paths.hpp"
 
 namespace wslgpu {
 

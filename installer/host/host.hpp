@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "installer/filesystem.hpp"
+#include "installer/system/filesystem.hpp"
 
 namespace wslgpu {
 

@@ -1,10 +1,10 @@
-#include "installer/condition.hpp"
+#include "installer/manifest/condition.hpp"
 
 #include <cctype>
 #include <vector>
 
-#include "installer/error.hpp"
-#include "installer/host.hpp"
+#include "installer/system/error.hpp"
+#include "installer/host/host.hpp"
 
 namespace wslgpu {
 

@@ -1,4 +1,4 @@
-#include "installer/manifest.hpp"
+#include "installer/manifest/manifest.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -6,8 +6,8 @@
 #include <set>
 #include <sstream>
 
-#include "installer/bundled_manifests.hpp"
-#include "installer/step_keys.hpp"
+#include "installer/manifest/bundled_manifests.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/registry.hpp"
 
 namespace wslgpu {

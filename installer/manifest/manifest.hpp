@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "installer/condition.hpp"
-#include "installer/error.hpp"
-#include "installer/host.hpp"
-#include "installer/substitute.hpp"
+#include "installer/manifest/condition.hpp"
+#include "installer/system/error.hpp"
+#include "installer/host/host.hpp"
+#include "installer/manifest/substitute.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

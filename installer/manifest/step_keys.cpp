@@ -1,8 +1,8 @@
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 
 #include <algorithm>
 
-#include "installer/paths.hpp"
+#include "installer/system/paths.hpp"
 #include "steps/registry.hpp"
 
 namespace wslgpu {

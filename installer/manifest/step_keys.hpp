@@ -13,8 +13,8 @@
 
 #include <toml++/toml.h>
 
-#include "installer/error.hpp"
-#include "installer/substitute.hpp"
+#include "installer/system/error.hpp"
+#include "installer/manifest/substitute.hpp"
 
 namespace wslgpu {
 

@@ -1,4 +1,4 @@
-#include "installer/substitute.hpp"
+#include "installer/manifest/substitute.hpp"
 
 #include <algorithm>
 

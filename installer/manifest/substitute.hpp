@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "installer/error.hpp"
+#include "installer/system/error.hpp"
 
 namespace wslgpu {
 

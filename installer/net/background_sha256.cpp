@@ -1,4 +1,4 @@
-#include "installer/background_sha256.hpp"
+#include "installer/net/background_sha256.hpp"
 
 #include <cstring>
 

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "installer/sha256.hpp"
+#include "installer/formats/sha256.hpp"
 
 namespace wslgpu {
 

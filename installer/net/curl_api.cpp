@@ -1,6 +1,6 @@
-#include "installer/curl_api.hpp"
+#include "installer/net/curl_api.hpp"
 
-#include "installer/dynamic_library.hpp"
+#include "installer/system/dynamic_library.hpp"
 
 namespace wslgpu {
 

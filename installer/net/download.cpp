@@ -1,4 +1,4 @@
-#include "installer/download.hpp"
+#include "installer/net/download.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,10 +11,10 @@
 #include <filesystem>
 #include <thread>
 
-#include "installer/background_sha256.hpp"
-#include "installer/curl_api.hpp"
-#include "installer/error.hpp"
-#include "installer/sha256.hpp"
+#include "installer/net/background_sha256.hpp"
+#include "installer/net/curl_api.hpp"
+#include "installer/system/error.hpp"
+#include "installer/formats/sha256.hpp"
 
 namespace wslgpu {
 

@@ -1,4 +1,4 @@
-#include "installer/fetch_helper.hpp"
+#include "installer/net/fetch_helper.hpp"
 
 #include <unistd.h>
 
@@ -8,9 +8,9 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
-#include "installer/error.hpp"
-#include "installer/fetch_protocol.hpp"
-#include "installer/process.hpp"
+#include "installer/system/error.hpp"
+#include "installer/net/fetch_protocol.hpp"
+#include "installer/system/process.hpp"
 
 namespace wslgpu {
 

@@ -17,7 +17,7 @@
 #include <map>
 #include <string>
 
-#include "installer/download.hpp"
+#include "installer/net/download.hpp"
 
 namespace wslgpu {
 

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <string>
 
-#include "installer/fetch_protocol.hpp"
+#include "installer/net/fetch_protocol.hpp"
 
 namespace {
 

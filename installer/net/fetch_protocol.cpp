@@ -1,4 +1,4 @@
-#include "installer/fetch_protocol.hpp"
+#include "installer/net/fetch_protocol.hpp"
 
 #include <nlohmann/json.hpp>
 

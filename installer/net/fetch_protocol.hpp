@@ -9,7 +9,7 @@
 #pragma once
 #include <string>
 
-#include "installer/download.hpp"
+#include "installer/net/download.hpp"
 
 namespace wslgpu {
 

@@ -1,10 +1,10 @@
-#include "installer/overlay_filesystem.hpp"
+#include "installer/plan/overlay_filesystem.hpp"
 
 #include <algorithm>
 #include <chrono>
 
-#include "installer/error.hpp"
-#include "installer/paths.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/paths.hpp"
 
 namespace wslgpu {
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <map>
 
-#include "installer/filesystem.hpp"
+#include "installer/system/filesystem.hpp"
 
 namespace wslgpu {
 

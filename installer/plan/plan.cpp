@@ -1,4 +1,4 @@
-#include "installer/plan.hpp"
+#include "installer/plan/plan.hpp"
 
 namespace wslgpu {
 

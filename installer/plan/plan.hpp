@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "installer/filesystem.hpp"
-#include "installer/host.hpp"
+#include "installer/system/filesystem.hpp"
+#include "installer/host/host.hpp"
 
 namespace wslgpu {
 

@@ -1,4 +1,4 @@
-#include "installer/plan_output.hpp"
+#include "installer/plan/plan_output.hpp"
 
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "installer/plan.hpp"
+#include "installer/plan/plan.hpp"
 
 namespace wslgpu {
 

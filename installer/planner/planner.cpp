@@ -1,8 +1,8 @@
-#include "installer/planner.hpp"
+#include "installer/planner/planner.hpp"
 
-#include "installer/error.hpp"
-#include "installer/guards.hpp"
-#include "installer/overlay_filesystem.hpp"
+#include "installer/system/error.hpp"
+#include "installer/guards/guards.hpp"
+#include "installer/plan/overlay_filesystem.hpp"
 
 namespace wslgpu {
 

@@ -2,8 +2,8 @@
 // `plan` prints the result; `install` runs it: both share every line up to
 // here, so what plan shows is what install does.
 #pragma once
-#include "installer/manifest.hpp"
-#include "installer/plan.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "installer/plan/plan.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

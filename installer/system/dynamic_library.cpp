@@ -1,8 +1,8 @@
-#include "installer/dynamic_library.hpp"
+#include "installer/system/dynamic_library.hpp"
 
 #include <dlfcn.h>
 
-#include "installer/error.hpp"
+#include "installer/system/error.hpp"
 
 namespace wslgpu {
 

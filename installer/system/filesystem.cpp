@@ -1,4 +1,4 @@
-#include "installer/filesystem.hpp"
+#include "installer/system/filesystem.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 #include <cstring>
 #include <random>
 
-#include "installer/error.hpp"
-#include "installer/paths.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/paths.hpp"
 
 namespace wslgpu {
 

@@ -1,4 +1,4 @@
-#include "installer/paths.hpp"
+#include "installer/system/paths.hpp"
 
 #include <vector>
 

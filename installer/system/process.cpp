@@ -1,4 +1,4 @@
-#include "installer/process.hpp"
+#include "installer/system/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "installer/journal.hpp"
+#include "installer/transaction/journal.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <random>
 #include <sstream>
 
-#include "installer/error.hpp"
+#include "installer/system/error.hpp"
 
 namespace wslgpu {
 

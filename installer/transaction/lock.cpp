@@ -1,4 +1,4 @@
-#include "installer/lock.hpp"
+#include "installer/transaction/lock.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -10,7 +10,7 @@
 #include <ctime>
 #include <thread>
 
-#include "installer/error.hpp"
+#include "installer/system/error.hpp"
 
 namespace wslgpu {
 

@@ -1,4 +1,4 @@
-#include "installer/transaction.hpp"
+#include "installer/transaction/transaction.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "installer/error.hpp"
-#include "installer/paths.hpp"
-#include "installer/sha256.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/paths.hpp"
+#include "installer/formats/sha256.hpp"
 
 namespace wslgpu {
 

@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "installer/journal.hpp"
-#include "installer/manifest.hpp"
-#include "installer/plan.hpp"
+#include "installer/transaction/journal.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "installer/plan/plan.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
-#include "installer/sha256.hpp"
+#include "installer/formats/sha256.hpp"
 #include "support/fakes.hpp"
 #include "support/http_server.hpp"
 

@@ -13,11 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
-#include "installer/bundled_manifests.hpp"
-#include "installer/error.hpp"
-#include "installer/host.hpp"
-#include "installer/manifest.hpp"
-#include "installer/sha256.hpp"
+#include "installer/manifest/bundled_manifests.hpp"
+#include "installer/system/error.hpp"
+#include "installer/host/host.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "installer/formats/sha256.hpp"
 
 using namespace wslgpu::blackbox;
 

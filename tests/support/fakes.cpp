@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "installer/error.hpp"
-#include "installer/paths.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/paths.hpp"
 
 namespace wslgpu::testing {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "installer/filesystem.hpp"
-#include "installer/host.hpp"
-#include "installer/process.hpp"
+#include "installer/system/filesystem.hpp"
+#include "installer/host/host.hpp"
+#include "installer/system/process.hpp"
 
 namespace wslgpu::testing {
 

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <map>
 
-#include "installer/doctor.hpp"
-#include "installer/host.hpp"
-#include "installer/ini.hpp"
+#include "installer/doctor/doctor.hpp"
+#include "installer/host/host.hpp"
+#include "installer/formats/ini.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;

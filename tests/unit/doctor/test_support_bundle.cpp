@@ -9,11 +9,11 @@
 #include <cstdio>
 #include <map>
 
-#include "installer/doctor.hpp"
-#include "installer/error.hpp"
-#include "installer/filesystem.hpp"
-#include "installer/host.hpp"
-#include "installer/support_bundle.hpp"
+#include "installer/doctor/doctor.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/filesystem.hpp"
+#include "installer/host/host.hpp"
+#include "installer/doctor/support_bundle.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;

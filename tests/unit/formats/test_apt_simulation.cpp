@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "installer/apt_simulation.hpp"
+#include "installer/formats/apt_simulation.hpp"
 
 using namespace wslgpu;
 

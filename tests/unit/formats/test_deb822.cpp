@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "installer/deb822.hpp"
-#include "installer/error.hpp"
+#include "installer/formats/deb822.hpp"
+#include "installer/system/error.hpp"
 
 using namespace wslgpu;
 

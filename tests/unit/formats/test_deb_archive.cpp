@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "installer/deb_archive.hpp"
-#include "installer/error.hpp"
-#include "installer/process.hpp"
+#include "installer/formats/deb_archive.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/process.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;

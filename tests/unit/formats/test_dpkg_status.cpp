@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "installer/dpkg_status.hpp"
-#include "installer/error.hpp"
+#include "installer/formats/dpkg_status.hpp"
+#include "installer/system/error.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;

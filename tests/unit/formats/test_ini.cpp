@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "installer/error.hpp"
-#include "installer/ini.hpp"
+#include "installer/system/error.hpp"
+#include "installer/formats/ini.hpp"
 
 using namespace wslgpu;
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "installer/background_sha256.hpp"
-#include "installer/sha256.hpp"
+#include "installer/net/background_sha256.hpp"
+#include "installer/formats/sha256.hpp"
 
 using wslgpu::BackgroundSha256;
 using wslgpu::Sha256;

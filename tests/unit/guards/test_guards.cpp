@@ -5,11 +5,11 @@
 // facts probe_host reads from the same kind of fake.
 #include <doctest/doctest.h>
 
-#include "installer/error.hpp"
-#include "installer/guards.hpp"
-#include "installer/host.hpp"
-#include "installer/manifest.hpp"
-#include "installer/planner.hpp"
+#include "installer/system/error.hpp"
+#include "installer/guards/guards.hpp"
+#include "installer/host/host.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "installer/planner/planner.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;

@@ -11,10 +11,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "installer/error.hpp"
-#include "installer/host.hpp"
+#include "installer/system/error.hpp"
+#include "installer/host/host.hpp"
 #include "support/fakes.hpp"
-#include "installer/manifest.hpp"
+#include "installer/manifest/manifest.hpp"
 
 using namespace wslgpu;
 

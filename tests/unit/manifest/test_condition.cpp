@@ -4,9 +4,9 @@
 
 #include <map>
 
-#include "installer/condition.hpp"
-#include "installer/error.hpp"
-#include "installer/host.hpp"
+#include "installer/manifest/condition.hpp"
+#include "installer/system/error.hpp"
+#include "installer/host/host.hpp"
 
 using namespace wslgpu;
 

@@ -2,10 +2,10 @@
 // substitution, step order, guards and defaults.
 #include <doctest/doctest.h>
 
-#include "installer/error.hpp"
-#include "installer/host.hpp"
-#include "installer/manifest.hpp"
-#include "installer/planner.hpp"
+#include "installer/system/error.hpp"
+#include "installer/host/host.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "installer/planner/planner.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;

@@ -23,13 +23,13 @@
 #include <sstream>
 #include <thread>
 
-#include "installer/download.hpp"
-#include "installer/fetch_helper.hpp"
-#include "installer/fetch_protocol.hpp"
-#include "installer/error.hpp"
-#include "installer/filesystem.hpp"
-#include "installer/sha256.hpp"
-#include "installer/step_keys.hpp"
+#include "installer/net/download.hpp"
+#include "installer/net/fetch_helper.hpp"
+#include "installer/net/fetch_protocol.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/filesystem.hpp"
+#include "installer/formats/sha256.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/registry.hpp"
 #include "support/fakes.hpp"
 #include "support/http_server.hpp"

@@ -2,9 +2,9 @@
 // text for people and JSON for scripts.
 #include <doctest/doctest.h>
 
-#include "installer/manifest.hpp"
-#include "installer/plan_output.hpp"
-#include "installer/planner.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "installer/plan/plan_output.hpp"
+#include "installer/planner/planner.hpp"
 #include "support/fakes.hpp"
 
 namespace doctest {

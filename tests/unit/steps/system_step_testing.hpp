@@ -14,7 +14,7 @@
 
 #include <toml++/toml.h>
 
-#include "installer/step_keys.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/registry.hpp"
 #include "steps/step.hpp"
 #include "support/fakes.hpp"

@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "installer/error.hpp"
-#include "installer/overlay_filesystem.hpp"
-#include "installer/paths.hpp"
-#include "installer/process.hpp"
-#include "installer/sha256.hpp"
-#include "installer/step_keys.hpp"
+#include "installer/system/error.hpp"
+#include "installer/plan/overlay_filesystem.hpp"
+#include "installer/system/paths.hpp"
+#include "installer/system/process.hpp"
+#include "installer/formats/sha256.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/registry.hpp"
 #include "support/fakes.hpp"
 

@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "installer/error.hpp"
-#include "installer/process.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/process.hpp"
 #include "steps/profile_env.hpp"
 #include "system_step_testing.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "installer/error.hpp"
+#include "installer/system/error.hpp"
 #include "system_step_testing.hpp"
 
 using namespace wslgpu;

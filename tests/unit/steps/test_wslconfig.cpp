@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "installer/error.hpp"
+#include "installer/system/error.hpp"
 #include "system_step_testing.hpp"
 
 using namespace wslgpu;

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "installer/archive_api.hpp"
-#include "installer/curl_api.hpp"
-#include "installer/dynamic_library.hpp"
-#include "installer/error.hpp"
+#include "installer/formats/archive_api.hpp"
+#include "installer/net/curl_api.hpp"
+#include "installer/system/dynamic_library.hpp"
+#include "installer/system/error.hpp"
 
 using namespace wslgpu;
 

@@ -5,8 +5,8 @@
 
 #include <filesystem>
 
-#include "installer/error.hpp"
-#include "installer/filesystem.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/filesystem.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "installer/process.hpp"
+#include "installer/system/process.hpp"
 
 using namespace wslgpu;
 

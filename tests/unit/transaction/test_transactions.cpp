@@ -6,13 +6,13 @@
 #include <fstream>
 #include <thread>
 
-#include "installer/error.hpp"
-#include "installer/filesystem.hpp"
-#include "installer/journal.hpp"
-#include "installer/lock.hpp"
-#include "installer/manifest.hpp"
-#include "installer/planner.hpp"
-#include "installer/transaction.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/filesystem.hpp"
+#include "installer/transaction/journal.hpp"
+#include "installer/transaction/lock.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "installer/planner/planner.hpp"
+#include "installer/transaction/transaction.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;
