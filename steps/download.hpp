@@ -12,7 +12,7 @@
 //   retries = 3                   # optional, further attempts after a transient error
 //
 // State touched: DEST. Plan is a no-op when DEST already holds a file with
-// that SHA-256. Apply downloads (see installer/download.hpp: hash computed
+// that SHA-256. Apply downloads (see installer/net/download.hpp: hash computed
 // while streaming, resume, retries with back-off) into DEST.part and renames
 // it over DEST once the hash matches; a file DEST held before is kept as
 // DEST.wslgpu-previous. Undo removes DEST and puts the previous file back.

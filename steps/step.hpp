@@ -1,3 +1,6 @@
+// steps/: one step kind per file pair, behind this interface; registry.cpp
+// names them. Includes installer/manifest/ and below.
+//
 // The one interface every step kind implements. A step is built from its
 // [[step]] table when the manifest loads (so every key is checked before
 // anything runs), then:

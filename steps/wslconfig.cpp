@@ -4,9 +4,9 @@
 #include <cctype>
 
 #include "installer/formats/ini.hpp"
+#include "installer/manifest/suggest.hpp"
 #include "installer/system/paths.hpp"
 #include "steps/file_change.hpp"
-#include "steps/registry.hpp"
 
 namespace wslgpu {
 

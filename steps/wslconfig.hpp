@@ -2,7 +2,7 @@
 // which configures the WSL 2 virtual machine (memory, processors, swap).
 // kind = "wslconf": keys in the distribution's own /etc/wsl.conf (systemd,
 // default user, GPU, interop, automount). Both share one engine over the
-// line-preserving IniDocument (installer/ini.hpp):
+// line-preserving IniDocument (installer/formats/ini.hpp):
 //
 //   [[step]]
 //   id = "wsl-memory"

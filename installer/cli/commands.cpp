@@ -17,11 +17,11 @@
 #include "installer/host/host.hpp"
 #include "installer/transaction/lock.hpp"
 #include "installer/manifest/manifest.hpp"
+#include "installer/manifest/step_kind.hpp"
 #include "installer/plan/plan_output.hpp"
 #include "installer/planner/planner.hpp"
 #include "installer/system/process.hpp"
 #include "installer/transaction/transaction.hpp"
-#include "steps/registry.hpp"
 
 namespace wslgpu {
 

@@ -1,3 +1,6 @@
+// installer/cli/: main() and the commands, the only folder that prints for
+// people. Includes everything.
+//
 // The commands, one function each, called by main.cpp once the command line
 // is parsed. Each returns an exit status (see error.hpp) or throws an Error
 // that main turns into a message and a status.
@@ -50,6 +53,15 @@ int run_install(const GlobalOptions& g, const InstallOptions& options);
 int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOptions& options);
 int run_recover(const GlobalOptions& g, bool rollback, const ChangeOptions& options);
 int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat output);
+
+struct DoctorOptions {
+  OutputFormat output = OutputFormat::text;
+  std::string bundle;  // --bundle FILE.tar.gz (a path on the running machine), "" for none
+};
+
+// The `doctor` command: diagnoses G.root, prints the findings, writes the
+// support bundle when asked. Returns 0 when no finding failed, else 1.
+int run_doctor(const GlobalOptions& g, const DoctorOptions& options);
 
 // Parses --set values into a map; a value without '=' is a usage error.
 std::map<std::string, std::string> parse_sets(const std::vector<std::string>& sets);

@@ -1,6 +1,6 @@
 // wslgpu-setup: the command line. Only wiring lives here: options are parsed
 // with CLI11, logging is set up, and each subcommand calls its function in
-// installer/commands.cpp. Every error reaches the one catch chain below,
+// installer/cli/commands.cpp. Every error reaches the one catch chain below,
 // which prints it and returns its exit status.
 #include <unistd.h>
 
@@ -14,8 +14,8 @@
 
 #include "installer/cli/commands.hpp"
 #include "installer/doctor/doctor.hpp"
+#include "installer/manifest/suggest.hpp"
 #include "installer/system/error.hpp"
-#include "steps/registry.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Internal to doctor: what the check files (installer/doctor_checks_*.cpp,
+// Internal to doctor: what the check files (installer/doctor/checks_*.cpp,
 // one group of findings each) share while diagnose() runs. A DoctorScan
 // holds the machine, the findings so far and the facts one check learns and
 // a later one needs (whether /dev/dxg is missing, the installed packages,

@@ -1,3 +1,6 @@
+// installer/doctor/: the read-only diagnosis and the support bundle. Includes
+// transaction/ and below.
+//
 // `wslgpu-setup doctor`: the troubleshooting trees of the source documents
 // (and the failures users report most, /work/shared/SEED-NOTES.md) as a
 // read-only diagnosis. diagnose() reads the target through a FileSystem and
@@ -23,7 +26,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "installer/cli/commands.hpp"
 #include "installer/system/filesystem.hpp"
 #include "installer/host/host.hpp"
 #include "installer/system/process.hpp"
@@ -71,14 +73,5 @@ std::string render_findings_text(const std::vector<Finding>& findings, bool colo
 
 // {"format_version": 1, "findings": [{id, group, status, seen, cause, fix}], "failures": N, "warnings": N}
 nlohmann::ordered_json findings_to_json(const std::vector<Finding>& findings);
-
-struct DoctorOptions {
-  OutputFormat output = OutputFormat::text;
-  std::string bundle;  // --bundle FILE.tar.gz (a path on the running machine), "" for none
-};
-
-// The `doctor` command: diagnoses G.root, prints the findings, writes the
-// support bundle when asked. Returns 0 when no finding failed, else 1.
-int run_doctor(const GlobalOptions& g, const DoctorOptions& options);
 
 }  // namespace wslgpu

@@ -1,7 +1,7 @@
 // The libarchive functions wslgpu-setup calls, loaded on first use (see
-// installer/dynamic_library.hpp for why it is not linked): reading `.deb`
-// files (installer/deb_archive.cpp) and writing doctor's support bundle
-// (installer/support_bundle.cpp).
+// installer/system/dynamic_library.hpp for why it is not linked): reading `.deb`
+// files (installer/formats/deb_archive.cpp) and writing doctor's support bundle
+// (installer/doctor/support_bundle.cpp).
 #pragma once
 #include <archive.h>
 #include <archive_entry.h>

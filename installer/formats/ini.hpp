@@ -1,3 +1,7 @@
+// installer/formats/: readers and writers of the file formats others write
+// (INI, deb822, dpkg status, apt output, .deb, SHA-256, diffs). Includes only
+// system/.
+//
 // A line-preserving INI document, the format of Windows' %USERPROFILE%\.wslconfig
 // and of /etc/wsl.conf. Editing keeps everything it does not touch byte for
 // byte: comments, order, other keys and sections, the UTF-8 byte-order mark

@@ -1,3 +1,6 @@
+// installer/guards/: the refusals no manifest can lift. Includes steps/ and
+// below.
+//
 // Guards: what must never happen inside WSL, refused whatever a manifest
 // says. A manifest may add packages to refuse ([guards] refuse_packages); it
 // can never remove a built-in refusal.

@@ -1,3 +1,6 @@
+// installer/host/: what the target machine is (kernel, WSL, distribution,
+// users and groups). Includes system/ and formats/.
+//
 // Facts about the target machine, read once and read-only under --root:
 // the kernel release (ROOT/proc/sys/kernel/osrelease), /dev/dxg, the WSL
 // driver mount (/usr/lib/wsl/lib), the distribution (/etc/os-release), the

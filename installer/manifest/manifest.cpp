@@ -8,7 +8,8 @@
 
 #include "installer/manifest/bundled_manifests.hpp"
 #include "installer/manifest/step_keys.hpp"
-#include "steps/registry.hpp"
+#include "installer/manifest/step_kind.hpp"
+#include "installer/manifest/suggest.hpp"
 
 namespace wslgpu {
 

@@ -1,3 +1,7 @@
+// installer/manifest/: the manifest language (model, step keys, substitution,
+// conditions, bundled profiles, the step-kind table). Includes plan/ and
+// below.
+//
 // The manifest model: what a TOML profile says, checked and with ${var}
 // substituted, before anything about the machine is known beyond its facts.
 //
@@ -15,12 +19,13 @@
 #include <vector>
 
 #include "installer/manifest/condition.hpp"
-#include "installer/system/error.hpp"
 #include "installer/host/host.hpp"
 #include "installer/manifest/substitute.hpp"
-#include "steps/step.hpp"
+#include "installer/system/error.hpp"
 
 namespace wslgpu {
+
+class Step;  // steps/step.hpp
 
 struct ManifestStep {
   std::string id;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "installer/manifest/suggest.hpp"
 #include "installer/system/paths.hpp"
-#include "steps/registry.hpp"
 
 namespace wslgpu {
 

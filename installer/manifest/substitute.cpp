@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "steps/registry.hpp"
+#include "installer/manifest/suggest.hpp"
 
 namespace wslgpu {
 

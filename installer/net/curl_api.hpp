@@ -1,6 +1,6 @@
 // The few libcurl functions wslgpu-setup calls, loaded on first use (see
-// installer/dynamic_library.hpp for why it is not linked). Only
-// installer/download.cpp uses them.
+// installer/system/dynamic_library.hpp for why it is not linked). Only
+// installer/net/download.cpp uses them.
 #pragma once
 #include <curl/curl.h>
 

@@ -1,3 +1,6 @@
+// installer/net/: downloads (libcurl, the wslgpu-setup-fetch helper and its
+// protocol, hashing on the way). Includes system/ and formats/.
+//
 // Fetching a file with libcurl, the way a tool that runs unattended as root
 // must: HTTPS only (plain HTTP only when the manifest says insecure_http,
 // and redirects may not leave HTTPS either), a SHA-256 that is required and
@@ -31,7 +34,7 @@ struct DownloadRequest {
   std::function<void(std::uint64_t, std::uint64_t)> on_progress;
   // Where progress (every 10 %), retries and the result are reported; warning
   // is true for retries. Optional. A callback rather than spdlog, so that
-  // the download helper (installer/fetch_helper.hpp) needs no logging
+  // the download helper (installer/net/fetch_helper.hpp) needs no logging
   // library: it is kept as small as it can be.
   std::function<void(bool warning, const std::string& message)> log;
 };

@@ -9,9 +9,9 @@
 // lock.
 //
 // The helper is installed next to wslgpu-setup (or in
-// ../libexec/wslgpu-setup/). It runs download_file() (installer/download.hpp:
+// ../libexec/wslgpu-setup/). It runs download_file() (installer/net/download.hpp:
 // the same checks, retries, resumption and hash) for one request; what the
-// two say to each other is in installer/fetch_protocol.hpp. Its log lines are
+// two say to each other is in installer/net/fetch_protocol.hpp. Its log lines are
 // passed on to our log as they arrive.
 #pragma once
 #include <map>

@@ -1,7 +1,7 @@
 // wslgpu-setup-fetch: the program wslgpu-setup runs for each network
-// download (installer/fetch_helper.hpp says why). Not meant to be run by
+// download (installer/net/fetch_helper.hpp says why). Not meant to be run by
 // hand: it reads a JSON request on standard input
-// (installer/fetch_protocol.hpp). Plain read and write, no iostreams and no
+// (installer/net/fetch_protocol.hpp). Plain read and write, no iostreams and no
 // logging library, to keep it small.
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// What wslgpu-setup and its download helper (installer/fetch_helper.hpp) say
+// What wslgpu-setup and its download helper (installer/net/fetch_helper.hpp) say
 // to each other: one request as JSON on the helper's standard input, one
 // answer as JSON on its standard output ({"sha256": ..., "bytes": ...} or
 // {"error": "..."}), and its log lines, "info<TAB>text" or

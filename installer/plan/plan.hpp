@@ -1,3 +1,6 @@
+// installer/plan/: the plan model, its output, and the overlay plans are made
+// against. Includes the folders below it (system/ to net/).
+//
 // A plan: what an install would do, step by step, resolved against the
 // current machine and immutable once made. `plan` prints it; `install` runs
 // it. Each step's part says its verdict, a one-line summary for people, the
@@ -61,7 +64,7 @@ struct Plan {
   std::map<std::string, std::string> vars;
   HostFacts host;
   std::vector<PlannedStep> steps;
-  std::vector<std::string> refusals;  // guards on the machine itself (installer/guards.hpp)
+  std::vector<std::string> refusals;  // guards on the machine itself (installer/guards/guards.hpp)
 
   bool changes_pending() const;
   bool refused() const;

@@ -1,3 +1,5 @@
+// installer/planner/: manifest + machine -> Plan. Includes guards/ and below.
+//
 // Resolves a manifest against the machine into a Plan, changing nothing.
 // `plan` prints the result; `install` runs it: both share every line up to
 // here, so what plan shows is what install does.

@@ -1,3 +1,7 @@
+// installer/system/: the interfaces to the machine (files under --root,
+// processes, dynamic libraries, paths, errors). Includes nothing of ours above
+// it.
+//
 // Every file the tool reads or writes on the target machine goes through a
 // FileSystem. Paths are the target's own absolute paths ("/etc/wsl.conf");
 // the real implementation maps them under --root, so a test can point the

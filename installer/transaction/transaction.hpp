@@ -1,6 +1,9 @@
+// installer/transaction/: running and undoing a plan (runner, journal, lock).
+// Includes planner/ and below.
+//
 // Runs a plan as a transaction, and undoes one. Either every step of a run
 // is applied, or every step it applied is undone in reverse; a run killed
-// partway leaves its journal (installer/journal.hpp), from which
+// partway leaves its journal (installer/transaction/journal.hpp), from which
 // `recover --rollback` undoes it and `recover --resume` finishes it.
 //
 // For each step that changes something: an intent record (with the step's

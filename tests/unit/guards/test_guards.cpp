@@ -1,4 +1,4 @@
-// The guards (installer/guards.hpp): what install refuses whatever a
+// The guards (installer/guards/guards.hpp): what install refuses whatever a
 // manifest says. Package guards are proven on whole steps planned by
 // resolve_plan against a MemoryFileSystem machine, with apt's simulation
 // answered by a FakeProcessRunner; the environment guards on machines whose

@@ -23,14 +23,15 @@
 #include <sstream>
 #include <thread>
 
+#include "installer/formats/sha256.hpp"
+#include "installer/manifest/step_keys.hpp"
+#include "installer/manifest/step_kind.hpp"
 #include "installer/net/download.hpp"
 #include "installer/net/fetch_helper.hpp"
 #include "installer/net/fetch_protocol.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/filesystem.hpp"
-#include "installer/formats/sha256.hpp"
-#include "installer/manifest/step_keys.hpp"
-#include "steps/registry.hpp"
+#include "steps/step.hpp"
 #include "support/fakes.hpp"
 #include "support/http_server.hpp"
 
@@ -339,7 +340,7 @@ TEST_CASE("the download step keeps a file it replaces and undo puts it back") {
   CHECK_FALSE(fs.stat("/opt/vendor/installer.deb.wslgpu-previous"));
 }
 
-// ---- the download helper (installer/fetch_helper.hpp), run as a program
+// ---- the download helper (installer/net/fetch_helper.hpp), run as a program
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <toml++/toml.h>
 
 #include "installer/manifest/step_keys.hpp"
-#include "steps/registry.hpp"
+#include "installer/manifest/step_kind.hpp"
 #include "steps/step.hpp"
 #include "support/fakes.hpp"
 

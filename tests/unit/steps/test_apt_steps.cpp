@@ -7,13 +7,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "installer/system/error.hpp"
-#include "installer/plan/overlay_filesystem.hpp"
-#include "installer/system/paths.hpp"
-#include "installer/system/process.hpp"
 #include "installer/formats/sha256.hpp"
 #include "installer/manifest/step_keys.hpp"
-#include "steps/registry.hpp"
+#include "installer/manifest/step_kind.hpp"
+#include "installer/plan/overlay_filesystem.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/paths.hpp"
+#include "installer/system/process.hpp"
+#include "steps/step.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;

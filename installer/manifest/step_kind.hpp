@@ -1,14 +1,17 @@
-// The step kinds, by name. Adding a kind: write steps/<kind>.{hpp,cpp}, then
-// add one line to the table in registry.cpp.
+// The step kinds the manifest language knows, by name. The loader reads this
+// table; steps/registry.cpp defines it (adding a kind: write
+// steps/<kind>.{hpp,cpp}, then add one line to the table there). Declared
+// here, below steps/, so that the manifest layer never includes a step kind.
 #pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "installer/manifest/step_keys.hpp"
-#include "steps/step.hpp"
 
 namespace wslgpu {
+
+class Step;  // steps/step.hpp: the one interface every kind implements
 
 struct StepKind {
   std::string name;     // "apt_install"
@@ -21,8 +24,5 @@ const std::vector<StepKind>& step_kinds();
 
 // The kind named NAME, or nullptr.
 const StepKind* find_step_kind(const std::string& name);
-
-// The known name closest to NAME when it is a likely typo, else "".
-std::string suggest(const std::string& name, const std::vector<std::string>& known);
 
 }  // namespace wslgpu
