@@ -14,6 +14,7 @@
 #include "installer/system/error.hpp"
 #include "installer/system/filesystem.hpp"
 #include "installer/guards/guards.hpp"
+#include "installer/host/gpu_vendor.hpp"
 #include "installer/host/host.hpp"
 #include "installer/transaction/lock.hpp"
 #include "installer/manifest/manifest.hpp"
@@ -143,9 +144,13 @@ RunCallbacks text_callbacks(const GlobalOptions& g, bool enabled) {
   return cb;
 }
 
-int finish_run(const GlobalOptions& g, const ChangeOptions& o, const RunResult& r, const std::string& verb) {
+// EXTRA: fields added to the JSON result (install's profile_choice).
+int finish_run(const GlobalOptions& g, const ChangeOptions& o, const RunResult& r, const std::string& verb,
+               const nlohmann::json& extra = nlohmann::json::object()) {
   if (o.output == OutputFormat::json) {
-    std::cout << result_json(r).dump(2) << "\n";
+    nlohmann::json doc = result_json(r);
+    doc.update(extra);
+    std::cout << doc.dump(2) << "\n";
     return r.rc;
   }
   if (g.verbosity < 0) {
@@ -208,6 +213,26 @@ std::vector<std::string> plan_drift(const nlohmann::json& saved, const Plan& fre
   return out;
 }
 
+// `plan` and `install` with no profile: the one the mounted Windows driver
+// asks for. Both vendors or neither is for the user to decide (exit 2).
+ProfileChoice pick_profile(const Session& s, const std::string& command) {
+  ProfileChoice c = choose_profile(s.host.gpu_evidence);
+  if (c.profile.empty())
+    throw Error(ExitCode::bad_input, "cannot choose a profile: " + c.why + ".\nName the one you want:\n  sudo wslgpu-setup " +
+                                         command + " cuda    # NVIDIA\n  sudo wslgpu-setup " + command + " rocm    # AMD");
+  return c;
+}
+
+std::string choice_line(const ProfileChoice& c) {
+  return "Profile " + c.profile + ", chosen because " + c.why + ".\n";
+}
+
+// {"profile_choice": {...}} when the profile was chosen, else {}.
+nlohmann::json choice_json(const ProfileChoice& c) {
+  if (c.profile.empty()) return nlohmann::json::object();
+  return {{"profile_choice", {{"profile", c.profile}, {"why", c.why}}}};
+}
+
 }  // namespace
 
 std::map<std::string, std::string> parse_sets(const std::vector<std::string>& sets) {
@@ -240,21 +265,30 @@ int run_validate(const GlobalOptions& g, const std::vector<std::string>& profile
 
 int run_plan(const GlobalOptions& g, const PlanOptions& options) {
   Session s(g);
-  Resolved r = resolve(g, s, find_manifest(options.profile), parse_sets(g.sets), false);
+  ProfileChoice choice;
+  if (options.profile.empty()) choice = pick_profile(s, "plan");
+  const std::string profile = options.profile.empty() ? choice.profile : options.profile;
+  Resolved r = resolve(g, s, find_manifest(profile), parse_sets(g.sets), false);
   if (!options.out_file.empty()) {
     std::ofstream out(options.out_file, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(SourcePos{"--out", 0, 0}, "cannot write \"" + options.out_file + "\"");
     out << plan_record(g, r.source, r.plan).dump(2) << "\n";
   }
   if (options.output == OutputFormat::json) {
-    std::cout << plan_to_json(r.plan).dump(2) << "\n";
+    nlohmann::json doc = plan_to_json(r.plan);
+    doc.update(choice_json(choice));
+    std::cout << doc.dump(2) << "\n";
   } else if (g.verbosity >= 0) {
-    std::cout << render_plan_text(r.plan, TextStyle{g.color, g.verbosity > 0}, options.profile);
+    if (!choice.profile.empty()) std::cout << choice_line(choice);
+    std::cout << render_plan_text(r.plan, TextStyle{g.color, g.verbosity > 0}, profile);
     if (!options.out_file.empty())
       std::cout << "Saved to " << options.out_file << ": `sudo wslgpu-setup install --plan " << options.out_file
                 << "` runs exactly this plan, and refuses if the machine has changed since.\n";
   }
-  if (options.detailed_exitcode && r.plan.changes_pending()) return static_cast<int>(ExitCode::changes_pending);
+  if (!options.detailed_exitcode) return 0;
+  // A script reads 10 as "run install": not when install would refuse.
+  if (r.plan.refused()) return static_cast<int>(ExitCode::refused);
+  if (r.plan.changes_pending()) return static_cast<int>(ExitCode::changes_pending);
   return 0;
 }
 
@@ -280,13 +314,15 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
     g.user = saved.value("user", "");
     g.windows_home = saved.value("windows_home", "");
     g.not_wsl = saved.value("not_wsl", false);
-  } else {
-    if (options.profile.empty())
-      throw InputError(SourcePos{"install", 0, 0}, "name a profile or a manifest file (see `wslgpu-setup list`), "
-                                                   "or pass --plan FILE");
-    source = find_manifest(options.profile);
   }
   Session s(g);
+  ProfileChoice choice;
+  if (options.saved_plan.empty()) {
+    if (options.profile.empty()) choice = pick_profile(s, "install");
+    source = find_manifest(options.profile.empty() ? choice.profile : options.profile);
+  }
+  const ChangeOptions& o = options.change;
+  if (!choice.profile.empty() && o.output == OutputFormat::text && g.verbosity >= 0) std::cout << choice_line(choice);
   Transactions tx(s.fs, s.runner, s.host, kStateDir);
   s.fs.make_dirs(kStateDir, 0755);
   RunLock lock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(options.change));
@@ -301,14 +337,14 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
       throw Error(ExitCode::refused, msg + "\nNothing was changed. Make a new plan with `plan --out`.");
     }
   }
-  const ChangeOptions& o = options.change;
-  const std::string profile_arg = options.profile.empty() ? options.saved_plan : options.profile;
+  const std::string profile_arg =
+      !options.saved_plan.empty() ? options.saved_plan : options.profile.empty() ? choice.profile : options.profile;
   if (r.plan.refused()) {
     if (o.output == OutputFormat::json) {
-      std::cout << nlohmann::json{{"changed", false}, {"failed", true}, {"rc", 3}, {"transaction_id", ""},
-                                  {"refusals", plan_to_json(r.plan)["refusals"]}, {"steps", plan_to_json(r.plan)["steps"]}}
-                       .dump(2)
-                << "\n";
+      nlohmann::json doc{{"changed", false}, {"failed", true}, {"rc", 3}, {"transaction_id", ""},
+                         {"refusals", plan_to_json(r.plan)["refusals"]}, {"steps", plan_to_json(r.plan)["steps"]}};
+      doc.update(choice_json(choice));
+      std::cout << doc.dump(2) << "\n";
     } else {
       std::cerr << refusal_text(r.plan);
     }
@@ -340,7 +376,9 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
       }
     }
     if (o.output == OutputFormat::json) {
-      std::cout << result_json(result).dump(2) << "\n";
+      nlohmann::json doc = result_json(result);
+      doc.update(choice_json(choice));
+      std::cout << doc.dump(2) << "\n";
     } else if (g.verbosity >= 0) {
       for (const auto& rep : result.steps) std::cout << "  " << rep.id << ": " << rep.msg << "\n";
       if (result.failed) std::cerr << "error: " << result.error << "\n";
@@ -357,7 +395,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   lock.record_holder(g.command_line);
   RunResult result = tx.run(r.manifest, r.plan, plan_record(g, r.source, r.plan),
                             text_callbacks(g, o.output == OutputFormat::text));
-  return finish_run(g, o, result, "committed");
+  return finish_run(g, o, result, "committed", choice_json(choice));
 }
 
 int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOptions& o) {

@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
   auto* plan = app.add_subcommand("plan", "Show exactly what install would change, changing nothing");
   PlanOptions plan_options;
   std::string plan_output = "text";
-  plan->add_option("profile", plan_options.profile, "A bundled profile name or a path to a .toml file")->required();
+  plan->add_option("profile", plan_options.profile,
+                   "A bundled profile name or a path to a .toml file (default: cuda or rocm, from the mounted Windows driver)");
   plan->add_option("--output,-o", plan_output, "text or json")->check(CLI::IsMember({"text", "json"}));
   plan->add_flag("--detailed-exitcode", plan_options.detailed_exitcode,
                  "Exit 0 when nothing would change and 10 when changes are pending");
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
   auto* install = app.add_subcommand("install", "Apply a profile as one transaction, rolled back if a step fails");
   InstallOptions install_options;
   std::string install_output = "text";
-  install->add_option("profile", install_options.profile, "A bundled profile name or a path to a .toml file");
+  install->add_option("profile", install_options.profile,
+                      "A bundled profile name or a path to a .toml file (default: cuda or rocm, from the mounted Windows driver)");
   install->add_option("--plan", install_options.saved_plan, "Run exactly this saved plan (from `plan --out`)");
   add_change_options(install, install_options.change, install_output);
 

@@ -82,17 +82,11 @@ HostFacts probe_host(const FileSystem& fs, const std::string& root, const HostOp
   else if (k.find("Microsoft") != std::string::npos) h.wsl = "1";
   else h.wsl = "none";
 
-  if (fs.stat("/usr/lib/wsl/lib/libcuda.so.1") || fs.stat("/usr/lib/wsl/lib/nvidia-smi")) {
-    h.gpu_vendor = "nvidia";
-  } else {
-    // The driver store folders are named after the vendor's INF file.
-    for (const auto& d : fs.list("/usr/lib/wsl/drivers")) {
-      if (d.rfind("u0", 0) == 0 || d.find("amd") != std::string::npos) h.gpu_vendor = "amd";
-      if (d.rfind("nv", 0) == 0) h.gpu_vendor = "nvidia";
-      if (d.rfind("iigd", 0) == 0) h.gpu_vendor = "intel";
-      if (!h.gpu_vendor.empty()) break;
-    }
-  }
+  // One reading of the driver mount for host.gpu_vendor and for choosing a
+  // profile (installer/host/gpu_vendor.hpp).
+  h.gpu_evidence = detect_gpu_vendors(fs);
+  const GpuEvidence& gpu = h.gpu_evidence;
+  h.gpu_vendor = !gpu.nvidia.empty() ? "nvidia" : !gpu.amd.empty() ? "amd" : !gpu.intel.empty() ? "intel" : "";
 
   auto os = parse_os_release(read_or_empty(fs, "/etc/os-release"));
   h.distro = os["ID"];

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "installer/host/gpu_vendor.hpp"
 #include "installer/system/filesystem.hpp"
 
 namespace wslgpu {
@@ -36,6 +37,7 @@ struct HostFacts {
   // True when windows_home is only the guess of the /mnt/*/Users scan (the
   // wslconfig step asks interop first); false when --windows-home gave it.
   bool windows_home_guessed = false;
+  GpuEvidence gpu_evidence;       // what the driver mount shows, for choosing a profile
 
   // host.NAME values for `when` conditions: every field above by name.
   std::map<std::string, std::string> as_variables() const;

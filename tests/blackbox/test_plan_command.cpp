@@ -112,6 +112,17 @@ TEST_CASE("plan --detailed-exitcode exits 10 when changes are pending") {
   CHECK(run_tool(plan_args(root, "converged")).exit_code == 0);
 }
 
+TEST_CASE("plan --detailed-exitcode exits 3, not 10, when install would refuse") {
+  FakeWslRoot root;
+  root.write("/proc/sys/kernel/osrelease", "4.4.0-19041-Microsoft\n");  // WSL1: a machine guard refuses
+  RunResult r = run_tool(plan_args(root, "converged", {"--detailed-exitcode"}));
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(r.out.find("WSL1") != std::string::npos);
+  // Without the flag, plan only reports.
+  CHECK(run_tool(plan_args(root, "converged")).exit_code == 0);
+}
+
 TEST_CASE("plan --detailed-exitcode exits 0 on a machine that already matches") {
   FakeWslRoot root;
   converge(root);
