@@ -25,8 +25,40 @@ std::vector<std::string> apt_dpkg_options(std::int64_t lock_timeout_s) {
           "-o", "DPkg::Lock::Timeout=" + std::to_string(lock_timeout_s)};
 }
 
+namespace {
+// "apt-get install", "dpkg -i": the program and its verb, without the -o
+// options and package lists that make a full command line unreadable in a
+// message. The full line goes to the log (-v, --log-file).
+std::string short_command(const Command& cmd) {
+  std::string out = cmd.argv.empty() ? std::string("?") : cmd.argv.front();
+  for (std::size_t i = 1; i < cmd.argv.size(); ++i) {
+    const std::string& a = cmd.argv[i];
+    if (a == "-o") {
+      ++i;
+      continue;
+    }
+    if (a == "-s" || a == "-i") {  // apt-get -s install, dpkg -i: part of what the command does
+      out += " " + a;
+      if (a == "-i") break;
+      continue;
+    }
+    if (a.rfind("-", 0) == 0) continue;
+    out += " " + a;
+    break;
+  }
+  return out;
+}
+}  // namespace
+
 std::string command_failure(const Command& cmd, const ProcessResult& result) {
-  std::string head = "`" + cmd.display() + "` ";
+  // Messages carry the cause; the whole command line and its output are for
+  // whoever asks (-v shows info, --log-file keeps everything).
+  spdlog::info("`{}` failed ({}):\n{}{}", cmd.display(),
+               result.not_found   ? std::string("not found")
+               : result.timed_out ? std::string("timed out")
+                                  : "exit " + std::to_string(result.exit_code),
+               result.out, result.err);
+  std::string head = "`" + short_command(cmd) + "` ";
   if (result.not_found) return head + "could not run: " + cmd.argv.front() + " was not found in the target root";
   if (result.timed_out)
     return head + "did not finish within " +

@@ -178,8 +178,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
       "   3  apt_repository  amdgpu-repo   refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
       "   4  apt_repository  rocm-repo     refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
       "   5  apt_update      lists         change   refresh package lists (never refreshed)\n"
-      "   6  apt_install     rocm          refused  cannot be planned: `apt-get -s install --no-install-recommends -o "
-      "Debug::pkgDepCache::AutoInstall=1 hsa-runtime-rocr4wsl-amdgpu rocm` " +
+      "   6  apt_install     rocm          refused  cannot be planned: `apt-get -s install` " +
           kNoApt +
           "\n"
           "   7  apt_install     rocm7         skipped  skipped: rocm_version >= '7.1' is false\n"
@@ -234,7 +233,7 @@ TEST_CASE("plan rocm with the key's hash adds AMD's two repositories with the ke
   // The lists of the repositories it would add are read with apt, which this root lacks.
   CHECK(lines[5].rfind("   6  apt_install     rocm          refused  cannot be planned: could not read the package "
                        "lists of the repositories this plan would add, so the plan cannot say what would be installed. "
-                       "`apt-get update --error-on=any -o APT::Sandbox::User=root -c /var/lib/wslgpu-setup/plan-apt/",
+                       "`apt-get update` could not run",
                        0) == 0);
   CHECK(lines[5].size() > kNoApt.size());
   CHECK(lines[5].substr(lines[5].size() - kNoApt.size()) == kNoApt);
@@ -291,9 +290,7 @@ TEST_CASE("plan rocm --set rocm_version=7.1.0 switches to the standard runtime a
         "   4  apt_repository  rocm-repo     refused  the signing key's SHA-256 is not set (key_sha256 is empty)");
   CHECK(lines[5] == "   6  apt_install     rocm          skipped  skipped: rocm_version < '7.0' is false");
   CHECK(lines[6] ==
-        "   7  apt_install     rocm7         refused  cannot be planned: `apt-get -s install "
-        "--no-install-recommends -o Debug::pkgDepCache::AutoInstall=1 rocm` " +
-            kNoApt);
+        "   7  apt_install     rocm7         refused  cannot be planned: `apt-get -s install` " + kNoApt);
   CHECK(lines[8] == "   9  profile_env     rocm7-dxg     change   create /home/alice/.bashrc");
   CHECK(contains(r.out, "export HSA_ENABLE_DXG_DETECTION="));
 }
@@ -332,8 +329,7 @@ TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the too
         "  2  check           libcuda     verify   /usr/lib/wsl/lib/libcuda.so.1 exists\n"
         "  3  apt_repository  cuda-repo   refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
         "  4  apt_update      lists       change   refresh package lists (never refreshed)\n"
-        "  5  apt_install     toolkit     refused  cannot be planned: `apt-get -s install --no-install-recommends -o "
-        "Debug::pkgDepCache::AutoInstall=1 cuda-toolkit-12-6` " +
+        "  5  apt_install     toolkit     refused  cannot be planned: `apt-get -s install` " +
             kNoApt +
             "\n"
             "  6  profile_env     cuda-env    change   create /etc/profile.d/wslgpu-cuda.sh\n"

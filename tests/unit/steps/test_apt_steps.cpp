@@ -272,8 +272,7 @@ TEST_CASE("a failed apt_install purges what it had half-installed and says what 
   w.runner.on({"apt-get", "purge"}, ok());
   auto step = make_step("apt_install", "packages = [\"bad-postinst\"]\n");
   CHECK_THROWS_WITH_AS(step->apply(w.ctx, StepPlan{}),
-                       ("`apt-get install -y --no-install-recommends -o Dpkg::Options::=--force-confdef -o "
-                        "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=120 bad-postinst` exited 100:\n"
+                       ("`apt-get install` exited 100:\n"
                         "E: Sub-process /usr/bin/dpkg returned an error code (1)\n"
                         "The 1 packages it had installed were purged again."),
                        StepFailure);
@@ -453,8 +452,7 @@ TEST_CASE("apt_remove undo says plainly when apt can no longer fetch the removed
   CHECK_THROWS_WITH_AS(
       step->undo(w.ctx, nlohmann::json::parse(R"({"removed":[{"name":"libhsakmt1","version":"5.7.0-1build1"}]})")),
       "apt cannot fetch the removed versions any more, so they were not reinstalled: libhsakmt1=5.7.0-1build1.\n"
-      "`apt-get install --no-install-recommends -y -o Dpkg::Options::=--force-confdef -o "
-      "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=120 libhsakmt1=5.7.0-1build1` exited 100:\n"
+      "`apt-get install` exited 100:\n"
       "E: Version '5.7.0-1build1' for 'libhsakmt1' was not found\n"
       "If you still need them, install them by hand (`sudo apt-get install libhsakmt1=5.7.0-1build1`, or without the "
       "version for the current one).",
@@ -519,7 +517,7 @@ TEST_CASE("apt_update without max_age always refreshes, and a failing source fai
   CHECK(p.verdict == Verdict::change);
   CHECK(p.summary == "refresh package lists (never refreshed)");
   CHECK_THROWS_WITH_AS(step->apply(ctx, p),
-                       "could not refresh the package lists: `apt-get update --error-on=any` exited 100:\n"
+                       "could not refresh the package lists: `apt-get update` exited 100:\n"
                        "E: Failed to fetch https://repo.radeon.com/rocm/apt/6.4.2/dists/noble/InRelease\n"
                        "Check the network and the sources named above (`ls /etc/apt/sources.list.d`).",
                        StepFailure);
