@@ -69,6 +69,7 @@ nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source,
           {"user", g.user},
           {"windows_home", g.windows_home},
           {"not_wsl", g.not_wsl},
+          {"unsupported_distro", g.unsupported_distro},
           {"fingerprints", fingerprints},
           {"plan", plan_to_json(plan)}};
 }
@@ -80,9 +81,9 @@ struct Resolved {
 };
 
 Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, const Variables& sets, bool changing) {
-  Manifest manifest = load_manifest(source, sets, s.host);
+  Manifest manifest = load_manifest(source, sets, s.host, LoadOptions{g.unsupported_distro});
   Plan plan = resolve_plan(manifest, source.display, s.fs, s.runner, s.host);
-  GuardOptions guard_options{g.not_wsl, changing, ::geteuid() == 0};
+  GuardOptions guard_options{g.not_wsl, changing, ::geteuid() == 0, g.unsupported_distro};
   plan.refusals = guard_environment(s.host, manifest.guards, manifest.vars, s.fs, guard_options);
   return {std::move(source), std::move(manifest), std::move(plan)};
 }
@@ -91,7 +92,8 @@ Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, cons
 Manifest manifest_of(const Journal& journal, Session& s) {
   nlohmann::json record = journal.read_plan();
   ManifestSource source{record.value("source", ""), record.value("manifest_text", ""), false};
-  return load_manifest(source, record.value("sets", Variables{}), s.host);
+  return load_manifest(source, record.value("sets", Variables{}), s.host,
+                       LoadOptions{record.value("unsupported_distro", false)});
 }
 
 bool confirm(const std::string& question) {
@@ -253,7 +255,7 @@ int run_validate(const GlobalOptions& g, const std::vector<std::string>& profile
   for (const auto& profile : profiles) {
     try {
       ManifestSource source = find_manifest(profile);
-      Manifest m = load_manifest(source, sets, s.host);
+      Manifest m = load_manifest(source, sets, s.host, LoadOptions{g.unsupported_distro});
       std::cout << source.display << ": ok (" << m.steps.size() << (m.steps.size() == 1 ? " step)" : " steps)") << "\n";
     } catch (const InputError& e) {
       all_ok = false;
@@ -314,6 +316,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
     g.user = saved.value("user", "");
     g.windows_home = saved.value("windows_home", "");
     g.not_wsl = saved.value("not_wsl", false);
+    g.unsupported_distro = saved.value("unsupported_distro", false);
   }
   Session s(g);
   ProfileChoice choice;
@@ -453,6 +456,7 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
   nlohmann::json record = journal.read_plan();
   ManifestSource source{record.value("source", ""), record.value("manifest_text", ""), false};
   g.not_wsl = record.value("not_wsl", g.not_wsl);
+  g.unsupported_distro = record.value("unsupported_distro", g.unsupported_distro);
   Resolved r = resolve(g, s, source, record.value("sets", Variables{}), true);
   if (r.plan.refused()) {
     std::cerr << refusal_text(r.plan);

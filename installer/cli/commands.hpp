@@ -22,6 +22,7 @@ struct GlobalOptions {
   std::string log_file;
   std::vector<std::string> sets;  // --set key=value
   bool not_wsl = false;           // --not-wsl
+  bool unsupported_distro = false;  // --unsupported-distro
   std::string command_line;       // for the lock holder record
 };
 

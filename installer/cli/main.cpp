@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
   app.add_flag("--not-wsl", g.not_wsl,
                "Run outside WSL2 (image builders, tests): the WSL, kernel and /dev/dxg guards are off, the package "
                "guards stay on");
+  app.add_flag("--unsupported-distro", g.unsupported_distro,
+               "Plan and install on a distribution or release the vendor does not publish for (at your own risk)");
 
   auto* validate = app.add_subcommand("validate", "Check manifests; print ok or every error found");
   std::vector<std::string> validate_profiles;

@@ -139,6 +139,10 @@ std::vector<std::string> guard_environment(const HostFacts& host, const Guards& 
     out.push_back("refused by guard dxg: /dev/dxg is missing, so the GPU is not shared with this distribution.\n"
                   "  On Windows: update the GPU driver, then run wsl --update and wsl --shutdown.");
   }
+  if (guards.supported && !options.unsupported_distro) {
+    std::string why = unsupported_system(host, *guards.supported, manifest_vars);
+    if (!why.empty()) out.push_back(why);
+  }
   for (const auto& r : guards.refuse_if) {
     auto vars = host.as_variables();
     for (const auto& [k, v] : manifest_vars) vars[k] = v;

@@ -13,7 +13,9 @@
 //                      libnvidia-compute-*: a Linux driver shadows the WSL
 //                      libcuda.so stubs ("GPU access blocked by the operating system").
 //   environment        WSL2 (unless --not-wsl), kernel minimum, [gpu] enabled
-//                      in /etc/wsl.conf, root for commands that change things.
+//                      in /etc/wsl.conf, root for commands that change things,
+//                      and the distributions the vendor publishes for
+//                      ([guards.supported], unless --unsupported-distro).
 //
 // Package guards read the resolved transaction each step puts in
 // StepPlan::changes, so a package pulled in as a dependency is refused too.
@@ -31,6 +33,7 @@ struct GuardOptions {
   bool not_wsl = false;        // --not-wsl: image builders and tests
   bool needs_root = false;     // the command changes the machine
   bool is_root = true;         // geteuid() == 0
+  bool unsupported_distro = false;  // --unsupported-distro: [guards.supported] does not refuse
 };
 
 // The built-in rule a package name breaks, with its reason and advice, or

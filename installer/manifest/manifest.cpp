@@ -56,8 +56,8 @@ SourcePos key_pos(const toml::table& t, const std::string& key, const std::strin
 
 class Loader {
  public:
-  Loader(const ManifestSource& source, const Variables& overrides, const HostFacts& host)
-      : source_(source), overrides_(overrides), host_(host) {}
+  Loader(const ManifestSource& source, const Variables& overrides, const HostFacts& host, const LoadOptions& options)
+      : source_(source), overrides_(overrides), host_(host), options_(options) {}
 
   Manifest load() {
     const std::string& file = source_.display;
@@ -87,7 +87,18 @@ class Loader {
     std::stable_sort(diagnostics_.begin(), diagnostics_.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.column < b.pos.column;
     });
-    if (!diagnostics_.empty()) throw InputError(std::move(diagnostics_));
+    if (!diagnostics_.empty()) {
+      // On a system the profile does not support, values built from its
+      // facts are not the user's mistake: say that the system is not
+      // supported (exit 3), not that a suite is "" (exit 2). Any other
+      // problem is the manifest's, and is reported as such.
+      bool only_empty_facts = empty_fact_errors_ == diagnostics_.size();
+      if (only_empty_facts && manifest_.guards.supported && !options_.unsupported_distro) {
+        std::string why = unsupported_system(host_, *manifest_.guards.supported, manifest_.vars);
+        if (!why.empty()) throw Refusal(why);
+      }
+      throw InputError(std::move(diagnostics_));
+    }
     return std::move(manifest_);
   }
 
@@ -270,8 +281,10 @@ class Loader {
     const toml::table* t = table_at(root, "guards", false);
     if (!t) return;
     const std::string& file = source_.display;
-    check_keys(*t, {"refuse_packages", "min_kernel", "require_wsl2", "require_dxg", "refuse_if"}, "[guards]");
+    check_keys(*t, {"refuse_packages", "min_kernel", "require_wsl2", "require_dxg", "refuse_if", "supported"},
+               "[guards]");
     read_refuse_if(*t);
+    read_supported(*t);
     if (const toml::node* n = t->get("refuse_packages")) {
       if (!n->is_array()) {
         error(toml_pos(*n, file), "\"refuse_packages\" must be an array of package names or patterns, not " +
@@ -347,6 +360,127 @@ class Loader {
     }
   }
 
+  // [guards.supported]: publisher, advice, systems = [{ distro, versions, when }]
+  void read_supported(const toml::table& guards) {
+    const std::string& file = source_.display;
+    const toml::node* n = guards.get("supported");
+    if (!n) return;
+    const toml::table* t = n->as_table();
+    if (!t) {
+      error(toml_pos(*n, file), "\"supported\" must be a table ([guards.supported]), not " + toml_type_name(*n));
+      return;
+    }
+    const std::size_t errors_before = diagnostics_.size();
+    check_keys(*t, {"publisher", "advice", "systems"}, "[guards.supported]");
+    Variables scope = host_.as_variables();
+    for (const auto& [k, v] : manifest_.vars) scope[k] = v;
+    SupportedSystems supported;
+    for (const char* key : {"publisher", "advice"}) {
+      const toml::node* v = t->get(key);
+      if (!v) {
+        if (std::string(key) == "publisher")
+          error(toml_pos(*t, file), "[guards.supported] needs \"publisher\", such as \"AMD publishes ROCm for WSL\"");
+        continue;
+      }
+      if (!v->is_string()) {
+        error(toml_pos(*v, file), std::string("\"") + key + "\" must be a string, not " + toml_type_name(*v));
+        continue;
+      }
+      (std::string(key) == "publisher" ? supported.publisher : supported.advice) =
+          substitute(v->as_string()->get(), scope, toml_pos(*v, file), diagnostics_);
+    }
+    const toml::node* systems = t->get("systems");
+    if (!systems || !systems->is_array() || systems->as_array()->empty()) {
+      error(toml_pos(systems ? *systems : static_cast<const toml::node&>(*t), file),
+            "[guards.supported] needs \"systems\", a non-empty array of { distro = \"ubuntu\", versions = "
+            "[\"24.04\"] } tables");
+      return;
+    }
+    for (const toml::node& item : *systems->as_array()) {
+      const toml::table* e = item.as_table();
+      if (!e) {
+        error(toml_pos(item, file), "each \"systems\" entry must be { distro = \"...\", versions = [\"...\"] }");
+        continue;
+      }
+      check_keys(*e, {"distro", "versions", "when"}, "a systems entry");
+      SupportedSystem sys;
+      const toml::node* distro = e->get("distro");
+      if (!distro || !distro->is_string() || !is_os_release_word(distro->as_string()->get())) {
+        error(toml_pos(distro ? *distro : item, file),
+              "\"distro\" must be an os-release ID in lowercase, such as \"ubuntu\"");
+        continue;
+      }
+      sys.distro = distro->as_string()->get();
+      const toml::node* versions = e->get("versions");
+      const toml::array* list = versions ? versions->as_array() : nullptr;
+      if (!list || list->empty()) {
+        error(toml_pos(versions ? *versions : item, file),
+              "\"versions\" must be a non-empty array of os-release VERSION_IDs, such as [\"22.04\", \"24.04\"]");
+        continue;
+      }
+      bool ok = true;
+      for (const toml::node& v : *list) {
+        if (!v.is_string() || !is_os_release_word(v.as_string()->get())) {
+          error(toml_pos(v, file), "each version must be an os-release VERSION_ID written as a string, such as \"24.04\"");
+          ok = false;
+          continue;
+        }
+        sys.versions.push_back(v.as_string()->get());
+      }
+      if (!ok) continue;
+      if (const toml::node* when = e->get("when")) {
+        ManifestStep holder;
+        read_when(*when, holder);
+        if (!holder.when) continue;
+        sys.when = holder.when;
+      }
+      supported.systems.push_back(std::move(sys));
+    }
+    // Half a table would refuse machines it means to allow.
+    if (diagnostics_.size() == errors_before) manifest_.guards.supported = std::move(supported);
+  }
+
+  static bool is_os_release_word(const std::string& w) {
+    return !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789._-") == std::string::npos;
+  }
+
+  // Every ${host.NAME} in the strings of NODE whose fact is empty here, with
+  // where it is written.
+  void empty_host_facts(const toml::node& node, const Variables& host_vars,
+                        std::vector<std::pair<std::string, SourcePos>>& out) const {
+    if (const toml::table* t = node.as_table()) {
+      for (const auto& [k, v] : *t) empty_host_facts(v, host_vars, out);
+    } else if (const toml::array* a = node.as_array()) {
+      for (const toml::node& v : *a) empty_host_facts(v, host_vars, out);
+    } else if (const auto* str = node.as_string()) {
+      const std::string& text = str->get();
+      for (std::size_t i = text.find("${host."); i != std::string::npos; i = text.find("${host.", i + 2)) {
+        if (i > 0 && text[i - 1] == '$') continue;  // "$${" is a literal
+        auto close = text.find('}', i);
+        if (close == std::string::npos) break;
+        std::string name = text.substr(i + 2, close - i - 2);
+        auto it = host_vars.find(name);
+        if (it != host_vars.end() && it->second.empty()) {
+          SourcePos p = toml_pos(node, source_.display);
+          if (p.column > 0 && columns_match_source(text, i)) p.column += static_cast<std::uint32_t>(i + 1);
+          out.push_back({name, p});
+        }
+      }
+    }
+  }
+
+  bool step_applies(const ManifestStep& step, const Variables& scope) const {
+    if (!step.when) return true;
+    try {
+      return step.when->evaluate([&](const std::string& name) -> std::optional<std::string> {
+        auto it = scope.find(name);
+        return it == scope.end() ? std::nullopt : std::optional<std::string>(it->second);
+      });
+    } catch (const Error&) {
+      return true;  // its own diagnostic says why
+    }
+  }
+
   void read_steps(const toml::table& root) {
     const std::string& file = source_.display;
     const toml::node* n = root.get("step");
@@ -358,7 +492,8 @@ class Loader {
       error(toml_pos(*n, file), "\"step\" must be written as [[step]] tables, not " + toml_type_name(*n));
       return;
     }
-    Variables scope = host_.as_variables();
+    const Variables host_vars = host_.as_variables();
+    Variables scope = host_vars;
     for (const auto& [k, v] : manifest_.vars) scope[k] = v;
     std::vector<std::string> kind_names;
     for (const auto& k : step_kinds()) kind_names.push_back(k.name);
@@ -410,7 +545,23 @@ class Loader {
                                                        : " (did you mean \"" + hint + "\"?)"));
         continue;
       }
-      StepKeys kind_keys(t, file, step.kind, scope, diagnostics_);
+      // A value built from a fact this machine does not have: name the
+      // fact and where it comes from, never the "" it would become. A
+      // skipped step still loads, with a placeholder that says so.
+      std::vector<std::pair<std::string, SourcePos>> empty_facts;
+      empty_host_facts(t, host_vars, empty_facts);
+      Variables step_scope = scope;
+      if (!empty_facts.empty()) {
+        if (step_applies(step, scope)) {
+          empty_fact_errors_ += empty_facts.size();
+          for (const auto& [fact, pos] : empty_facts)
+            error(pos, "${" + fact + "} is empty on this machine (it comes from " + host_fact_origin(fact) +
+                           "), so step \"" + step.id + "\" cannot be written");
+          continue;
+        }
+        for (const auto& [fact, pos] : empty_facts) step_scope[fact] = "unknown-" + fact.substr(5);
+      }
+      StepKeys kind_keys(t, file, step.kind, step_scope, diagnostics_);
       for (const char* common : {"id", "kind", "name", "when"}) kind_keys.mark_common(common);
       step.step = k->make(kind_keys);
       kind_keys.finish();
@@ -455,6 +606,8 @@ class Loader {
   const ManifestSource& source_;
   const Variables& overrides_;
   const HostFacts& host_;
+  const LoadOptions options_;
+  std::size_t empty_fact_errors_ = 0;  // diagnostics about facts this machine lacks
   Manifest manifest_;
   std::vector<Diagnostic> diagnostics_;
 };
@@ -486,8 +639,9 @@ ManifestSource find_manifest(const std::string& profile_or_file) {
                                              arg + ".toml");
 }
 
-Manifest load_manifest(const ManifestSource& source, const Variables& overrides, const HostFacts& host) {
-  return Loader(source, overrides, host).load();
+Manifest load_manifest(const ManifestSource& source, const Variables& overrides, const HostFacts& host,
+                       const LoadOptions& options) {
+  return Loader(source, overrides, host, options).load();
 }
 
 }  // namespace wslgpu

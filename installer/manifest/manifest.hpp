@@ -21,6 +21,7 @@
 #include "installer/manifest/condition.hpp"
 #include "installer/host/host.hpp"
 #include "installer/manifest/substitute.hpp"
+#include "installer/manifest/supported_systems.hpp"
 #include "installer/system/error.hpp"
 
 namespace wslgpu {
@@ -49,6 +50,7 @@ struct Guards {
   std::string min_kernel;                    // "" for no minimum
   bool require_wsl2 = true;
   bool require_dxg = false;
+  std::optional<SupportedSystems> supported;  // [guards.supported]: where the vendor publishes
 };
 
 struct Manifest {
@@ -73,8 +75,18 @@ struct ManifestSource {
 // InputError naming the bundled profiles when neither exists.
 ManifestSource find_manifest(const std::string& profile_or_file);
 
+struct LoadOptions {
+  // --unsupported-distro: a machine outside [guards.supported] is not
+  // refused, so a value built from its facts is checked like any other.
+  bool unsupported_distro = false;
+};
+
 // Parses and checks SOURCE. OVERRIDES are --set values; HOST supplies the
-// host.* variables. Throws InputError with every diagnostic found.
-Manifest load_manifest(const ManifestSource& source, const Variables& overrides, const HostFacts& host);
+// host.* variables. Throws InputError with every diagnostic found, or
+// Refusal when the manifest cannot be read for HOST because HOST is not a
+// system the manifest supports (its values would be built from facts such as
+// an empty VERSION_CODENAME).
+Manifest load_manifest(const ManifestSource& source, const Variables& overrides, const HostFacts& host,
+                       const LoadOptions& options = {});
 
 }  // namespace wslgpu

@@ -395,3 +395,39 @@ TEST_CASE("install on WSL1 is refused with exit 3 and the reasons; --not-wsl lif
   RunResult nw = run_tool({"--root", root.path(), "--not-wsl", "plan", "cuda"});
   CHECK_FALSE(contains(nw.out, "refused by guard"));
 }
+
+TEST_CASE("plan and install rocm on a Debian machine refuse before any change, naming what is supported") {
+  FakeWslRoot root;
+  root.write("/etc/os-release", "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\nVERSION_ID=\"12\"\n"
+                                "VERSION_CODENAME=bookworm\n");
+  root.write("/var/lib/wslgpu-setup/.keep", "");
+  auto before = outside_state(snapshot(root.path()));
+  RunResult plan = run_tool({"--root", root.path(), "plan", "rocm", "--detailed-exitcode"});
+  CHECK(plan.exit_code == 3);
+  CHECK(contains(plan.out, "this machine runs Debian 12 (bookworm), but AMD publishes ROCm 6.4.2.1 for WSL only on "
+                           "Ubuntu 22.04 and 24.04. From Windows, install a supported distribution (`wsl --install -d "
+                           "Ubuntu-24.04`) and run wslgpu-setup there."));
+  RunResult install = run_tool({"--root", root.path(), "install", "rocm", "--yes"});
+  CHECK(install.exit_code == 3);
+  CHECK(contains(install.err, "error: this machine runs Debian 12 (bookworm)"));
+  RunResult cuda = run_tool({"--root", root.path(), "plan", "cuda", "--detailed-exitcode"});
+  CHECK(cuda.exit_code == 3);
+  CHECK(contains(cuda.out, "NVIDIA publishes the CUDA toolkit for WSL (its wsl-ubuntu repository) only on Ubuntu "
+                           "22.04 and 24.04."));
+  CHECK(snapshot_difference(before, outside_state(snapshot(root.path()))).empty());
+}
+
+TEST_CASE("a Debian machine without VERSION_CODENAME is refused as unsupported, never with an empty suite") {
+  FakeWslRoot root;
+  root.write("/etc/os-release", "ID=debian\nVERSION_ID=\"13\"\n");
+  RunResult r = run_tool({"--root", root.path(), "plan", "rocm"});
+  CHECK(r.exit_code == 3);
+  CHECK(r.err == "error: this machine runs Debian 13, but AMD publishes ROCm 6.4.2.1 for WSL only on Ubuntu 22.04 and "
+                 "24.04. From Windows, install a supported distribution (`wsl --install -d Ubuntu-24.04`) and run "
+                 "wslgpu-setup there. (--unsupported-distro plans and installs anyway, at your own risk.)\n");
+  RunResult anyway = run_tool({"--root", root.path(), "--unsupported-distro", "plan", "rocm"});
+  CHECK(anyway.exit_code == 2);
+  CHECK(contains(anyway.err, ": ${host.codename} is empty on this machine (it comes from VERSION_CODENAME in "
+                             "/etc/os-release), so step \"amdgpu-repo\" cannot be written"));
+  CHECK_FALSE(contains(anyway.err, "\"\""));
+}
