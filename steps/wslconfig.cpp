@@ -7,6 +7,8 @@
 #include "installer/manifest/suggest.hpp"
 #include "installer/system/paths.hpp"
 #include "steps/file_change.hpp"
+#include "steps/windows_interop.hpp"
+#include "steps/wsl_values.hpp"
 
 namespace wslgpu {
 
@@ -124,9 +126,10 @@ std::string escape_windows_path(const std::string& path) {
 }
 
 // How two values of TYPE compare: WSL reads booleans, words and units
-// without regard to case, and a value may be written in double quotes.
+// without regard to case, a value may be written in double quotes, and a
+// '#' outside them starts a comment ("6GB  # mine" is 6GB).
 std::string comparable(ValueType type, std::string value) {
-  value = trim(value);
+  value = without_trailing_comment(value);
   if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
   switch (type) {
     case ValueType::boolean:
@@ -293,35 +296,12 @@ class IniSettingsStep : public Step {
 
   // %USERPROFILE% through interop: cmd.exe, then wslpath. "" with the reason in TRIED.
   static std::string windows_home_from_interop(StepContext& ctx, std::vector<std::string>& tried) {
-    std::string cmd = "cmd.exe";
-    for (const auto& drive : ctx.fs.list("/mnt")) {
-      std::string candidate = "/mnt/" + drive + "/Windows/System32/cmd.exe";
-      if (ctx.fs.stat(candidate)) {
-        cmd = candidate;
-        break;
-      }
-    }
-    Command echo;
-    echo.argv = {cmd, "/c", "echo", "%USERPROFILE%"};
-    echo.timeout = std::chrono::seconds(5);
-    ProcessResult r = ctx.runner.run(echo);
-    if (!r.ok()) {
-      tried.push_back("`" + echo.display() + "` " +
-                      (r.not_found   ? std::string("was not found (is interop off?)")
-                       : r.timed_out ? std::string("did not answer within 5 s")
-                                     : "exited " + std::to_string(r.exit_code)));
-      return "";
-    }
-    std::string win;
-    std::size_t start = 0;
-    while (start < r.out.size()) {  // the last non-empty line: cmd.exe may warn about a UNC folder first
-      auto nl = r.out.find('\n', start);
-      std::string line = trim(r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
-      if (!line.empty()) win = line;
-      start = nl == std::string::npos ? r.out.size() : nl + 1;
-    }
+    std::size_t failures = tried.size();
+    std::string win = windows_echo(ctx, "%USERPROFILE%", tried);
+    if (tried.size() > failures) return "";
     if (win.size() < 3 || win[1] != ':' || win.find('%') != std::string::npos) {
-      tried.push_back("`" + echo.display() + "` printed \"" + win + "\", not a Windows folder");
+      tried.push_back("`" + windows_cmd_exe(ctx.fs) + " /c echo %USERPROFILE%` printed \"" + win +
+                      "\", not a Windows folder");
       return "";
     }
     Command conv;

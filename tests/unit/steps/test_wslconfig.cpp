@@ -421,3 +421,10 @@ TEST_CASE("wslconf: keys are checked against wsl.conf's sections, not .wslconfig
   CHECK(build_errors("kind = \"wslconf\"\nsettings.boot = { systemd = \"on\" }\n") ==
         "m.toml:2:29: [boot] systemd must be true or false");
 }
+
+TEST_CASE("wslconfig: a value followed by a # comment equals the same value, so the line is left as it is") {
+  Machine m;
+  m.fs.add_file(kPath, "[wsl2]\nmemory=16GB     # for PyTorch\n");
+  auto plan = m.plan(*build_ok(kMemory));
+  CHECK(plan.verdict == Verdict::noop);
+}
