@@ -17,10 +17,14 @@ namespace wslgpu {
 struct OpenPgpKey {
   int version = 4;
   std::string fingerprint;   // 40 uppercase hex digits (v4: SHA-1 of the key packet)
-  std::string algorithm;     // "rsa4096", "dsa2048", "ed25519", "ecdsa-nistp256", ...
+  // "rsa4096", "dsa2048", "elg2048", "ed25519", "cv25519", "ecdsa-nistp256",
+  // "ecdh-brainpoolP256r1", "ecdsa (unknown curve 1.2.3.4)", "unknown algorithm 99".
+  std::string algorithm;
   std::int64_t created = 0;  // seconds since the epoch
-  // From the newest self-signature's key-expiration subpacket (created +
-  // that many seconds); nullopt when the key does not expire.
+  // From the key-expiration subpacket (created + that many seconds) of the
+  // newest direct-key self-signature when it has one, else of the newest
+  // user ID self-signature, as gpg reads it; nullopt when the key does not
+  // expire. Signatures are not verified (see above).
   std::optional<std::int64_t> expires;
   std::vector<std::string> user_ids;
   std::vector<std::string> subkey_fingerprints;
