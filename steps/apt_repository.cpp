@@ -346,10 +346,15 @@ class AptRepositoryStep : public Step {
     }
     // The keys.
     std::set<std::string> found, restrict_to;
+    std::optional<std::int64_t> pinned_expired;  // when a copy of the pinned key there has expired
+    auto note = [&](const OpenPgpKey& k) {
+      found.insert(k.fingerprint);
+      if (k.fingerprint == key_fingerprint && k.expires && *k.expires < now_seconds()) pinned_expired = k.expires;
+    };
     if (!first.signed_by_key.empty()) {
       if (key_fingerprint.empty()) return first.where() + " holds its key inline, and key_sha256 pins a key file";
       try {
-        for (const auto& k : read_openpgp_keys(first.signed_by_key)) found.insert(k.fingerprint);
+        for (const auto& k : read_openpgp_keys(first.signed_by_key)) note(k);
       } catch (const OpenPgpError& e) {
         return "the key inside " + first.where() + " cannot be read: " + e.what();
       }
@@ -370,7 +375,7 @@ class AptRepositoryStep : public Step {
         continue;
       }
       try {
-        for (const auto& k : read_openpgp_keys(bytes)) found.insert(k.fingerprint);
+        for (const auto& k : read_openpgp_keys(bytes)) note(k);
       } catch (const OpenPgpError& e) {
         return "its keyring " + item + " cannot be read: " + e.what();
       }
@@ -389,6 +394,11 @@ class AptRepositoryStep : public Step {
                format_fingerprint(key_fingerprint);
       return "its keyring also holds " + join(names, ", ") + ", which apt would accept as signers too";
     }
+    // AMD's key expired twice (2019, 2021) and every copy of the old file
+    // broke apt until it was replaced: an expired copy is replaced too.
+    if (pinned_expired)
+      return "its copy of the pinned key expired on " + utc_date(*pinned_expired) +
+             " (the vendor's current file extends it)";
     // What it fetches.
     const std::string native = ctx.host.arch.empty() ? "(native)" : ctx.host.arch;
     std::set<std::string> wanted_arch;

@@ -33,6 +33,28 @@ class GpgHome {
       k.armoured = gpg("--export --armor " + k.fingerprint);
       k.binary = gpg("--export " + k.fingerprint);
     }
+    // Made on 2020-01-01 to expire a year later; then extended, today.
+    const std::string uid = "Renewed Key <t2@example.invalid>";
+    gpg("--faked-system-time 1577836800 --quick-gen-key '" + uid + "' ed25519 sign 1y");
+    TestKey& k = keys_[2];
+    std::istringstream listing(gpg("--with-colons --list-keys '" + uid + "'"));
+    std::string line;
+    while (std::getline(listing, line)) {
+      if (line.rfind("fpr:", 0) == 0 && k.fingerprint.empty()) k.fingerprint = line.substr(12, 40);
+      if (line.rfind("pub:", 0) == 0) {
+        std::size_t field = 0, pos = 0;
+        while (field < 6 && pos != std::string::npos) {
+          pos = line.find(':', pos + 1);
+          ++field;
+        }
+        k.expired_at = std::stoll(line.substr(pos + 1, line.find(':', pos + 1) - pos - 1));
+      }
+    }
+    REQUIRE(k.fingerprint.size() == 40);
+    k.expired_binary = gpg("--export " + k.fingerprint);
+    gpg("--quick-set-expire " + k.fingerprint + " 2y");
+    k.armoured = gpg("--export --armor " + k.fingerprint);
+    k.binary = gpg("--export " + k.fingerprint);
   }
   ~GpgHome() {
     std::string kill = "gpgconf --homedir '" + dir_ + "' --kill all >/dev/null 2>&1";
@@ -61,7 +83,7 @@ class GpgHome {
   }
 
   std::string dir_;
-  std::array<TestKey, 2> keys_;
+  std::array<TestKey, 3> keys_;
 };
 
 }  // namespace

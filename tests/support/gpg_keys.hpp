@@ -3,6 +3,7 @@
 // real keyring is touched. The keys are made once per test process
 // (ed25519, a fraction of a second each) and shared by every test.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace wslgpu::testing {
@@ -11,10 +12,15 @@ struct TestKey {
   std::string fingerprint;  // 40 uppercase hex digits, as gpg prints it
   std::string armoured;     // gpg --export --armor
   std::string binary;       // gpg --export
+  // Key 2 only: the same key exported before its expiry was extended, when
+  // it had expired (made on 2020-01-01, expired 365 days later), the way
+  // AMD's key file went stale on users' machines.
+  std::string expired_binary;
+  std::int64_t expired_at = 0;
 };
 
-// One of two different keys: WHICH is 0 or 1. Fails the test (doctest
-// REQUIRE) when gpg is missing or fails.
+// One of three different keys: WHICH is 0, 1 or 2 (the renewed one). Fails
+// the test (doctest REQUIRE) when gpg is missing or fails.
 const TestKey& test_key(int which);
 
 }  // namespace wslgpu::testing

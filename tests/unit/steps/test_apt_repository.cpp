@@ -335,6 +335,30 @@ TEST_CASE("a vendor entry whose keyring holds another key, or more keys, is take
                                ", not the pinned " + format_fingerprint(pinned().fingerprint));
 }
 
+TEST_CASE("a vendor keyring holding an expired copy of the pinned key is taken over, with the current key") {
+  const TestKey& renewed = test_key(2);
+  REQUIRE(renewed.expired_at > 0);
+  World w;
+  w.fs.add_file("/srv/cuda.pub", renewed.armoured);
+  plant_cuda_keyring(w.fs, renewed.expired_binary);
+  StepPlan p = build_ok(cuda_step(by_file("/srv/cuda.pub", renewed.fingerprint)))->plan(w.ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.details.at(0) ==
+        "not reused as it is: its copy of the pinned key expired on 2020-12-31 (the vendor's "
+        "current file extends it)");
+  CHECK(write_list(p) == std::vector<std::string>{"remove " + kCudaList, "write /etc/apt/keyrings/cuda-wsl-ubuntu.asc",
+                                                  "write /etc/apt/sources.list.d/cuda-wsl-ubuntu.sources"});
+  CHECK(p.writes.at(1).content == renewed.armoured);
+
+  // The current copy is reused as it is.
+  World current;
+  plant_cuda_keyring(current.fs, renewed.binary);
+  StepPlan q =
+      build_ok(cuda_step("key_url = \"" + kUnreachable + "\"\nkey_fingerprint = \"" + renewed.fingerprint + "\"\n"))
+          ->plan(current.ctx);
+  CHECK(q.verdict == Verdict::noop);
+}
+
 TEST_CASE("a vendor list that is not a conffile is taken over with a warning: dpkg would put it back") {
   World w;
   w.fs.add_file("/srv/cuda.pub", pinned().armoured);
