@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
+#include "installer/formats/openpgp.hpp"
 #include "installer/formats/sha256.hpp"
 #include "installer/host/host.hpp"
 #include "installer/manifest/bundled_manifests.hpp"
@@ -269,6 +270,33 @@ TEST_CASE("plan rocm with a key of the pinned fingerprint adds AMD's two reposit
   CHECK(contains(r.out,
                  "\nPlan: 4 changes, 1 already done, 2 checks, 3 skipped, 1 refused. Nothing has been changed.\n"));
 
+  auto after = snapshot(root.path());
+  CHECK_MESSAGE(outside_state(before) == outside_state(after), snapshot_difference(before, after));
+}
+
+TEST_CASE("a key whose fingerprint is not the pinned one is refused, and install stops with exit 3") {
+  FakeWslRoot root;
+  if (!root.dxg_is_device()) {
+    MESSAGE("not running as root: /dev/dxg cannot be a character device; skipped");
+    return;
+  }
+  FakeKey key;
+  const std::string pinned = wslgpu::testing::test_key(1).fingerprint;
+  root.write("/var/lib/wslgpu-setup/.keep", "");
+  auto before = snapshot(root.path());
+  RunResult r = plan(root, "rocm", {"rocm_key_fingerprint=" + pinned, "rocm_key_url=" + key.url});
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  auto lines = step_lines(r.out);
+  REQUIRE(lines.size() == 11);
+  CHECK(lines[3] == "   4  apt_repository  rocm-repo     refused  the key at " + key.url + " is " +
+                        wslgpu::format_fingerprint(key.fingerprint) + ", not the pinned " +
+                        wslgpu::format_fingerprint(pinned));
+  RunResult i = run_tool({"--root", root.path(), "--set", "rocm_key_fingerprint=" + pinned, "--set",
+                          "rocm_key_url=" + key.url, "install", "rocm", "--yes"},
+                         kOffline);
+  CHECK(i.exit_code == 3);
+  CHECK(contains(i.err, "Nothing was changed (exit 3).\n"));
   auto after = snapshot(root.path());
   CHECK_MESSAGE(outside_state(before) == outside_state(after), snapshot_difference(before, after));
 }

@@ -290,6 +290,27 @@ TEST_CASE("an exact cuda-keyring entry with the pinned key is reused as it is: n
   CHECK(w.runner.calls.empty());
 }
 
+TEST_CASE("a deb822 stanza holding the pinned key inline is reused too") {
+  World w;
+  std::string field;
+  std::size_t pos = 0;
+  const std::string& armour = pinned().armoured;
+  while (pos < armour.size()) {
+    std::size_t nl = armour.find('\n', pos);
+    std::string line = armour.substr(pos, nl - pos);
+    field += " " + (line.empty() ? std::string(".") : line) + "\n";
+    pos = nl + 1;
+  }
+  w.fs.add_file("/etc/apt/sources.list.d/nvidia.sources",
+                "Types: deb\nURIs: " + kCudaUri + "\nSuites: /\nSigned-By:\n" + field);
+  StepPlan p =
+      build_ok(cuda_step("key_url = \"" + kUnreachable + "\"\nkey_fingerprint = \"" + pinned().fingerprint + "\"\n"))
+          ->plan(w.ctx);
+  CHECK(p.verdict == Verdict::noop);
+  CHECK(p.summary ==
+        "configured by /etc/apt/sources.list.d/nvidia.sources, key " + short_fpr(pinned().fingerprint) + " verified");
+}
+
 TEST_CASE("reuse removes this step's own earlier source, which would now conflict with the vendor's") {
   World w;
   plant_cuda_keyring(w.fs, pinned().binary);
