@@ -611,7 +611,7 @@ class AptRepositoryStep : public Step {
         for (const auto& l : diff) d += l + "\n";
         p.changes.back()["diff"] = d;
       }
-      if (owner) note_package_file(*owner, f.path, p);
+      if (owner) note_package_file(*owner, f.path, !kept, p);
     }
 
     // 2. Their keyrings, once nothing else names them.
@@ -662,6 +662,9 @@ class AptRepositoryStep : public Step {
           plan_file(ctx.fs, path, std::nullopt, attrs, p);
           auto diff = unified_diff(path, &text, "");
           p.details.insert(p.details.end(), diff.begin(), diff.end());
+          std::string d;
+          for (const auto& l : diff) d += l + "\n";
+          p.changes.back()["diff"] = d;
         }
       }
       pin_changes = plan_file(ctx.fs, pref_path(), wanted_pin(), attrs, p);
@@ -691,16 +694,19 @@ class AptRepositoryStep : public Step {
     return p;
   }
 
-  // What dpkg will do with a file of OWNER that the plan removes or edits.
-  static void note_package_file(const DpkgOwner& owner, const std::string& path, StepPlan& p) {
+  // What dpkg will do with a file of OWNER that the plan removes (REMOVED)
+  // or edits: a conffile stays as the administrator left it (dpkg(1),
+  // --force-confmiss and --force-confold), a plain file is put back.
+  static void note_package_file(const DpkgOwner& owner, const std::string& path, bool removed, StepPlan& p) {
     if (owner.conffile) {
-      p.details.push_back(owner.package +
-                          " stays installed; its list is removed, and dpkg keeps a deleted "
-                          "conffile deleted on upgrade");
+      p.details.push_back(owner.package + (removed ? " stays installed; its list is removed, and dpkg keeps a deleted "
+                                                     "conffile deleted on upgrade"
+                                                   : " stays installed; its list is edited, and dpkg keeps an edited "
+                                                     "conffile as it is on upgrade"));
       return;
     }
-    std::string note = path + " is a file of " + owner.package + ", not a conffile: dpkg puts it back when " +
-                       owner.package +
+    std::string note = path + " is a file of " + owner.package + ", not a conffile: dpkg " +
+                       (removed ? "puts it back" : "overwrites the edit") + " when " + owner.package +
                        " is upgraded or reinstalled, and apt then refuses its sources again "
                        "(\"Conflicting values set for option Signed-By\"). Remove the package (sudo apt remove " +
                        owner.package + ") if it is not needed.";

@@ -478,6 +478,13 @@ TEST_CASE("a .list that also holds an unrelated entry keeps it, and every other 
   CHECK(p.writes[0].attrs.mode == 0640);  // its mode and owner stay
   CHECK(p.writes[0].attrs.gid == 4);
   CHECK(p.summary.find("; replaces /etc/apt/sources.list.d/mine.list (not from a package)") != std::string::npos);
+
+  // The same file as a conffile of a package: it stays as edited on upgrade.
+  w.fs.add_file("/var/lib/dpkg/info/my-repos.conffiles", "/etc/apt/sources.list.d/mine.list\n");
+  StepPlan owned = build_ok(rocm_step(by_file("/srv/rocm.asc", pinned().fingerprint)))->plan(w.ctx);
+  CHECK(joined(owned.details)
+            .find("my-repos stays installed; its list is edited, and dpkg keeps an edited conffile as it is on "
+                  "upgrade\n") != std::string::npos);
 }
 
 TEST_CASE("a deb822 stanza naming the repository is taken over; one listing more than it is refused") {
