@@ -107,7 +107,7 @@ bench_profile() {
     PROFILE=rocm PROFILE_LABEL="bundled rocm profile (manifests/rocm.toml)"
     # add_gpu_groups=true: the user_groups step runs, like Ansible's user task.
     SETS=(--set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO"
-      --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_sha256=$TESTREPO_KEY_SHA256"
+      --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_fingerprint=$TESTREPO_KEY_FINGERPRINT"
       --set "rocm_pin_origin=$TESTREPO_ORIGIN" --set add_gpu_groups=true)
     PKGS=(hsa-runtime-rocr4wsl-amdgpu rocm)
   else

@@ -14,7 +14,7 @@ manifest_header() {
   printf '[manifest]\nname = "%s"\ndescription = "real-root scenario %s"\nschema_version = 1\n' "$1" "$1"
 }
 
-# The signed local repository (key checked by its sha256, pinned like AMD's)
+# The signed local repository (key checked by its fingerprint, pinned like AMD's)
 # and a refresh of the lists, skipped on a rerun while they are fresh.
 manifest_testrepo_steps() {
   cat <<EOT
@@ -27,7 +27,7 @@ uris = ["$TESTREPO_URI"]
 suites = ["$TESTREPO_SUITE"]
 components = ["$TESTREPO_COMPONENT"]
 key_file = "$TESTREPO_KEY_IN_ROOT"
-key_sha256 = "$TESTREPO_KEY_SHA256"
+key_fingerprint = "$TESTREPO_KEY_FINGERPRINT"
 pin_origin = "$TESTREPO_ORIGIN"
 pin_priority = 600
 

@@ -13,7 +13,9 @@
 # and a Release.gpg), so that Signed-By and key checks run for real. Layout:
 #   dists/bookworm/{Release,InRelease,Release.gpg}, dists/bookworm/main/binary-ARCH/Packages{,.gz}
 #   pool/*.deb, key.asc (ASCII-armoured public key), key.gpg (binary),
-#   other-key.asc (a key that signed nothing: for wrong-key tests)
+#   other-key.asc (a key that signed nothing: for wrong-key tests);
+#   $TESTREPO_KEY_FINGERPRINT and $TESTREPO_OTHER_KEY_FINGERPRINT hold their
+#   fingerprints, which the profiles' *_key_fingerprint variables take
 # Inside a test root it is mounted read-only at /srv/testrepo.
 #
 # The same signed packages are also published in AMD's layout, which the
@@ -216,6 +218,7 @@ test_repo() {
     gpg --batch --quiet --passphrase '' --quick-gen-key 'wslgpu-setup test repository <repo@wslgpu-setup.invalid>' ed25519 sign never
     gpg --batch --quiet --armor --export >"$repo/key.asc"
     gpg --batch --quiet --export >"$repo/key.gpg"
+    gpg --batch --with-colons --list-keys | awk -F: '$1 == "fpr" { print $10; exit }' >"$gnupg/fingerprint"
     for d in "$dist" "$repo/rocm/apt/$TESTREPO_ROCM_VERSION/dists/$TESTREPO_SUITE" \
       "$repo/amdgpu/$TESTREPO_ROCM_VERSION/ubuntu/dists/$TESTREPO_SUITE"; do
       gpg --batch --quiet --clearsign -o "$d/InRelease" "$d/Release"
@@ -226,11 +229,16 @@ test_repo() {
     mkdir -m 0700 "$GNUPGHOME"
     gpg --batch --quiet --passphrase '' --quick-gen-key 'not the test repository <other@wslgpu-setup.invalid>' ed25519 sign never
     gpg --batch --quiet --armor --export >"$repo/other-key.asc"
+    gpg --batch --with-colons --list-keys | awk -F: '$1 == "fpr" { print $10; exit }' >"$gnupg/other-fingerprint"
     gpgconf --kill all
   ) 2>"$gnupg.log" || {
     cat "$gnupg.log" >&2
     fail "gpg could not generate or use the test repository's key"
   }
+  TESTREPO_KEY_FINGERPRINT=$(<"$gnupg/fingerprint")
+  TESTREPO_OTHER_KEY_FINGERPRINT=$(<"$gnupg/other-fingerprint")
+  [[ ${#TESTREPO_KEY_FINGERPRINT} == 40 && ${#TESTREPO_OTHER_KEY_FINGERPRINT} == 40 ]] ||
+    fail "gpg did not print the test keys' fingerprints"
   rm -rf "$gnupg" "$gnupg.log"
   chmod -R a+rX "$repo"
 

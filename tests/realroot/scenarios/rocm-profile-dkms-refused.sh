@@ -13,7 +13,7 @@ scenario() {
 
 rocm_profile_sets() {
   printf '%s\n' --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
-    --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_sha256=$TESTREPO_KEY_SHA256" \
+    --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_fingerprint=$TESTREPO_KEY_FINGERPRINT" \
     --set "rocm_pin_origin=$TESTREPO_ORIGIN" "$@"
 }
 
