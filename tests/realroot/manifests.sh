@@ -73,3 +73,14 @@ manifest_rocm_from_testrepo() {
   manifest_rocm_path
   manifest_rocminfo_check
 }
+
+# rocm_profile_args [ARG...]: the global options that point the bundled rocm
+# profile at the test repository, one per line, then ARG... The key is
+# fetched by the tool on this side of the root (libcurl), so its URL is the
+# host path; the sources inside the root name the in-root repository. The
+# test roots are Debian 12, where AMD does not publish: --unsupported-distro.
+rocm_profile_args() {
+  printf '%s\n' --unsupported-distro --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
+    --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_fingerprint=$TESTREPO_KEY_FINGERPRINT" \
+    --set "rocm_pin_origin=$TESTREPO_ORIGIN" "$@"
+}

@@ -19,12 +19,6 @@ scenario() {
   with_root exact_lists_are_reused
 }
 
-rocm_profile_sets() {
-  printf '%s\n' --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
-    --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_fingerprint=$TESTREPO_KEY_FINGERPRINT" \
-    --set "rocm_pin_origin=$TESTREPO_ORIGIN"
-}
-
 # build_amdgpu_install VERSION OUT: an amdgpu-install package that ships the
 # two lists and the pin as conffiles, as AMD's does (in the test repository's
 # layout, so that apt can read them).
@@ -71,7 +65,7 @@ plant_amdgpu_install() {
 
 adopt_then_roll_back() {
   local sets tmp=$REALROOT_SCENARIO_TMP
-  mapfile -t sets < <(rocm_profile_sets)
+  mapfile -t sets < <(rocm_profile_args)
   plant_amdgpu_install extra
   cp "$ROOT/etc/apt/keyrings/rocm.gpg" "$tmp/planted-rocm.gpg"
 
@@ -132,7 +126,7 @@ adopt_then_roll_back() {
 # amdgpu-install's lists, instead of removing the package, hold.
 adopted_lists_stay_deleted_on_upgrade() {
   local sets
-  mapfile -t sets < <(rocm_profile_sets)
+  mapfile -t sets < <(rocm_profile_args)
   plant_amdgpu_install extra
   tool --root "$ROOT" "${sets[@]}" install rocm --yes
   assert_status 0 "install rocm"
@@ -164,7 +158,7 @@ adopted_lists_stay_deleted_on_upgrade() {
 # amdgpu-install's lists as before.
 exact_lists_are_reused() {
   local sets tmp=$REALROOT_SCENARIO_TMP
-  mapfile -t sets < <(rocm_profile_sets)
+  mapfile -t sets < <(rocm_profile_args)
   plant_amdgpu_install exact
   snapshot "$ROOT" "$tmp/exact-before" --exclude "$REALROOT_STATE_DIR"
   tool --root "$ROOT" "${sets[@]}" install rocm --yes
