@@ -368,6 +368,37 @@ TEST_CASE("plan cuda without the Windows driver's libcuda stub says the check wo
   CHECK(contains(r.out, "would fail: /usr/lib/wsl/lib/libcuda.so.1 does not exist\n"));
 }
 
+// ----------------------------------------------------------- plan wslconfig
+
+TEST_CASE("plan wslconfig keeps a larger memory and processors the user chose, and says so; --set still wins") {
+  FakeWslRoot root;
+  const std::string mine = "# tuned by hand\r\n[wsl2]\r\nmemory=48GB\r\nprocessors=16\r\nswap=0\r\n";
+  root.write("/mnt/c/Users/alice/.wslconfig", mine);
+  auto before = snapshot(root.path());
+  RunResult r = run_tool(
+      {"--root", root.path(), "--windows-home", "/mnt/c/Users/alice", "plan", "wslconfig", "--detailed-exitcode"});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 0);  // nothing to change
+  CHECK(joined(step_lines(r.out)) ==
+        "  1  wslconfig  wsl-resources  no-op    /mnt/c/Users/alice/.wslconfig already has 2 settings as wanted\n");
+  const std::string indent(40, ' ');
+  CHECK(
+      contains(r.out, "\n" + indent + "kept: memory 48GB (above 16GB)\n" + indent + "kept: processors 16 (above 8)\n"));
+  CHECK(contains(r.out, "Variables: memory=16GB · processors=8 · swap=(empty)\n"));
+
+  RunResult set = run_tool({"--root", root.path(), "--windows-home", "/mnt/c/Users/alice", "--set", "memory=16GB",
+                            "plan", "wslconfig", "--output", "json"});
+  REQUIRE(set.exit_code == 0);
+  auto step = nlohmann::json::parse(set.out)["steps"][0];
+  CHECK(step["action"] == "change");
+  CHECK(step["summary"] == "/mnt/c/Users/alice/.wslconfig  [wsl2] memory 48GB -> 16GB");
+  CHECK(step["details"][0] == "kept: processors 16 (above 8)");
+  CHECK(step["changes"][0] == nlohmann::json::parse(R"({"type": "setting", "path": "/mnt/c/Users/alice/.wslconfig",
+      "section": "wsl2", "key": "memory", "from": "48GB", "to": "16GB"})"));
+  auto after = snapshot(root.path());
+  CHECK_MESSAGE(outside_state(before) == outside_state(after), snapshot_difference(before, after));
+}
+
 // ---------------------------------------------------------------- the machine
 
 TEST_CASE("install on WSL1 is refused with exit 3 and the reasons; --not-wsl lifts only the machine guards") {
