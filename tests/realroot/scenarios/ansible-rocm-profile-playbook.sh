@@ -2,14 +2,14 @@
 # Debian's ansible-playbook against a disposable root over the
 # community.general.chroot connection, with the bundled rocm profile pointed
 # at the local signed repository. The module runs inside the root, and so
-# does the tool it drives (tests/realroot/ansible.sh installs the one under
+# does the tool it drives (tests/realroot/fleet.sh installs the one under
 # test there). Check mode reports changed and changes nothing; --diff shows
 # the /etc/profile.d file and the packages; the first run is changed, the
 # second ok; state: absent rolls back to the root as it was; a DKMS package
 # in the chain fails the task with rc 3 and the guard's message.
 
-# shellcheck source=../ansible.sh
-source "$REALROOT_LIB_DIR/ansible.sh"
+# shellcheck source=../fleet.sh
+source "$REALROOT_LIB_DIR/fleet.sh"
 
 scenario() {
   require_tool_command install
