@@ -39,6 +39,9 @@ EOF
 # fleet_extra_vars STATE [NAME=VALUE...]: the playbook's extra vars, as JSON.
 # The profile's variables point at the repository as the root sees it: the
 # tool runs inside the root, so the key is fetched from the in-root path too.
+# add_gpu_groups is a YAML boolean (the module passes it as "true"), and
+# makes the profile add alice to video and render, with the notice that
+# says to log in again.
 fleet_extra_vars() {
   local state=$1
   shift
@@ -46,7 +49,7 @@ fleet_extra_vars() {
     --arg key_url "file://$TESTREPO_KEY_IN_ROOT" --arg key_sha256 "$TESTREPO_KEY_SHA256" --arg origin "$TESTREPO_ORIGIN" \
     --args '{wslgpu_state: $state,
       rocm_vars: ({rocm_repo: $rocm_repo, amdgpu_repo: $amdgpu_repo, rocm_key_url: $key_url,
-                   rocm_key_sha256: $key_sha256, rocm_pin_origin: $origin}
+                   rocm_key_sha256: $key_sha256, rocm_pin_origin: $origin, add_gpu_groups: true}
                   + ($ARGS.positional | map(split("=") | {(.[0]): (.[1:] | join("="))}) | add // {}))}' "$@"
 }
 
@@ -60,6 +63,8 @@ assert_plan_only_cached() {
   extra=$(cd "$ROOT" && find ".$d" -mindepth 1 "${allowed[@]}" 2>/dev/null || true)
   assert_eq "$extra" "" "what a plan left in $REALROOT_STATE_DIR besides its cache"
 }
+
+id_groups_in_root() { in_root id -nG "$1"; }
 
 playbook_check_install_converge_absent() {
   local tmp=$REALROOT_SCENARIO_TMP result stats
@@ -95,6 +100,7 @@ playbook_check_install_converge_absent() {
   assert_contains "$ANSIBLE_OUT" '^\+\+\+ after: packages \(after install\)$' "the --diff output"
   assert_contains "$ANSIBLE_OUT" '^\+hsa-runtime-rocr4wsl-amdgpu(:[a-z0-9]+)? 6\.4\.2\.1-1$' "the --diff output (the packages)"
   assert_contains "$ANSIBLE_OUT" '^\+\+\+ after: /etc/apt/sources\.list\.d/rocm\.sources$' "the --diff output"
+  assert_contains "$ANSIBLE_OUT" '^\+group (render|video)' "the --diff output (the groups)"
   assert_contains "$ANSIBLE_OUT" '^changed: \[wsl\]$' "the --diff output"
   assert_contains "$ANSIBLE_OUT" 'wsl +: ok=1 +changed=1 +unreachable=0 +failed=0' "the --check --diff recap"
   snapshot "$ROOT" "$tmp/after-diff" --exclude "$REALROOT_STATE_DIR"
@@ -117,6 +123,10 @@ playbook_check_install_converge_absent() {
   assert_installed "$ROOT" rocm rocm-dev rocm-core rocminfo hsa-runtime-rocr4wsl-amdgpu
   assert_not_installed "$ROOT" amdgpu-dkms rocm-dkms rocm-extras
   assert_contains "$(cat "$ROOT/etc/profile.d/wslgpu-rocm.sh")" '/opt/rocm/bin' "/etc/profile.d/wslgpu-rocm.sh"
+  assert_contains "$(id_groups_in_root alice)" '\bvideo\b' "alice's groups"
+  assert_contains "$(id_groups_in_root alice)" '\brender\b' "alice's groups"
+  assert_contains "$(jq -r '.notices[]' <<<"$result")" "^alice's new groups \\(.*\\) take effect at the next login" "the returned notices"
+  assert_contains "$(jq -r '.warnings[]' <<<"$result")" "^wslgpu-setup: alice's new groups" "the task's warnings"
   expect_status 0 in_root wslgpu-setup history --output json
   assert_eq "$(jq -r '[.[] | select(.status == "committed")] | map(.id) | join(" ")' <<<"$LAST_OUTPUT")" "$id" \
     "the committed transactions in history"

@@ -204,7 +204,7 @@ notices:
   returned: when state is present
   type: list
   elements: str
-  sample: ["alice's new groups (render, video) take effect at the next login: in WSL, run `wsl --terminate <distro>` from Windows, or open a new login shell."]
+  sample: ["alice's new groups (video, render) take effect at the next login: in WSL, run `wsl --terminate <distro>` from Windows, or open a new login shell."]
 undone:
   description:
     - The steps that were undone, by a rollback or after a failed step.
