@@ -22,7 +22,10 @@
 #   ansible_run NAME PLAYBOOK [ARGS...]   runs ansible-playbook against $ROOT;
 #                           sets ANSIBLE_STATUS and ANSIBLE_OUT (its output;
 #                           JSON from the ansible.posix.json callback unless
-#                           ANSIBLE_HUMAN=1, then the default callback's text)
+#                           ANSIBLE_HUMAN=1, then the default callback's text).
+#                           ANSIBLE_ENV="NAME=VALUE ..." adds to its clean
+#                           environment, which the chroot connection passes on
+#                           to the module and the tool
 #   ansible_task_result     the first task's result on the root, as JSON (from ANSIBLE_OUT)
 #   ansible_stats           the root's play recap, as JSON: {ok, changed, failures, ...}
 #   cloud_init_write_files USER_DATA   writes the user-data's write_files into the root
@@ -111,7 +114,7 @@ ansible_run() {
   ANSIBLE_OUT=$(env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME="$a/home" LANG=C.UTF-8 \
     ANSIBLE_CONFIG="$a/ansible.cfg" ANSIBLE_HOME="$a/home" ANSIBLE_LOCAL_TEMP="$a/tmp" \
     ANSIBLE_REMOTE_TMP=/tmp/.ansible-fleet ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_RETRY_FILES_ENABLED=0 \
-    ANSIBLE_COLLECTIONS_PATH="$(ansible_collections_dir)" ANSIBLE_STDOUT_CALLBACK="$callback" \
+    ANSIBLE_COLLECTIONS_PATH="$(ansible_collections_dir)" ANSIBLE_STDOUT_CALLBACK="$callback" ${ANSIBLE_ENV:-} \
     ansible-playbook -i "$a/inventory.ini" "$playbook" "$@" 2>&1) || ANSIBLE_STATUS=$?
   printf '%s\n' "$ANSIBLE_OUT" >"$REALROOT_SCENARIO_TMP/ansible-$name.log"
   say "\$ ansible-playbook $(basename "$playbook") $* -> exit $ANSIBLE_STATUS"

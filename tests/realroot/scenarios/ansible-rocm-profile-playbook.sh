@@ -6,7 +6,9 @@
 # test there). Check mode reports changed and changes nothing; --diff shows
 # the /etc/profile.d file and the packages; the first run is changed, the
 # second ok; state: absent rolls back to the root as it was; a DKMS package
-# in the chain fails the task with rc 3 and the guard's message.
+# in the chain fails the task with rc 3 and the guard's message; after a
+# killed run the task fails with rc 5 and the recover commands, and the
+# recovery docs/fleet.md gives (ansible.builtin.command) gets it going again.
 
 # shellcheck source=../fleet.sh
 source "$REALROOT_LIB_DIR/fleet.sh"
@@ -18,6 +20,7 @@ scenario() {
   command -v ansible-playbook >/dev/null || fail "ansible-playbook is missing: install Debian's ansible (tests/deps.txt)"
   with_root playbook_check_install_converge_absent
   with_root playbook_dkms_refused
+  with_root playbook_interrupted_run_needs_recovery
 }
 
 # The play: one task, the module, with the state and vars of the extra-vars file.
@@ -186,4 +189,48 @@ playbook_dkms_refused() {
     if [[ $run == check ]]; then assert_plan_only_cached; else assert_plan_only_cached lock; fi
   done
   assert_not_installed "$ROOT" amdgpu-dkms rocm-extras rocm-core
+}
+
+playbook_interrupted_run_needs_recovery() {
+  local tmp=$REALROOT_SCENARIO_TMP result state
+  root_install_tool
+  fleet_playbook >"$tmp/rocm.yml"
+  fleet_extra_vars present >"$tmp/present.json"
+  fleet_extra_vars absent >"$tmp/absent.json"
+  cat >"$tmp/recover.yml" <<'EOF'
+- hosts: fleet
+  gather_facts: false
+  tasks:
+    - name: roll back the interrupted run
+      ansible.builtin.command: wslgpu-setup recover --rollback --yes
+EOF
+  snapshot "$ROOT" "$tmp/crash-before" --exclude "$REALROOT_STATE_DIR"
+
+  say "=== a run killed before the rocm step (WSLGPU_SETUP_CRASH_AT, passed on by the chroot connection)"
+  ANSIBLE_ENV=WSLGPU_SETUP_CRASH_AT=rocm:before ansible_run crash "$tmp/rocm.yml" -e "@$tmp/present.json"
+  assert_eq "$ANSIBLE_STATUS" 2 "ansible-playbook's exit status when the tool is killed"
+  result=$(ansible_task_result)
+  assert_eq "$(jq -r .rc <<<"$result")" -9 "the killed run's rc"
+  assert_contains "$(jq -r .msg <<<"$result")" '^wslgpu-setup was killed by signal 9 before it finished\.' "the killed run's msg"
+
+  say "=== the next run: rc 5, with the tool's advice"
+  for state in present absent; do
+    ansible_run "after-crash-$state" "$tmp/rocm.yml" -e "@$tmp/$state.json"
+    assert_eq "$ANSIBLE_STATUS" 2 "ansible-playbook after the killed run (state $state)"
+    result=$(ansible_task_result)
+    assert_eq "$(jq -r .rc <<<"$result")" 5 "the task's rc after the killed run (state $state)"
+    assert_contains "$(jq -r .msg <<<"$result")" '^transaction [0-9-]+ \(rocm\) was interrupted' "the task's msg (state $state)"
+    assert_contains "$(jq -r .msg <<<"$result")" 'Roll it back: +sudo wslgpu-setup recover --rollback$' "the task's msg (state $state)"
+    assert_contains "$(jq -r .msg <<<"$result")" 'Or finish it: +sudo wslgpu-setup recover --resume$' "the task's msg (state $state)"
+  done
+
+  say "=== recover --rollback through ansible.builtin.command, then the playbook again"
+  ansible_run recover "$tmp/recover.yml"
+  assert_eq "$ANSIBLE_STATUS" 0 "the recover playbook"
+  snapshot "$ROOT" "$tmp/crash-recovered" --exclude "$REALROOT_STATE_DIR"
+  assert_same_snapshot "$tmp/crash-before" "$tmp/crash-recovered" "recover --rollback left the root different from before the killed run"
+  ansible_run after-recovery "$tmp/rocm.yml" -e "@$tmp/present.json"
+  assert_eq "$ANSIBLE_STATUS" 0 "the playbook after the recovery"
+  assert_eq "$(ansible_task_result | jq -r .changed)" true "the playbook after the recovery: changed"
+  assert_installed "$ROOT" rocm rocm-dev hsa-runtime-rocr4wsl-amdgpu
 }

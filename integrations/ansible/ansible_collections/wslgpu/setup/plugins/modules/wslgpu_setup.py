@@ -165,6 +165,8 @@ rc:
   description:
     - The exit status of the last C(wslgpu-setup) run (0 on success; on
       failure, the stable status described above).
+    - Negative when the run was killed by a signal (C(-9) for SIGKILL). The
+      next run then fails with C(5) until the interrupted run is recovered.
   returned: always
   type: int
   sample: 0
@@ -524,6 +526,10 @@ class Tool(object):
     def fail(self, rc, err, out="", **extra):
         """Fails the task with the tool's own message and status."""
         msg = strip_error_prefix(err) or out.strip() or "wslgpu-setup exited %d without a message" % rc
+        if rc < 0:
+            # Killed: its journal says how far it got; the next run says how to recover (exit 5).
+            msg = "wslgpu-setup was killed by signal %d before it finished. %s" % (
+                -rc, msg if err.strip() else "Run the task again to see how to recover the interrupted run.")
         self.result.update(extra)
         self.result.update(rc=rc)
         self.module.fail_json(msg=msg, **self.result)
