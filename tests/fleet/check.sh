@@ -11,6 +11,9 @@
 # 4. cloud-init's own schema accepts the user-data example
 #    (integrations/cloud-init/wslgpu-setup.user-data).
 # 5. docs/fleet.md holds that example verbatim, so the file in the docs cannot rot.
+# 6. ansible-playbook --syntax-check accepts docs/fleet.md's playbook and the
+#    module's EXAMPLES (as the tasks of a play): keywords, and that every
+#    module they name resolves.
 # Needs Debian's ansible (ansible-core, ansible-doc, ansible-galaxy) and
 # cloud-init (tests/deps.txt); fails, never skips, without them.
 set -Eeuo pipefail
@@ -70,5 +73,24 @@ in_doc=$(awk '
 [[ -n $in_doc ]] || fail "docs/fleet.md has no block after <!-- integrations/cloud-init/wslgpu-setup.user-data -->"
 diff -u "$user_data" <(printf '%s\n' "$in_doc") >"$tmp/doc.diff" ||
   fail "docs/fleet.md's user-data differs from integrations/cloud-init/wslgpu-setup.user-data (copy the file into the doc):"$'\n'"$(cat "$tmp/doc.diff")"
+
+echo "6. ansible-playbook --syntax-check: docs/fleet.md's playbook and the module's EXAMPLES"
+awk '
+  /^<!-- tests\/fleet: ansible-playbook --syntax-check -->$/ { marker = 1; next }
+  marker && /^```/ { if (inside) exit; inside = 1; next }
+  inside { print }' "$src/docs/fleet.md" >"$tmp/doc-playbook.yml"
+[[ -s $tmp/doc-playbook.yml ]] || fail "docs/fleet.md has no block after <!-- tests/fleet: ansible-playbook --syntax-check -->"
+"$py" - "$module" >"$tmp/examples-playbook.yml" <<'PY'
+import ast, sys
+for node in ast.parse(open(sys.argv[1]).read()).body:
+    if isinstance(node, ast.Assign) and node.targets[0].id == "EXAMPLES":
+        examples = node.value.value
+print("- hosts: all\n  gather_facts: false\n  tasks:")
+print("\n".join(("    " + line) if line.strip() else "" for line in examples.strip("\n").splitlines()))
+PY
+for playbook in "$tmp/doc-playbook.yml" "$tmp/examples-playbook.yml"; do
+  out=$(ansible-playbook --syntax-check -i localhost, "$playbook" 2>&1) ||
+    fail "ansible-playbook --syntax-check rejected $(basename "$playbook"):"$'\n'"$out"$'\n'"$(cat "$playbook")"
+done
 
 echo "fleet integrations: all checks passed"
