@@ -110,8 +110,8 @@ playbook_check_install_converge_absent() {
   assert_same_snapshot "$tmp/fresh" "$tmp/after-diff" "ansible-playbook --check --diff changed the root"
   assert_plan_only_cached
 
-  say "=== the first run: changed, one transaction"
-  ansible_run first "$tmp/rocm.yml" -e "@$tmp/present.json"
+  say "=== the first run, with --diff: changed, one transaction, exactly the plan it showed"
+  ansible_run first "$tmp/rocm.yml" -e "@$tmp/present.json" --diff
   assert_eq "$ANSIBLE_STATUS" 0 "the first ansible-playbook's exit status"
   result=$(ansible_task_result) stats=$(ansible_stats)
   assert_eq "$(jq -r .changed <<<"$result")" true "the first run's changed"
@@ -121,8 +121,12 @@ playbook_check_install_converge_absent() {
   id=$(jq -r .transaction_id <<<"$result")
   [[ -n $id && $id != null ]] || fail "the module returned no transaction_id"
   assert_eq "$(jq -r '[.steps[] | select(.changed)] | length > 0' <<<"$result")" true "the returned steps have changed ones"
-  assert_eq "$(jq -r '.cmd | index("install") != null and index("--yes") != null' <<<"$result")" true \
-    "the first run ran install --yes ($(jq -c .cmd <<<"$result"))"
+  assert_eq "$(jq -r '.cmd | index("install") != null and index("--yes") != null and index("--plan") != null' <<<"$result")" true \
+    "the first run (--diff) ran install --plan FILE --yes ($(jq -c .cmd <<<"$result"))"
+  # The diff is of the root before the install: the new file, once, against nothing.
+  assert_eq "$(jq -c '[.diff[] | select(.after_header == "/etc/profile.d/wslgpu-rocm.sh") | {before, after}]' <<<"$result")" \
+    "$(jq -nc --rawfile after "$ROOT/etc/profile.d/wslgpu-rocm.sh" '[{before: "", after: $after}]')" \
+    "the first run's diff of /etc/profile.d/wslgpu-rocm.sh"
   assert_installed "$ROOT" rocm rocm-dev rocm-core rocminfo hsa-runtime-rocr4wsl-amdgpu
   assert_not_installed "$ROOT" amdgpu-dkms rocm-dkms rocm-extras
   assert_contains "$(cat "$ROOT/etc/profile.d/wslgpu-rocm.sh")" '/opt/rocm/bin' "/etc/profile.d/wslgpu-rocm.sh"

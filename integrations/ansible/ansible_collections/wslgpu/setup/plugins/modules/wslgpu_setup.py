@@ -540,6 +540,7 @@ def present(module, tool):
     profile = [p["profile"]] if p["profile"] else []
     plan = None
     plan_file = None
+    diff = None
     if module.check_mode or module._diff:
         args = ["plan"] + profile + ["--output", "json", "--detailed-exitcode"]
         if not module.check_mode:
@@ -558,6 +559,7 @@ def present(module, tool):
             tool.result["rc"] = 3
             module.fail_json(msg=refusal_message(plan), **tool.result)
         changed = bool(plan.get("changes_pending"))
+        # Before anything is installed: the diff reads the files as they are now.
         diff = plan_diffs(plan) if module._diff and changed else None
         if module.check_mode:
             tool.result["rc"] = 0
@@ -591,8 +593,8 @@ def present(module, tool):
         module.fail_json(msg=error, **tool.result)
     changed = bool(doc.get("changed"))
     msg = "transaction %s committed" % doc.get("transaction_id") if changed else "the target already matches the profile"
-    if module._diff and plan is not None and changed:
-        module.exit_json(changed=True, msg=msg, diff=plan_diffs(plan), **tool.result)
+    if diff is not None and changed:
+        module.exit_json(changed=True, msg=msg, diff=diff, **tool.result)
     module.exit_json(changed=changed, msg=msg, **tool.result)
 
 
