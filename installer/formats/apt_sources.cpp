@@ -305,6 +305,51 @@ void parse_deb822_sources(AptSourcesFile& file) {
   }
 }
 
+// The text of FILE without the entries at INDEXES; ANYTHING_LEFT says
+// whether it still holds more than comments and blank lines.
+std::string edit(const AptSourcesFile& file, const std::vector<std::size_t>& indexes, bool& anything_left) {
+  auto lines = split_lines(file.text);
+  std::vector<bool> drop(lines.size(), false);
+  std::set<std::size_t> wanted(indexes.begin(), indexes.end());
+  if (file.format == AptSourcesFormat::one_line) {
+    for (const auto& e : file.entries)
+      if (wanted.count(e.index)) drop[e.first_line - 1] = true;
+  } else {
+    auto blocks = blocks_of(lines);
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      bool remove = false;
+      for (const auto& e : file.entries)
+        if (wanted.count(e.index) && e.first_line - 1 >= blocks[b].first && e.last_line - 1 <= blocks[b].last)
+          remove = true;
+      if (!remove) continue;
+      for (std::size_t i = blocks[b].first; i <= blocks[b].last; ++i) drop[i] = true;
+      // The blank lines that separated it from the next block go with it;
+      // after the last block, the ones that separated it from the previous.
+      std::size_t next_start = b + 1 < blocks.size() ? blocks[b + 1].first : lines.size();
+      if (b + 1 < blocks.size()) {
+        for (std::size_t i = blocks[b].last + 1; i < next_start; ++i) drop[i] = true;
+      } else {
+        for (std::size_t i = blocks[b].last + 1; i < lines.size(); ++i) drop[i] = true;
+        std::size_t prev_end = b > 0 ? blocks[b - 1].last + 1 : 0;
+        for (std::size_t i = prev_end; i < blocks[b].first; ++i) drop[i] = true;
+      }
+    }
+  }
+  std::string out;
+  anything_left = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (drop[i]) continue;
+    out += lines[i];
+    std::string_view text = content_of(lines[i]);
+    if (file.format == AptSourcesFormat::one_line) {
+      if (!trim(text.substr(0, text.find('#'))).empty()) anything_left = true;
+    } else if (!is_comment_or_blank_deb822(lines[i])) {
+      anything_left = true;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string AptSourceEntry::where() const {
@@ -377,47 +422,15 @@ std::vector<AptSourcesFile> read_apt_sources(const FileSystem& fs) {
 
 std::optional<std::string> remove_apt_source_entries(const AptSourcesFile& file,
                                                      const std::vector<std::size_t>& indexes) {
-  auto lines = split_lines(file.text);
-  std::vector<bool> drop(lines.size(), false);
-  std::set<std::size_t> wanted(indexes.begin(), indexes.end());
-  if (file.format == AptSourcesFormat::one_line) {
-    for (const auto& e : file.entries)
-      if (wanted.count(e.index)) drop[e.first_line - 1] = true;
-  } else {
-    auto blocks = blocks_of(lines);
-    for (std::size_t b = 0; b < blocks.size(); ++b) {
-      bool remove = false;
-      for (const auto& e : file.entries)
-        if (wanted.count(e.index) && e.first_line - 1 >= blocks[b].first && e.last_line - 1 <= blocks[b].last)
-          remove = true;
-      if (!remove) continue;
-      for (std::size_t i = blocks[b].first; i <= blocks[b].last; ++i) drop[i] = true;
-      // The blank lines that separated it from the next block go with it;
-      // after the last block, the ones that separated it from the previous.
-      std::size_t next_start = b + 1 < blocks.size() ? blocks[b + 1].first : lines.size();
-      if (b + 1 < blocks.size()) {
-        for (std::size_t i = blocks[b].last + 1; i < next_start; ++i) drop[i] = true;
-      } else {
-        for (std::size_t i = blocks[b].last + 1; i < lines.size(); ++i) drop[i] = true;
-        std::size_t prev_end = b > 0 ? blocks[b - 1].last + 1 : 0;
-        for (std::size_t i = prev_end; i < blocks[b].first; ++i) drop[i] = true;
-      }
-    }
-  }
-  std::string out;
   bool anything_left = false;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (drop[i]) continue;
-    out += lines[i];
-    std::string_view text = content_of(lines[i]);
-    if (file.format == AptSourcesFormat::one_line) {
-      if (!trim(text.substr(0, text.find('#'))).empty()) anything_left = true;
-    } else if (!is_comment_or_blank_deb822(lines[i])) {
-      anything_left = true;
-    }
-  }
+  std::string out = edit(file, indexes, anything_left);
   if (!anything_left) return std::nullopt;
   return out;
+}
+
+std::string apt_sources_without(const AptSourcesFile& file, const std::vector<std::size_t>& indexes) {
+  bool anything_left = false;
+  return edit(file, indexes, anything_left);
 }
 
 }  // namespace wslgpu

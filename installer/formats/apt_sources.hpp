@@ -107,6 +107,10 @@ std::vector<AptSourcesFile> read_apt_sources(const FileSystem& fs);
 std::optional<std::string> remove_apt_source_entries(const AptSourcesFile& file,
                                                      const std::vector<std::size_t>& indexes);
 
+// The same text, also when no entry is left in it (for sources.list itself,
+// which stays with its comments: other tools expect it to exist).
+std::string apt_sources_without(const AptSourcesFile& file, const std::vector<std::size_t>& indexes);
+
 // A URI as apt compares it: without its trailing slashes
 // ("https://x/repo/" and "https://x/repo" are the same source).
 std::string normalize_apt_uri(const std::string& uri);

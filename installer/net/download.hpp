@@ -32,6 +32,10 @@ struct DownloadRequest {
   // is what stops a wrong URL from filling the disk.
   bool checked_by_caller = false;
   std::uint64_t max_bytes = 0;  // 0: no limit (only with a SHA-256)
+  // Retries and progress go to the debug log only, for a caller that reports
+  // a failure itself (a signing key fetched during plan: the plan says what
+  // went wrong, and a warning per retry would only repeat it).
+  bool quiet = false;
   std::string host_path;  // destination on the machine running the tool
   bool insecure_http = false;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(30)};
