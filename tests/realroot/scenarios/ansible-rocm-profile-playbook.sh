@@ -49,10 +49,10 @@ fleet_extra_vars() {
   local state=$1
   shift
   jq -n --arg state "$state" --arg rocm_repo "$TESTREPO_ROCM_REPO" --arg amdgpu_repo "$TESTREPO_AMDGPU_REPO" \
-    --arg key_url "file://$TESTREPO_KEY_IN_ROOT" --arg key_sha256 "$TESTREPO_KEY_SHA256" --arg origin "$TESTREPO_ORIGIN" \
+    --arg key_url "file://$TESTREPO_KEY_IN_ROOT" --arg key_fingerprint "$TESTREPO_KEY_FINGERPRINT" --arg origin "$TESTREPO_ORIGIN" \
     --args '{wslgpu_state: $state,
       rocm_vars: ({rocm_repo: $rocm_repo, amdgpu_repo: $amdgpu_repo, rocm_key_url: $key_url,
-                   rocm_key_sha256: $key_sha256, rocm_pin_origin: $origin, add_gpu_groups: true}
+                   rocm_key_fingerprint: $key_fingerprint, rocm_pin_origin: $origin, add_gpu_groups: true}
                   + ($ARGS.positional | map(split("=") | {(.[0]): (.[1:] | join("="))}) | add // {}))}' "$@"
 }
 

@@ -25,10 +25,11 @@ scenario() {
 
 # The rocm profile's --set values, pointed at the repository as the root
 # sees it (the tool runs inside the root), and --unsupported-distro: the
-# test roots are Debian 12, which AMD does not publish ROCm for.
+# test roots are Debian 12, which AMD does not publish ROCm for. (manifests.sh's
+# rocm_profile_args is the same, with the key's host path.)
 rocm_in_root_options() {
   printf '%s\n' --unsupported-distro --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
-    --set "rocm_key_url=file://$TESTREPO_KEY_IN_ROOT" --set "rocm_key_sha256=$TESTREPO_KEY_SHA256" \
+    --set "rocm_key_url=file://$TESTREPO_KEY_IN_ROOT" --set "rocm_key_fingerprint=$TESTREPO_KEY_FINGERPRINT" \
     --set "rocm_pin_origin=$TESTREPO_ORIGIN"
 }
 
