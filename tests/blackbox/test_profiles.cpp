@@ -177,7 +177,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
       "   2  apt_remove      distro-hsa    no-op    none of libhsa-runtime64-1, libhsakmt1 is installed\n"
       "   3  apt_repository  amdgpu-repo   refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
       "   4  apt_repository  rocm-repo     refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
-      "   5  apt_update      lists         change   refresh package lists (never refreshed)\n"
+      "   5  apt_update      lists         change   refresh package lists (never refreshed by wslgpu-setup)\n"
       "   6  apt_install     rocm          refused  cannot be planned: `apt-get -s install` " +
           kNoApt +
           "\n"
@@ -328,7 +328,7 @@ TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the too
         "  1  check           dxg         verify   /dev/dxg is a char_device\n"
         "  2  check           libcuda     verify   /usr/lib/wsl/lib/libcuda.so.1 exists\n"
         "  3  apt_repository  cuda-repo   refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
-        "  4  apt_update      lists       change   refresh package lists (never refreshed)\n"
+        "  4  apt_update      lists       change   refresh package lists (never refreshed by wslgpu-setup)\n"
         "  5  apt_install     toolkit     refused  cannot be planned: `apt-get -s install` " +
             kNoApt +
             "\n"
