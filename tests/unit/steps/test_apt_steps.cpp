@@ -615,6 +615,30 @@ TEST_CASE("apt_update refreshes when the sources changed, however fresh the list
   CHECK(step->plan(w.ctx).verdict == Verdict::noop);
 }
 
+TEST_CASE("apt_update converges after a refresh that moved no file time (a source replaced by one of the same URI)") {
+  // A vendor's list replaced by a .sources of the same URI: apt finds the
+  // same lists and moves nothing; the record says the refresh ran.
+  TempDir root;
+  root.write("var/lib/apt/lists/x_InRelease", "list\n");
+  auto old = std::filesystem::file_time_type::clock::now() - std::chrono::minutes(5);
+  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists/x_InRelease", old);
+  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists", old);
+  root.write("etc/apt/sources.list.d/rocm.sources", "Types: deb\n");
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  runner.on({"apt-get", "update"}, ok());
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  auto step = make_step("apt_update", "max_age = 3600\n");
+  StepPlan before = step->plan(ctx);
+  REQUIRE(before.verdict == Verdict::change);
+  step->apply(ctx, before);
+  CHECK(fs.stat("/var/lib/wslgpu-setup/apt-lists.json"));
+  StepPlan after = step->plan(ctx);
+  CHECK(after.verdict == Verdict::noop);
+  CHECK(after.summary.rfind("package lists are ", 0) == 0);
+}
+
 TEST_CASE("install, rollback, install again: the second refresh is not needed, since the lists stayed") {
   ListsWorld w(0);
   w.fs.add_file("/etc/apt/sources.list.d/cuda-wsl-ubuntu.sources", "Types: deb\nURIs: https://nvidia.invalid/\n");
