@@ -87,7 +87,9 @@ void ProgressDisplay::update(const ProgressEvent& ev) {
   last_phase_ = ev.phase;
   std::string line = "  " + step_ + ": " + describe(ev, r);
   if (mode_ == Mode::terminal) {
-    if (shown_ && !phase_changed && now - last_draw_ < kRedraw) return;
+    // The end of a phase is always shown, however soon it comes.
+    const bool complete = ev.percent >= 100 || (ev.bytes_total > 0 && ev.bytes_done >= ev.bytes_total);
+    if (shown_ && !phase_changed && !complete && now - last_draw_ < kRedraw) return;
     if (width_ > 1 && line.size() >= width_) line.resize(width_ - 1);
     out_ << "\r\x1b[K" << line << std::flush;
     shown_ = true;

@@ -105,3 +105,14 @@ TEST_CASE("without a terminal: a line per 10 %, counted apart for the download a
   CHECK(downloads == 10);  // 10 % to 100 %
   CHECK(installs == 9);    // 10 % to 90 %: apt's last pmstatus is short of 100
 }
+
+TEST_CASE("on a terminal, the end of a download is drawn even when it comes soon after the last line") {
+  std::ostringstream out;
+  FakeClock clock;
+  ProgressDisplay d(out, ProgressDisplay::Mode::terminal, 0, clock.fn());
+  d.step_started(1, 1, "big", "downloading big.bin");
+  d.update(download(0, 3'000'000));
+  clock.now += 10ms;
+  d.update(download(3'000'000, 3'000'000));
+  CHECK(out.str().find("downloading 3.0 MB of 3.0 MB, 100 %") != std::string::npos);
+}
