@@ -50,9 +50,11 @@ fleet_extra_vars() {
   shift
   jq -n --arg state "$state" --arg rocm_repo "$TESTREPO_ROCM_REPO" --arg amdgpu_repo "$TESTREPO_AMDGPU_REPO" \
     --arg key_url "file://$TESTREPO_KEY_IN_ROOT" --arg key_fingerprint "$TESTREPO_KEY_FINGERPRINT" --arg origin "$TESTREPO_ORIGIN" \
+    --arg rocm_version "$TESTREPO_ROCM_VERSION" \
     --args '{wslgpu_state: $state,
       rocm_vars: ({rocm_repo: $rocm_repo, amdgpu_repo: $amdgpu_repo, rocm_key_url: $key_url,
-                   rocm_key_fingerprint: $key_fingerprint, rocm_pin_origin: $origin, add_gpu_groups: true}
+                   rocm_key_fingerprint: $key_fingerprint, rocm_pin_origin: $origin, add_gpu_groups: true,
+                   rocm_version: $rocm_version}
                   + ($ARGS.positional | map(split("=") | {(.[0]): (.[1:] | join("="))}) | add // {}))}' "$@"
 }
 
@@ -223,7 +225,7 @@ EOF
     assert_eq "$ANSIBLE_STATUS" 2 "ansible-playbook after the killed run (state $state)"
     result=$(ansible_task_result)
     assert_eq "$(jq -r .rc <<<"$result")" 5 "the task's rc after the killed run (state $state)"
-    assert_contains "$(jq -r .msg <<<"$result")" '^transaction [0-9-]+ \(rocm\) was interrupted' "the task's msg (state $state)"
+    assert_contains "$(jq -r .msg <<<"$result")" '^transaction [0-9a-f-]+ \(rocm\) was interrupted' "the task's msg (state $state)"
     assert_contains "$(jq -r .msg <<<"$result")" 'Roll it back: +sudo wslgpu-setup recover --rollback$' "the task's msg (state $state)"
     assert_contains "$(jq -r .msg <<<"$result")" 'Or finish it: +sudo wslgpu-setup recover --resume$' "the task's msg (state $state)"
   done

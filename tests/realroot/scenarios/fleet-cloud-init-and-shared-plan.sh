@@ -30,7 +30,7 @@ scenario() {
 rocm_in_root_options() {
   printf '%s\n' --unsupported-distro --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
     --set "rocm_key_url=file://$TESTREPO_KEY_IN_ROOT" --set "rocm_key_fingerprint=$TESTREPO_KEY_FINGERPRINT" \
-    --set "rocm_pin_origin=$TESTREPO_ORIGIN"
+    --set "rocm_pin_origin=$TESTREPO_ORIGIN" --set "rocm_version=$TESTREPO_ROCM_VERSION"
 }
 
 cloud_init_first_start() {
