@@ -91,7 +91,8 @@ TEST_CASE("without a terminal: a line per 10 %, counted apart for the download a
   ProgressDisplay d(out, ProgressDisplay::Mode::lines, 0, clock.fn());
   d.step_started(2, 3, "rocm", "installing 2 packages");
   for (int p = 0; p <= 100; p += 5) d.update(download(static_cast<std::uint64_t>(p), 100));
-  for (int p = 0; p <= 96; p += 3) d.update(ProgressEvent{Phase::unpack, "rocm-dev", 0, 0, 1, 2, static_cast<double>(p)});
+  for (int p = 0; p <= 96; p += 3)
+    d.update(ProgressEvent{Phase::unpack, "rocm-dev", 0, 0, 1, 2, static_cast<double>(p)});
   std::istringstream lines(out.str());
   std::string line;
   int downloads = 0, installs = 0;
