@@ -195,6 +195,7 @@ RunCallbacks text_callbacks(const GlobalOptions& g, bool enabled) {
     std::cout << "  " << r.id << std::string(r.id.size() < 20 ? 20 - r.id.size() : 1, ' ') << status << "\n"
               << std::flush;
   };
+  cb.undo_started = [display](const std::string& id) { display->undo_started(id); };
   cb.step_undone = [display](const std::string& id, const std::string& what) {
     display->clear();
     std::cout << "  undo " << id << ": " << what << "\n" << std::flush;

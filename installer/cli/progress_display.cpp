@@ -86,6 +86,15 @@ void ProgressDisplay::step_started(std::size_t index, std::size_t total, const s
   out_ << "[" << index << "/" << total << "] " << id << ": " << activity << "\n" << std::flush;
 }
 
+void ProgressDisplay::undo_started(const std::string& id) {
+  clear();
+  step_ = "undo " + id;
+  last_decile_ = -1;
+  samples_.clear();
+  last_phase_ = ProgressEvent::Phase::work;
+  downloading_ = false;
+}
+
 void ProgressDisplay::clear() {
   if (mode_ == Mode::terminal && shown_) out_ << "\r\x1b[K" << std::flush;
   shown_ = false;

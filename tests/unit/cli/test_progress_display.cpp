@@ -117,3 +117,12 @@ TEST_CASE("on a terminal, the end of a download is drawn even when it comes soon
   d.update(download(3'000'000, 3'000'000));
   CHECK(out.str().find("downloading 3.0 MB of 3.0 MB, 100 %") != std::string::npos);
 }
+
+TEST_CASE("an undo's progress lines name the step being undone") {
+  std::ostringstream out;
+  FakeClock clock;
+  ProgressDisplay d(out, ProgressDisplay::Mode::lines, 0, clock.fn());
+  d.undo_started("rocm");
+  d.update(ProgressEvent{Phase::remove, "rocm-core", 0, 0, 1, 4, 21});
+  CHECK(out.str() == "  undo rocm: removing rocm-core, package 1 of 4, 21 %\n");
+}
