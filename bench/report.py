@@ -110,7 +110,7 @@ def main():
                    f"plan {wp:.2f} ms, install {wi:.2f} ms")
         target("at least 50x faster than Ansible", min(ratios["ansible_over_plan"], ratios["ansible_over_install"]) >= 50,
                f"{ratios['ansible_over_plan']:.0f}x (plan), {ratios['ansible_over_install']:.0f}x (install)")
-        target("at least 10x faster than apt-get install (root with the 15-package test repository)",
+        target("at least 10x faster than apt-get install (root with the small test repository)",
                min(ratios["apt_over_plan"], ratios["apt_over_install"]) >= 10,
                f"{ratios['apt_over_plan']:.0f}x (plan), {ratios['apt_over_install']:.0f}x (install)")
         if "apt_full_over_plan" in ratios:

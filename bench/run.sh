@@ -227,7 +227,7 @@ bench_converged() {
   "$PY" -c 'import json, sys; print(json.dumps({"label": sys.argv[1], "profile": sys.argv[2], "sets": sys.argv[3:]}))' \
     "$PROFILE_LABEL" "$PROFILE" "${SETS[@]}" >"$out/profile.json"
 
-  # The test repository holds 15 packages, so apt-get above loads a tiny
+  # The test repository holds 17 packages, so apt-get above loads a tiny
   # cache. A real distribution's lists are what apt-get meets on a user's
   # machine: this machine's own (Debian 12) lists and sources are bound,
   # read-only, under neutral names in the root's /run, and apt-get is
