@@ -195,6 +195,7 @@ RunCallbacks text_callbacks(const GlobalOptions& g, bool enabled) {
     std::cout << "  " << r.id << std::string(r.id.size() < 20 ? 20 - r.id.size() : 1, ' ') << status << "\n"
               << std::flush;
   };
+  cb.undo_started = [display](const std::string& id) { display->undo_started(id); };
   cb.step_undone = [display](const std::string& id, const std::string& what) {
     display->clear();
     std::cout << "  undo " << id << ": " << what << "\n" << std::flush;
@@ -484,7 +485,7 @@ static int finish_rollback(const GlobalOptions& g, const ChangeOptions& o, RunRe
   if (!signo) return finish_run(g, o, r, "rolled back");
   r.interrupted = signo;
   r.rc = 128 + signo;
-  if (o.output == OutputFormat::json) return finish_run(g, o, r, "rolled back");
+  if (o.output == OutputFormat::json || g.verbosity < 0) return finish_run(g, o, r, "rolled back");
   std::cerr << "error: interrupted (" << signal_name(signo) << ") during the rollback, which was finished first\n";
   std::cout << "Transaction " << r.transaction_id << " rolled back " << r.undone.size()
             << (r.undone.size() == 1 ? " step" : " steps") << "; the machine is as it was before it (exit " << r.rc
