@@ -532,8 +532,9 @@ int run_list_vars(const std::string& profile_or_file) {
   try {
     doc = toml::parse(source.text, source.display);
   } catch (const toml::parse_error& e) {
-    throw InputError(SourcePos{source.display, e.source().begin.line, e.source().begin.column},
-                     std::string(e.description()) + " (`wslgpu-setup validate " + profile_or_file + "` lists every error)");
+    throw InputError(
+        SourcePos{source.display, e.source().begin.line, e.source().begin.column},
+        std::string(e.description()) + " (`wslgpu-setup validate " + profile_or_file + "` lists every error)");
   }
   if (const auto* vars = doc["vars"].as_table()) {
     for (const auto& [name, value] : *vars) {

@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   app.footer(kExitCodes);
   app.require_subcommand(1);
   app.fallthrough();
-  app.set_version_flag("--version", std::string("wslgpu-setup ") + WSLGPU_VERSION + " (git " + WSLGPU_GIT_REVISION + ")");
+  app.set_version_flag("--version",
+                       std::string("wslgpu-setup ") + WSLGPU_VERSION + " (git " + WSLGPU_GIT_REVISION + ")");
 
   GlobalOptions g;
   bool no_color = false;
@@ -137,7 +138,8 @@ int main(int argc, char** argv) {
 
   auto* list = app.add_subcommand("list", "List the bundled profiles");
   std::string list_vars;
-  list->add_option("--vars", list_vars, "Print the variables of this profile (or .toml file) that --set can change, NAME=DEFAULT");
+  list->add_option("--vars", list_vars,
+                   "Print the variables of this profile (or .toml file) that --set can change, NAME=DEFAULT");
   auto* kinds = app.add_subcommand("kinds", "List the step kinds a manifest can use");
 
   auto* doctor = app.add_subcommand("doctor", "Diagnose GPU compute on this machine, read-only (exit 1 when a check fails)");

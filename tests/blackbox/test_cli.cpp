@@ -123,8 +123,9 @@ TEST_CASE("list --vars prints a profile's variables as NAME=DEFAULT, reading no 
 
 TEST_CASE("list --vars reads a manifest file too, numbers and booleans as TOML writes them") {
   wslgpu::testing::TempDir dir;
-  dir.write("mine.toml", "[manifest]\nname = \"mine\"\nschema_version = 1\n\n[vars]\nb = \"${a}/x\"\na = 600\n"
-                         "on = false\n\n[[step]]\nid = \"f\"\nkind = \"file\"\npath = \"/etc/x\"\ncontent = \"\"\n");
+  dir.write("mine.toml",
+            "[manifest]\nname = \"mine\"\nschema_version = 1\n\n[vars]\nb = \"${a}/x\"\na = 600\n"
+            "on = false\n\n[[step]]\nid = \"f\"\nkind = \"file\"\npath = \"/etc/x\"\ncontent = \"\"\n");
   RunResult r = run_tool({"list", "--vars", dir.path() + "/mine.toml"});
   REQUIRE(r.exit_code == 0);
   CHECK(r.out == "a=600\nb=${a}/x\non=false\n");
