@@ -7,6 +7,8 @@
 #include "installer/manifest/suggest.hpp"
 #include "installer/system/paths.hpp"
 #include "steps/file_change.hpp"
+#include "steps/windows_interop.hpp"
+#include "steps/wsl_values.hpp"
 
 namespace wslgpu {
 
@@ -18,6 +20,9 @@ struct KeySpec {
   const char* name;
   ValueType type;
   std::vector<std::string> choices = {};  // for ValueType::choice, spelled as Microsoft documents them
+  // A count of Windows' logical CPUs: unset, WSL gives the VM all of them,
+  // and it cannot give more, so a minimum is met when unset and is capped.
+  bool windows_cpus = false;
 };
 
 struct SectionSpec {
@@ -32,7 +37,7 @@ const std::vector<SectionSpec>& wslconfig_schema() {
        {{"kernel", ValueType::windows_path},
         {"kernelModules", ValueType::windows_path},
         {"memory", ValueType::size},
-        {"processors", ValueType::count},
+        {"processors", ValueType::count, {}, true},
         {"localhostForwarding", ValueType::boolean},
         {"kernelCommandLine", ValueType::text},
         {"safeMode", ValueType::boolean},
@@ -124,9 +129,10 @@ std::string escape_windows_path(const std::string& path) {
 }
 
 // How two values of TYPE compare: WSL reads booleans, words and units
-// without regard to case, and a value may be written in double quotes.
+// without regard to case, a value may be written in double quotes, and a
+// '#' outside them starts a comment ("6GB  # mine" is 6GB).
 std::string comparable(ValueType type, std::string value) {
-  value = trim(value);
+  value = without_trailing_comment(value);
   if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
   switch (type) {
     case ValueType::boolean:
@@ -143,16 +149,17 @@ std::string comparable(ValueType type, std::string value) {
 struct Setting {
   std::string section;  // as the manifest spells it (the schema's spelling when known)
   std::string key;
-  std::string value;  // as it will be written
+  std::string value;  // as it will be written (with at_least, the minimum)
   ValueType type = ValueType::text;
+  bool at_least = false;      // a larger value already in the file is kept
+  bool windows_cpus = false;  // KeySpec::windows_cpus
 };
 
-// Turns one manifest value into the text written to the file, or sets PROBLEM.
-std::string convert(const KeySpec& spec, const toml::node& node, StepKeys& keys, std::string& problem) {
-  auto text_of = [&]() -> std::optional<std::string> {
-    if (node.is_string()) return keys.substitute_node(node);
-    return std::nullopt;
-  };
+// Turns one manifest value into the text written to the file, or sets
+// PROBLEM. TEXT is the node's string with ${var} substituted, if a string.
+std::string convert(const KeySpec& spec, const toml::node& node, const std::optional<std::string>& text,
+                    std::string& problem) {
+  auto text_of = [&]() { return text; };
   switch (spec.type) {
     case ValueType::boolean: {
       if (node.is_boolean()) return node.as_boolean()->get() ? "true" : "false";
@@ -272,6 +279,58 @@ std::string convert(const KeySpec& spec, const toml::node& node, StepKeys& keys,
   return "";
 }
 
+// A value of TYPE (a size or a count) as a number WSL compares.
+std::optional<std::uint64_t> number(ValueType type, const std::string& value) {
+  return type == ValueType::size ? wsl_size_bytes(value) : wsl_count(value);
+}
+
+// For a setting with at_least: the value to write, or nullopt to leave the
+// file as it is, saying why in NOTES when that is not plain ("kept: memory
+// 48GB (above 16GB)"). CURRENT holds the key's values in file order. CPUS
+// is filled the first time a minimum would raise a count of CPUs, so that
+// a plan with nothing to raise asks interop nothing.
+std::optional<std::string> raise_to_minimum(StepContext& ctx, const Setting& s, const std::vector<std::string>& current,
+                                            std::optional<LogicalCpus>& cpus, std::vector<std::string>& notes) {
+  if (current.empty()) {
+    if (!s.windows_cpus) return s.value;
+    notes.push_back("kept: " + s.key + " unset (WSL's default, all of Windows' logical CPUs, is never fewer than " +
+                    s.value + " would give)");
+    return std::nullopt;
+  }
+  // WSL uses the first occurrence of a key and warns about the others.
+  const std::string& raw = current.front();
+  auto seen = wsl_value(raw);
+  auto have = seen ? number(s.type, *seen) : std::nullopt;
+  if (!have) {
+    notes.push_back("kept: " + s.key + " " + without_trailing_comment(raw) + " (WSL cannot read it as " +
+                    (s.type == ValueType::size ? "a size such as 16GB" : "a whole number such as 8") +
+                    ", so it is left for you to correct)");
+    return std::nullopt;
+  }
+  auto want = number(s.type, s.value);  // checked when the manifest loaded
+  if (*have == *want) return std::nullopt;
+  if (*have > *want) {
+    notes.push_back("kept: " + s.key + " " + *seen + " (above " + s.value + ")");
+    return std::nullopt;
+  }
+  if (!s.windows_cpus) return s.value;
+  if (!cpus) cpus = windows_logical_cpus(ctx);
+  if (cpus->count == 0) {
+    notes.push_back(s.key + ": " + s.value + " is written unchecked, as " + cpus->description);
+    return s.value;
+  }
+  if (cpus->count >= *want) {
+    notes.push_back(s.key + ": " + s.value + " fits: " + cpus->description);
+    return s.value;
+  }
+  if (*have >= cpus->count) {
+    notes.push_back("kept: " + s.key + " " + *seen + " (not raised to " + s.value + ": " + cpus->description + ")");
+    return std::nullopt;
+  }
+  notes.push_back(s.key + ": " + std::to_string(cpus->count) + ", not " + s.value + ": " + cpus->description);
+  return std::to_string(cpus->count);
+}
+
 class IniSettingsStep : public Step {
  public:
   enum class Target { windows_profile, wsl_conf } target = Target::wsl_conf;
@@ -293,35 +352,12 @@ class IniSettingsStep : public Step {
 
   // %USERPROFILE% through interop: cmd.exe, then wslpath. "" with the reason in TRIED.
   static std::string windows_home_from_interop(StepContext& ctx, std::vector<std::string>& tried) {
-    std::string cmd = "cmd.exe";
-    for (const auto& drive : ctx.fs.list("/mnt")) {
-      std::string candidate = "/mnt/" + drive + "/Windows/System32/cmd.exe";
-      if (ctx.fs.stat(candidate)) {
-        cmd = candidate;
-        break;
-      }
-    }
-    Command echo;
-    echo.argv = {cmd, "/c", "echo", "%USERPROFILE%"};
-    echo.timeout = std::chrono::seconds(5);
-    ProcessResult r = ctx.runner.run(echo);
-    if (!r.ok()) {
-      tried.push_back("`" + echo.display() + "` " +
-                      (r.not_found   ? std::string("was not found (is interop off?)")
-                       : r.timed_out ? std::string("did not answer within 5 s")
-                                     : "exited " + std::to_string(r.exit_code)));
-      return "";
-    }
-    std::string win;
-    std::size_t start = 0;
-    while (start < r.out.size()) {  // the last non-empty line: cmd.exe may warn about a UNC folder first
-      auto nl = r.out.find('\n', start);
-      std::string line = trim(r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
-      if (!line.empty()) win = line;
-      start = nl == std::string::npos ? r.out.size() : nl + 1;
-    }
+    std::size_t failures = tried.size();
+    std::string win = windows_echo(ctx, "%USERPROFILE%", tried);
+    if (tried.size() > failures) return "";
     if (win.size() < 3 || win[1] != ':' || win.find('%') != std::string::npos) {
-      tried.push_back("`" + echo.display() + "` printed \"" + win + "\", not a Windows folder");
+      tried.push_back("`" + windows_cmd_exe(ctx.fs) + " /c echo %USERPROFILE%` printed \"" + win +
+                      "\", not a Windows folder");
       return "";
     }
     Command conv;
@@ -404,21 +440,28 @@ class IniSettingsStep : public Step {
     std::vector<std::string> edits;
     std::vector<std::string> notes;
     std::vector<std::string> sections_noted;
+    std::optional<LogicalCpus> cpus;
     for (const auto& s : settings) {
       auto current = doc.values(s.section, s.key);
+      std::string value = s.value;
+      if (s.at_least) {
+        auto raised = raise_to_minimum(ctx, s, current, cpus, notes);
+        if (!raised) continue;
+        value = *raised;
+      }
       bool same = !current.empty() && std::all_of(current.begin(), current.end(), [&](const std::string& v) {
-        return comparable(s.type, v) == comparable(s.type, s.value);
+        return comparable(s.type, v) == comparable(s.type, value);
       });
       if (same) continue;
       std::string label = "[" + s.section + "] " + s.key;
       std::string from = current.empty() ? std::string("(unset)") : current.back();
-      edits.push_back(label + " " + from + " -> " + s.value);
+      edits.push_back(label + " " + from + " -> " + value);
       p.changes.push_back({{"type", "setting"},
                            {"path", path},
                            {"section", s.section},
                            {"key", s.key},
                            {"from", current.empty() ? nlohmann::json(nullptr) : nlohmann::json(current.back())},
-                           {"to", s.value}});
+                           {"to", value}});
       if (current.size() > 1)
         notes.push_back("note: " + s.key + " appears " + std::to_string(current.size()) + " times in [" + s.section +
                         "]; every occurrence is set");
@@ -431,7 +474,7 @@ class IniSettingsStep : public Step {
         notes.push_back("note: [" + s.section + "] appears on lines " + lines +
                         "; a key already present is set where it is, a new key goes into the last one");
       }
-      doc.set(s.section, s.key, s.value);
+      doc.set(s.section, s.key, value);
     }
 
     FileAttrs attrs;
@@ -444,6 +487,7 @@ class IniSettingsStep : public Step {
     if (!plan_file(ctx.fs, path, wanted, attrs, p)) {
       p.summary = path + " already has " + std::to_string(settings.size()) +
                   (settings.size() == 1 ? " setting" : " settings") + " as wanted";
+      p.details.insert(p.details.begin(), notes.begin(), notes.end());
       return p;
     }
     std::string summary = path;
@@ -547,13 +591,60 @@ std::shared_ptr<Step> make_ini_step(StepKeys& keys, IniSettingsStep::Target targ
         }
         spec = &loose;
       }
+      // A value is written as given, or is { at_least = VALUE }: a minimum,
+      // which keeps a larger value the user already has.
+      const toml::node* value_node = kv;
+      std::string what = "[" + section + "] " + key;
+      if (kv->is_table()) {
+        value_node = nullptr;
+        bool bad = false;
+        for (const auto& [pk, pv] : in_file_order(*kv->as_table())) {
+          if (pk->str() == "at_least") {
+            value_node = pv;
+            continue;
+          }
+          std::string hint = suggest(std::string(pk->str()), {"at_least"});
+          keys.error_at(toml_pos(pk->source(), kpos.file),
+                        "unknown key \"" + std::string(pk->str()) + "\" in the value of " + what +
+                            (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") +
+                            "; a value is written as it is, or as { at_least = VALUE }");
+          bad = true;
+        }
+        if (bad) continue;
+        if (spec->type != ValueType::size && spec->type != ValueType::count) {
+          keys.error_at(kpos, what +
+                                  " cannot have at_least: it applies to sizes and counts (such as memory and "
+                                  "processors); write the value itself");
+          continue;
+        }
+        if (!value_node) {
+          keys.error_at(kpos, what + " { } needs at_least, such as { at_least = " +
+                                  (spec->type == ValueType::size ? "\"16GB\"" : "8") + " }, or write the value itself");
+          continue;
+        }
+      }
+      SourcePos vpos = keys.pos_of(*value_node);
+      std::optional<std::string> text;
+      if (value_node->is_string()) text = keys.substitute_node(*value_node);
+      // A variable that comes out empty (swap = "${swap}" with swap = "")
+      // leaves the key as the file has it: a profile can offer a setting
+      // without imposing it.
+      if (text && text->empty() && !referenced_variables(value_node->as_string()->get()).empty()) continue;
       std::string problem;
-      std::string value = convert(*spec, *kv, keys, problem);
+      std::string value = convert(*spec, *value_node, text, problem);
+      bool at_least = value_node != kv;
+      if (problem.empty() && at_least && !number(spec->type, value))
+        problem = spec->type == ValueType::size ? "must be a size WSL reads, such as \"16GB\" (a zero is 0 alone)"
+                                                : "must be a whole number such as 8";
       if (!problem.empty()) {
-        keys.error_at(kpos, "[" + section + "] " + key + " " + problem);
+        keys.error_at(vpos, what + (at_least ? " at_least " : " ") + problem);
         continue;
       }
-      s->settings.push_back({sec ? sec->name : section, *spec->name ? spec->name : key, value, spec->type});
+      // A minimum given with --set is the user's own choice: written as
+      // given, also when lower than what the file has.
+      if (at_least && keys.uses_command_line(*value_node)) at_least = false;
+      s->settings.push_back(
+          {sec ? sec->name : section, *spec->name ? spec->name : key, value, spec->type, at_least, spec->windows_cpus});
     }
   }
   return s;

@@ -19,10 +19,23 @@
 //
 // Every key is checked by type against Microsoft's wsl-config documentation
 // (a size such as "16GB", a count, a boolean, a Windows path, one of a few
-// words). Editing keeps comments, order, other keys and sections, the BOM
-// and the line endings; a key that appears more than once is set on every
-// line that holds it; a new key goes after the last line of its section's
-// last block. A file WSL would misread (UTF-16 unless allowed, a key outside
+// words). A size or a count may be a minimum instead of a value, so that a
+// profile never lowers what the user chose:
+//
+//   settings.wsl2 = { memory = { at_least = "${memory}" }, swap = "${swap}" }
+//
+// keeps a larger memory (compared in bytes, as WSL reads it) and says so in
+// the plan ("kept: memory 48GB (above 16GB)"), leaves a value WSL cannot
+// read as it is, and caps processors at Windows' logical CPUs (interop,
+// else /proc/cpuinfo), asked only when a count would be raised. A minimum
+// that uses a variable given with --set is the user's word: written as
+// given. A value that comes out empty from a variable ("${swap}" with
+// swap = "") leaves the key alone.
+//
+// Editing keeps comments, order, other keys and sections, the BOM and the
+// line endings; a key that appears more than once is set on every line
+// that holds it; a new key goes after the last line of its section's last
+// block. A file WSL would misread (UTF-16 unless allowed, a key outside
 // any section, text after a [section] header, a line that is not key=value)
 // stops the plan with FILE:LINE and leaves it untouched.
 //

@@ -269,6 +269,22 @@ class Loader {
       visiting.pop_back();
     };
     for (const auto& [name, text] : raw) resolve(name);
+    // Which values the user chose: the --set names, then, until nothing
+    // more is found, every variable whose text uses one of them.
+    for (const auto& [key, value] : overrides_)
+      if (raw.count(key)) manifest_.from_command_line.insert(key);
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [name, text] : raw) {
+        if (manifest_.from_command_line.count(name)) continue;
+        for (const auto& ref : referenced_variables(text)) {
+          if (!manifest_.from_command_line.count(ref)) continue;
+          manifest_.from_command_line.insert(name);
+          grew = true;
+          break;
+        }
+      }
+    }
   }
 
   static std::string join(const std::vector<std::string>& items) {
@@ -561,7 +577,7 @@ class Loader {
         }
         for (const auto& [fact, pos] : empty_facts) step_scope[fact] = "unknown-" + fact.substr(5);
       }
-      StepKeys kind_keys(t, file, step.kind, step_scope, diagnostics_);
+      StepKeys kind_keys(t, file, step.kind, step_scope, diagnostics_, manifest_.from_command_line);
       for (const char* common : {"id", "kind", "name", "when"}) kind_keys.mark_common(common);
       step.step = k->make(kind_keys);
       kind_keys.finish();

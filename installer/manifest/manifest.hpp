@@ -15,6 +15,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,9 @@ struct Manifest {
   std::int64_t schema_version = 1;
   std::string source;  // file path shown in messages
   Variables vars;      // [vars] with --set applied, host facts not included
+  // The variables the user gave with --set, and those whose value uses one:
+  // steps may treat a value built from them as asked for explicitly.
+  std::set<std::string> from_command_line;
   std::vector<ManifestStep> steps;
   Guards guards;
 };

@@ -29,8 +29,13 @@ SourcePos toml_pos(const toml::source_region& region, const std::string& file) {
 SourcePos toml_pos(const toml::node& node, const std::string& file) { return toml_pos(node.source(), file); }
 
 StepKeys::StepKeys(const toml::table& table, std::string file, std::string kind, const Variables& vars,
-                   std::vector<Diagnostic>& diagnostics)
-    : table_(table), file_(std::move(file)), kind_(std::move(kind)), vars_(vars), diagnostics_(diagnostics) {}
+                   std::vector<Diagnostic>& diagnostics, std::set<std::string> from_command_line)
+    : table_(table),
+      file_(std::move(file)),
+      kind_(std::move(kind)),
+      vars_(vars),
+      diagnostics_(diagnostics),
+      from_command_line_(std::move(from_command_line)) {}
 
 const toml::node* StepKeys::get(const std::string& key) {
   used_.insert(key);
@@ -57,6 +62,13 @@ std::string StepKeys::expect_string(const std::string& key, const toml::node& no
 std::string StepKeys::substitute_node(const toml::node& string_node) {
   if (!string_node.is_string()) return "";
   return substitute(string_node.as_string()->get(), vars_, toml_pos(string_node, file_), diagnostics_);
+}
+
+bool StepKeys::uses_command_line(const toml::node& string_node) const {
+  if (!string_node.is_string()) return false;
+  for (const auto& name : referenced_variables(string_node.as_string()->get()))
+    if (from_command_line_.count(name)) return true;
+  return false;
 }
 
 std::string StepKeys::required_string(const std::string& key) {

@@ -22,8 +22,10 @@ SourcePos toml_pos(const toml::node& node, const std::string& file);
 
 class StepKeys {
  public:
+  // FROM_COMMAND_LINE names the variables whose value the user gave with
+  // --set (directly or through another variable); see uses_command_line().
   StepKeys(const toml::table& table, std::string file, std::string kind, const Variables& vars,
-           std::vector<Diagnostic>& diagnostics);
+           std::vector<Diagnostic>& diagnostics, std::set<std::string> from_command_line = {});
 
   // Keys every step has; the loader reads them, step kinds never do.
   void mark_common(const std::string& key) { used_.insert(key); }
@@ -58,6 +60,9 @@ class StepKeys {
   // go through substitute_node() so that ${var} works there too.
   const toml::node* node(const std::string& key) { return get(key); }
   std::string substitute_node(const toml::node& string_node);
+  // Whether a string value uses a variable set with --set: the user's own
+  // word for that value, which a kind may honour over its defaults' rules.
+  bool uses_command_line(const toml::node& string_node) const;
   SourcePos pos_of(const toml::node& n) const { return toml_pos(n, file_); }
 
   // Where KEY's value is (or the table, when KEY is absent).
@@ -77,6 +82,7 @@ class StepKeys {
   std::string kind_;
   const Variables& vars_;
   std::vector<Diagnostic>& diagnostics_;
+  std::set<std::string> from_command_line_;
   std::set<std::string> used_;
 };
 

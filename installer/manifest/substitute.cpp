@@ -61,4 +61,22 @@ std::string substitute(const std::string& text, const Variables& vars, const Sou
   return out;
 }
 
+std::vector<std::string> referenced_variables(const std::string& text) {
+  std::vector<std::string> names;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text.compare(i, 3, "$${") == 0) {
+      i += 3;
+    } else if (text.compare(i, 2, "${") == 0) {
+      auto close = text.find('}', i + 2);
+      if (close == std::string::npos) break;
+      if (close > i + 2) names.push_back(text.substr(i + 2, close - i - 2));
+      i = close + 1;
+    } else {
+      ++i;
+    }
+  }
+  return names;
+}
+
 }  // namespace wslgpu

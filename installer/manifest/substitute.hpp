@@ -25,4 +25,9 @@ std::string substitute(const std::string& text, const Variables& vars, const Sou
 // the offending part of a string rather than at its start.
 bool columns_match_source(const std::string& text, std::size_t offset);
 
+// The names TEXT refers to with ${name}, in order, as substitute() reads
+// them ("$${" is no reference). Lets a step ask whether a value came from a
+// variable, and from which.
+std::vector<std::string> referenced_variables(const std::string& text);
+
 }  // namespace wslgpu

@@ -1,7 +1,8 @@
 # The step kinds that edit files people also edit by hand, on a real root:
 # wslconf edits /etc/wsl.conf in place, wslconfig edits the Windows side's
 # .wslconfig (found under /mnt/c/Users/alice: CRLF line endings, a comment
-# and another section kept), and command runs a real program in the root,
+# and another section kept, and a memory above the step's minimum kept with
+# its own comment), and command runs a real program in the root,
 # with its undo. A second install changes nothing; a rollback leaves every
 # byte, mode and owner as it was.
 
@@ -16,7 +17,7 @@ scenario() {
 edit_then_roll_back() {
   local tmp=$REALROOT_SCENARIO_TMP manifest=$REALROOT_SCENARIO_TMP/system.toml
   local wslconfig=$ROOT/mnt/c/Users/$REALROOT_USER/.wslconfig
-  printf '# written by hand on Windows\r\n[wsl2]\r\nprocessors=4\r\n\r\n[experimental]\r\nautoMemoryReclaim=gradual\r\n' >"$wslconfig"
+  printf '# written by hand on Windows\r\n[wsl2]\r\nprocessors=4\r\nmemory=32GB   # mine\r\n\r\n[experimental]\r\nautoMemoryReclaim=gradual\r\n' >"$wslconfig"
   chown 1000:1000 "$wslconfig"
   {
     manifest_header system-steps
@@ -31,7 +32,7 @@ settings.gpu = { enabled = true }
 [[step]]
 id = "memory"
 kind = "wslconfig"
-settings.wsl2 = { memory = "16GB", processors = 8 }
+settings.wsl2 = { memory = { at_least = "16GB" }, processors = 8 }
 
 [[step]]
 id = "marker"
@@ -54,7 +55,7 @@ TOML
   text=$(cat "$wslconfig")
   assert_contains "$text" $'^# written by hand on Windows\r$' ".wslconfig after install"
   assert_contains "$text" $'^processors=8\r$' ".wslconfig after install"
-  assert_contains "$text" $'^memory=16GB\r$' ".wslconfig after install"
+  assert_contains "$text" $'^memory=32GB   # mine\r$' ".wslconfig after install (above the minimum: kept)"
   assert_contains "$text" $'^autoMemoryReclaim=gradual\r$' ".wslconfig after install"
   [[ $(grep -c $'[^\r]$' "$wslconfig") == 0 ]] || fail ".wslconfig has a line without CRLF after install: $(cat -A "$wslconfig")"
   [[ $(stat -c %u:%g "$wslconfig") == 1000:1000 ]] || fail ".wslconfig changed owner: $(stat -c %u:%g "$wslconfig")"

@@ -112,6 +112,20 @@ TEST_CASE("--set overrides a default, and variables built from it follow") {
   CHECK(planned_content(m, "sources") == "deb https://repo.radeon.com/rocm/apt/7.1 noble main\n");
 }
 
+TEST_CASE("the variables given with --set, and those built from them, are known as the user's own") {
+  Manifest m = load(kRocm, {{"rocm_version", "7.1"}});
+  CHECK(m.from_command_line == std::set<std::string>{"rocm_url", "rocm_version"});
+  CHECK(load(kRocm, {{"rocm_url", "file:///srv/rocm"}}).from_command_line == std::set<std::string>{"rocm_url"});
+  CHECK(load(kRocm).from_command_line.empty());
+}
+
+TEST_CASE("referenced_variables lists the ${names} of a string as substitution reads them") {
+  CHECK(referenced_variables("deb ${rocm_url} ${host.codename} main") ==
+        std::vector<std::string>{"rocm_url", "host.codename"});
+  CHECK(referenced_variables("$${PATH}:${a}${}${b") == std::vector<std::string>{"a"});
+  CHECK(referenced_variables("16GB").empty());
+}
+
 TEST_CASE("--set of a variable the manifest does not have is an error naming the closest one") {
   CHECK(input_error(kRocm, {{"rocm_verison", "7.1"}}) ==
         "--set rocm_verison: the manifest has no variable \"rocm_verison\" (did you mean \"rocm_version\"?)");
