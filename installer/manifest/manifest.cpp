@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "installer/manifest/bundled_manifests.hpp"
+#include "installer/manifest/matrix.hpp"
 #include "installer/manifest/step_keys.hpp"
 #include "installer/manifest/step_kind.hpp"
 #include "installer/manifest/suggest.hpp"
@@ -69,12 +70,12 @@ class Loader {
       throw InputError(pos, syntax_error_message(std::string(e.description()), pos));
     }
     manifest_.source = file;
-    static const std::vector<std::string> top_level = {"manifest", "vars", "step", "guards"};
+    static const std::vector<std::string> top_level = {"manifest", "vars", "matrix", "step", "guards"};
     for (const auto& [key, node] : in_file_order(root)) {
       if (std::find(top_level.begin(), top_level.end(), key) == top_level.end()) {
         std::string hint = suggest(key, top_level);
         error(key_pos(root, key, file), "unknown top-level table \"" + key + "\"" +
-                                            (hint.empty() ? " (known: manifest, vars, step, guards)"
+                                            (hint.empty() ? " (known: manifest, vars, matrix, step, guards)"
                                                           : " (did you mean \"" + hint + "\"?)"));
       }
     }
@@ -239,6 +240,8 @@ class Loader {
       raw[key] = value;
       where[key] = SourcePos{"--set " + key, 0, 0};
     }
+    // A [matrix] row replaces the defaults of its columns (not --set values).
+    apply_matrix(root, file, overrides_, raw, where, diagnostics_);
     // Variables may use each other ("${rocm_version}" in a URL) and host
     // facts; resolve depth-first, refusing cycles.
     Variables scope = host_.as_variables();
