@@ -6,6 +6,8 @@
 
 #include "installer/formats/deb_archive.hpp"
 #include "installer/system/error.hpp"
+#include "installer/system/interrupt.hpp"
+#include "installer/system/units.hpp"
 #include "steps/apt_common.hpp"
 
 namespace wslgpu {
@@ -45,13 +47,13 @@ class AptInstallStep : public Step {
       return p;
     }
 
-    auto config = PlanAptConfig::create_if_needed(ctx);
-    if (config) config->update(ctx);
+    auto config = PlanAptConfig::create(ctx, true);
+    if (config->private_lists()) config->update(ctx);
     std::vector<std::string> args = {"install"};
     for (const auto& f : flags()) args.push_back(f);
     args.insert(args.end(), todo.begin(), todo.end());
     std::vector<std::string> errors;
-    AptTransaction tx = simulate_apt(ctx, args, config.get(), errors);
+    AptTransaction tx = simulate_apt(ctx, args, *config, errors);
     if (!errors.empty()) {
       p.verdict = Verdict::refused;
       p.summary = "apt cannot install " + name_list(todo) + ": " + errors.front();
@@ -100,16 +102,39 @@ class AptInstallStep : public Step {
     if (!installs.empty()) summary += ": " + name_list(installs);
     if (!upgrades.empty()) summary += "; upgrade " + name_list(upgrades);
     if (!removals.empty()) summary += "; REMOVE " + name_list(removals);
+    // apt's own figures, before anything changes: for the plan, the
+    // disk-space guard and the progress of apply.
+    AptSizes sizes = apt_install_sizes(ctx, args, *config);
+    std::size_t count = installs.size() + upgrades.size();
+    p.activity = "installing " + std::to_string(count) + (count == 1 ? " package" : " packages");
+    if (sizes.known) {
+      p.download_bytes = sizes.fetch_bytes;
+      p.disk_bytes = sizes.disk_bytes;
+      summary += " (" + human_size(sizes.fetch_bytes) + " to download, " +
+                 (sizes.disk_bytes >= 0 ? human_size(static_cast<std::uint64_t>(sizes.disk_bytes)) + " more"
+                                        : human_size(static_cast<std::uint64_t>(-sizes.disk_bytes)) + " less") +
+                 " on disk)";
+      if (sizes.fetch_bytes > 0) p.activity += ", " + human_size(sizes.fetch_bytes) + " to download";
+      p.details.insert(p.details.begin(),
+                       "apt: " + human_size(sizes.fetch_bytes) + " to download (" + human_size(sizes.archive_bytes) +
+                           " of packages), " +
+                           (sizes.disk_bytes >= 0
+                                ? human_size(static_cast<std::uint64_t>(sizes.disk_bytes)) + " of disk space used"
+                                : human_size(static_cast<std::uint64_t>(-sizes.disk_bytes)) + " of disk space freed"));
+    }
     p.summary = summary;
-    if (config)
+    if (config->private_lists())
       p.details.push_back("(resolved against the sources that earlier steps add; an apt_update step must run after "
                           "them and before this one)");
     return p;
   }
 
-  Command install_command(const std::vector<std::string>& names) const {
+  // DOWNLOAD_ONLY: `apt-get install --download-only`, which fetches into
+  // apt's cache and changes nothing else, so that it may be stopped.
+  Command install_command(const std::vector<std::string>& names, bool download_only = false) const {
     Command cmd;
     cmd.argv = {"apt-get", "install", "-y"};
+    if (download_only) cmd.argv.push_back("--download-only");
     for (const auto& f : flags()) cmd.argv.push_back(f);
     for (const auto& o : apt_dpkg_options(lock_timeout)) cmd.argv.push_back(o);
     cmd.argv.insert(cmd.argv.end(), names.begin(), names.end());
@@ -128,14 +153,32 @@ class AptInstallStep : public Step {
     return cmd;
   }
 
-  nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
+  nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override {
     require_no_pending_dpkg_updates(ctx.fs);
     DpkgStatus before = DpkgStatus::read(ctx.fs);
     auto todo = missing(before);
     nlohmann::json data = {{"installed", nlohmann::json::array()}, {"upgraded", nlohmann::json::array()},
                            {"removed", nlohmann::json::array()}};
     if (todo.empty()) return data;
+    std::size_t count = 0;  // package N of COUNT in the progress
+    for (const auto& c : plan.changes)
+      if (c.value("type", "") == "package" && c.value("action", "") != "remove" && c.value("action", "") != "purge")
+        ++count;
+    if (plan.download_bytes > 0) {
+      // Fetching first, on its own, keeps the long part of a big install
+      // (gigabytes from the vendor) one that a Ctrl-C may stop at once: no
+      // package is touched until everything is in apt's cache.
+      Command fetch = install_command(todo, true);
+      fetch.stop_on_interrupt = true;
+      report_apt_progress(fetch, ctx, plan.download_bytes, count);
+      ProcessResult fr = ctx.runner.run(fetch);
+      if (fr.interrupted)
+        throw_interrupted("while downloading the packages; nothing was installed (what was fetched stays in "
+                             "/var/cache/apt/archives for the next run)");
+      if (!fr.ok()) throw StepFailure("could not download the packages: " + command_failure(fetch, fr));
+    }
     Command cmd = install_command(todo);
+    report_apt_progress(cmd, ctx, 0, count);
     ProcessResult r = ctx.runner.run(cmd);
 
     DpkgStatus after = DpkgStatus::read(ctx.fs);
@@ -191,6 +234,7 @@ class AptInstallStep : public Step {
     if (names.empty()) return;
     require_no_pending_dpkg_updates(ctx.fs);
     Command cmd = purge_command(names);
+    report_apt_progress(cmd, ctx, 0, names.size());
     ProcessResult r = ctx.runner.run(cmd);
     if (!r.ok()) throw StepFailure("could not purge the packages this step installed: " + command_failure(cmd, r));
   }

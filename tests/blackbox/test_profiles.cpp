@@ -212,7 +212,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
       "(key)\n"
       "(key)\n"
       "(key)\n"
-      "   7  apt_update      lists            change   refresh package lists (never refreshed)\n"
+      "   7  apt_update      lists            change   refresh package lists (never refreshed by wslgpu-setup)\n"
       "   8  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false\n"
       "   9  apt_install     rocm7            refused  cannot be planned: `apt-get -s install` " +
           kNoApt +
@@ -438,7 +438,7 @@ TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the too
         "  1  check           dxg         verify   /dev/dxg is a char_device\n"
         "  2  check           libcuda     verify   /usr/lib/wsl/lib/libcuda.so.1 exists\n"
         "(key)\n"
-        "  4  apt_update      lists       change   refresh package lists (never refreshed)\n"
+        "  4  apt_update      lists       change   refresh package lists (never refreshed by wslgpu-setup)\n"
         "  5  apt_install     toolkit     refused  cannot be planned: `apt-get -s install` " +
             kNoApt +
             "\n"
