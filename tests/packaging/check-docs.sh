@@ -21,7 +21,9 @@ options_of() { awk '/^Options:/ { on = 1; next } /^[A-Z][a-z ]*:/ { on = 0 } on 
 main_help=$("$program" --help) || { echo "cannot run $program --help"; exit 1; }
 mapfile -t commands < <(awk '/^Subcommands:/ { on = 1; next } /^[A-Z][a-z ]*:/ { on = 0 } on && NF { print $1 }' <<<"$main_help")
 mapfile -t global < <(options_of <<<"$main_help")
-mapfile -t statuses < <(awk '/^Exit status:/ { on = 1; next } on && /^  [0-9]+ / { print $1 }' <<<"$main_help")
+# "  130 interrupted by Ctrl-C (SIGINT); 143 by SIGTERM, 129 by SIGHUP: ..." names three.
+mapfile -t statuses < <(awk '/^Exit status:/ { on = 1; next }
+  on && /^  [0-9]+ / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) print $i }' <<<"$main_help")
 mapfile -t profiles < <("$program" list | awk '{ print $1 }')
 ((${#commands[@]} >= 5 && ${#global[@]} >= 5 && ${#statuses[@]} >= 5)) ||
   { echo "cannot read the commands, options and exit statuses from $program --help:"; echo "$main_help"; exit 1; }
@@ -37,7 +39,9 @@ for cmd in "${commands[@]}"; do
   for opt in "${own[@]}"; do in_page "$opt" || problem "wslgpu-setup(1) does not name $cmd's option $opt"; done
 done
 for opt in "${global[@]}"; do in_page "$opt" || problem "wslgpu-setup(1) does not name the global option $opt"; done
-for status in "${statuses[@]}"; do grep -qx "\*$status\*" "$page" || problem "wslgpu-setup(1) does not describe exit status $status"; done
+for status in "${statuses[@]}"; do
+  grep -qE "^(\*[0-9]+\*, )*\*$status\*(, \*[0-9]+\*)*\$" "$page" || problem "wslgpu-setup(1) does not describe exit status $status"
+done
 for p in "${profiles[@]}"; do in_page "\*$p\*" || problem "wslgpu-setup(1) does not name the bundled profile $p"; done
 
 # Options the page names that are other programs' (wsl.exe, sudo, apt-get).
