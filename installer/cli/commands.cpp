@@ -626,6 +626,30 @@ int run_list(const GlobalOptions&) {
   return 0;
 }
 
+int run_list_vars(const std::string& profile_or_file) {
+  ManifestSource source = find_manifest(profile_or_file);
+  toml::table doc;
+  try {
+    doc = toml::parse(source.text, source.display);
+  } catch (const toml::parse_error& e) {
+    throw InputError(
+        SourcePos{source.display, e.source().begin.line, e.source().begin.column},
+        std::string(e.description()) + " (`wslgpu-setup validate " + profile_or_file + "` lists every error)");
+  }
+  if (const auto* vars = doc["vars"].as_table()) {
+    for (const auto& [name, value] : *vars) {
+      std::cout << name.str() << "=";
+      if (const auto* text = value.as_string()) {
+        std::cout << text->get();
+      } else {  // a number or a boolean, as TOML writes it (validate rejects the rest)
+        value.visit([](const auto& v) { std::cout << v; });
+      }
+      std::cout << "\n";
+    }
+  }
+  return 0;
+}
+
 int run_kinds(const GlobalOptions&) {
   std::size_t width = 0;
   for (const auto& k : step_kinds()) width = std::max(width, k.name.size());
