@@ -378,8 +378,9 @@ std::string describe_action(const AptAction& a) {
   return "";
 }
 
-DpkgStatus read_dpkg_for_plan(const FileSystem& fs, const std::vector<std::string>& packages, StepPlan& plan) {
-  require_no_pending_dpkg_updates(fs);
+DpkgStatus read_dpkg_for_plan(const FileSystem& fs, const std::vector<std::string>& packages, StepPlan& plan,
+                              std::chrono::seconds lock_wait) {
+  require_no_pending_dpkg_updates(fs, lock_wait);
   DpkgStatus status = DpkgStatus::read(fs);
   for (const auto& name : packages) {
     const DpkgPackage* pkg = status.find(name);

@@ -4,6 +4,7 @@
 // ourselves), how its failures are told, and the private apt configuration a
 // plan uses when earlier steps of the same run add repositories.
 #pragma once
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -98,7 +99,8 @@ void report_apt_progress(Command& cmd, StepContext& ctx, std::uint64_t download_
 // (with the `dpkg --configure -a` advice), reads ROOT/var/lib/dpkg/status and
 // records each of PACKAGES' installed version (or "absent") in PLAN's
 // fingerprint, so that a saved plan notices when they change.
-DpkgStatus read_dpkg_for_plan(const FileSystem& fs, const std::vector<std::string>& packages, StepPlan& plan);
+DpkgStatus read_dpkg_for_plan(const FileSystem& fs, const std::vector<std::string>& packages, StepPlan& plan,
+                              std::chrono::seconds lock_wait);
 
 // A package change record for StepPlan::changes.
 nlohmann::json package_change(const AptAction& action);

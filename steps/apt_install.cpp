@@ -39,7 +39,7 @@ class AptInstallStep : public Step {
 
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
-    DpkgStatus status = read_dpkg_for_plan(ctx.fs, packages, p);
+    DpkgStatus status = read_dpkg_for_plan(ctx.fs, packages, p, std::chrono::seconds(lock_timeout));
     auto todo = missing(status);
     if (todo.empty()) {
       p.summary = packages.size() == 1 ? packages.front() + " " + status.find(packages.front())->version + " is already installed"
@@ -154,7 +154,7 @@ class AptInstallStep : public Step {
   }
 
   nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override {
-    require_no_pending_dpkg_updates(ctx.fs);
+    require_no_pending_dpkg_updates(ctx.fs, std::chrono::seconds(lock_timeout));
     DpkgStatus before = DpkgStatus::read(ctx.fs);
     auto todo = missing(before);
     nlohmann::json data = {{"installed", nlohmann::json::array()}, {"upgraded", nlohmann::json::array()},
@@ -232,7 +232,7 @@ class AptInstallStep : public Step {
         spdlog::warn("apt removed {} {} during this step; undo does not reinstall it", p.value("name", ""),
                      p.value("version", ""));
     if (names.empty()) return;
-    require_no_pending_dpkg_updates(ctx.fs);
+    require_no_pending_dpkg_updates(ctx.fs, std::chrono::seconds(lock_timeout));
     Command cmd = purge_command(names);
     report_apt_progress(cmd, ctx, 0, names.size());
     ProcessResult r = ctx.runner.run(cmd);

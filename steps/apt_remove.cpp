@@ -23,7 +23,7 @@ class AptRemoveStep : public Step {
 
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
-    DpkgStatus status = read_dpkg_for_plan(ctx.fs, packages, p);
+    DpkgStatus status = read_dpkg_for_plan(ctx.fs, packages, p, std::chrono::seconds(lock_timeout));
     auto todo = installed(status);
     if (todo.empty()) {
       p.summary = packages.size() == 1 ? packages.front() + " is not installed" : "none of " + name_list(packages) + " is installed";
@@ -63,7 +63,7 @@ class AptRemoveStep : public Step {
   }
 
   nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
-    require_no_pending_dpkg_updates(ctx.fs);
+    require_no_pending_dpkg_updates(ctx.fs, std::chrono::seconds(lock_timeout));
     DpkgStatus before = DpkgStatus::read(ctx.fs);
     auto todo = installed(before);
     nlohmann::json data = {{"removed", nlohmann::json::array()}};
@@ -102,7 +102,7 @@ class AptRemoveStep : public Step {
       wanted.push_back(version.empty() ? name : name + "=" + version);
     }
     if (wanted.empty()) return;
-    require_no_pending_dpkg_updates(ctx.fs);
+    require_no_pending_dpkg_updates(ctx.fs, std::chrono::seconds(lock_timeout));
     Command cmd;
     cmd.argv = {"apt-get", "install", "--no-install-recommends"};
     for (const auto& o : options()) cmd.argv.push_back(o);

@@ -16,6 +16,13 @@
 namespace wslgpu {
 
 namespace {
+// dpkg -i does not wait for its lock; we do, as long as apt_install's
+// default lock_timeout, so that a package manager that is busy (an
+// unattended upgrade) delays the step instead of failing it.
+constexpr std::chrono::seconds kDpkgLockWait{120};
+}  // namespace
+
+namespace {
 
 const char* const kKernelReason =
     "Kernel modules cannot be built or loaded under WSL2: it runs Microsoft's own kernel, and no headers exist for it.";
@@ -112,7 +119,7 @@ class DebInstallStep : public Step {
     DebInfo pkg = read_deb(ctx.fs.host_path(deb));
     std::string problem = kernel_module_problem(pkg);
     if (!problem.empty()) throw Refusal("refusing to install " + deb + ": " + problem + ". " + kKernelReason);
-    require_no_pending_dpkg_updates(ctx.fs);
+    require_no_pending_dpkg_updates(ctx.fs, kDpkgLockWait);
     DpkgStatus before = DpkgStatus::read(ctx.fs);
     const DpkgPackage* was = before.find(pkg.name);
     nlohmann::json data = {{"name", pkg.name}, {"version", pkg.version}, {"previous_version", nullptr}};
@@ -170,7 +177,7 @@ class DebInstallStep : public Step {
     DpkgStatus now = DpkgStatus::read(ctx.fs);
     const DpkgPackage* pkg = now.find(name);
     if (!pkg || !pkg->present()) return;
-    require_no_pending_dpkg_updates(ctx.fs);
+    require_no_pending_dpkg_updates(ctx.fs, kDpkgLockWait);
     Command cmd = purge_command(name);
     report_dpkg_progress(cmd, ctx);
     ProcessResult r = ctx.runner.run(cmd);

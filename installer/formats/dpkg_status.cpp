@@ -1,7 +1,12 @@
 #include "installer/formats/dpkg_status.hpp"
 
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
 #include "installer/formats/deb822.hpp"
 #include "installer/system/error.hpp"
+#include "installer/system/file_lock.hpp"
 
 namespace wslgpu {
 
@@ -78,7 +83,34 @@ std::vector<std::string> pending_dpkg_updates(const FileSystem& fs) {
   return out;
 }
 
-void require_no_pending_dpkg_updates(const FileSystem& fs) {
+namespace {
+
+// The holder of either of dpkg's locks: apt takes lock-frontend for its
+// whole run, dpkg takes lock while it works (also when run by hand).
+std::optional<LockHolder> dpkg_lock_holder(const FileSystem& fs) {
+  for (const char* lock : {"/var/lib/dpkg/lock-frontend", "/var/lib/dpkg/lock"})
+    if (auto h = posix_lock_holder(fs.host_path(lock))) return h;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void require_no_pending_dpkg_updates(const FileSystem& fs, std::chrono::seconds lock_wait) {
+  auto holder = dpkg_lock_holder(fs);
+  if (holder) {
+    spdlog::info("dpkg's lock is held by {}; waiting up to {} s for it", holder->describe(), lock_wait.count());
+    auto deadline = std::chrono::steady_clock::now() + lock_wait;
+    while (holder && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      holder = dpkg_lock_holder(fs);
+    }
+    if (holder)
+      throw StepFailure("dpkg's lock is held by " + holder->describe() + " (another package manager is running), " +
+                        (lock_wait.count() > 0 ? "for longer than this step's lock_timeout of " +
+                                                     std::to_string(lock_wait.count()) + " s"
+                                               : std::string("and this step does not wait (lock_timeout = 0)")) +
+                        ".\nLet it finish, or raise the step's lock_timeout, then run wslgpu-setup again.");
+  }
   auto pending = pending_dpkg_updates(fs);
   if (pending.empty()) return;
   throw StepFailure("an earlier dpkg run was interrupted: /var/lib/dpkg/updates/ holds " +

@@ -10,6 +10,7 @@
 // entries left there mean a dpkg run was interrupted, and apt refuses to
 // work until `dpkg --configure -a` has run, so we refuse first and say so.
 #pragma once
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -60,8 +61,12 @@ class DpkgStatus {
 // dpkg has not folded into the status file yet. Empty when all is well.
 std::vector<std::string> pending_dpkg_updates(const FileSystem& fs);
 
-// Throws StepFailure with the `dpkg --configure -a` advice when
-// pending_dpkg_updates() is not empty.
-void require_no_pending_dpkg_updates(const FileSystem& fs);
+// dpkg is ready for us: first waits up to LOCK_WAIT while another package
+// manager (apt-get, dpkg, unattended-upgrades) holds dpkg's lock, as apt's
+// own DPkg::Lock::Timeout would, and throws StepFailure naming the holder
+// when it still does; a dpkg that is working leaves entries in updates/ that
+// are not a sign of an interrupted one. Then throws StepFailure with the
+// `dpkg --configure -a` advice when pending_dpkg_updates() is not empty.
+void require_no_pending_dpkg_updates(const FileSystem& fs, std::chrono::seconds lock_wait = std::chrono::seconds(0));
 
 }  // namespace wslgpu

@@ -1,7 +1,8 @@
 // The run lock: an flock on STATE/lock, so two runs that change the machine
 // never interleave. The holder writes its pid, start time and command line
 // into the file once it knows it will change something, so that a second
-// run can say who holds it. The kernel drops an flock when its process dies,
+// run can say who holds it; before that, the kernel's table of locks
+// (/proc/locks) names the holder's pid and command. The kernel drops an flock when its process dies,
 // so a crashed run never leaves a stale lock (its journal says what to do).
 #pragma once
 #include <chrono>
@@ -23,6 +24,7 @@ class RunLock {
 
  private:
   int fd_ = -1;
+  bool recorded_ = false;
   std::string path_;
 };
 

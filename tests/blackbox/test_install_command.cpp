@@ -96,14 +96,17 @@ TEST_CASE("a second run exits 4 naming the run that holds the lock") {
   int fd = ::open((root.path() + "/var/lib/wslgpu-setup/lock").c_str(), O_RDWR | O_CREAT, 0644);
   REQUIRE(fd >= 0);
   REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
-  std::string holder = "pid 4242, started 2026-11-30T10:15:02Z, `wslgpu-setup install rocm`\n";
+  // The line a holder writes; its pid must be the one the kernel names
+  // (here, this test's), or the line is not believed.
+  std::string line = "pid " + std::to_string(::getpid()) + ", started 2026-11-30T10:15:02Z, `wslgpu-setup install rocm`";
+  std::string holder = line + "\n";
   REQUIRE(::write(fd, holder.data(), holder.size()) == static_cast<ssize_t>(holder.size()));
   auto before = machine(root);
 
   RunResult r = run_tool(args(root, {"install", manifest(), "--yes", "--lock-timeout", "0.3"}));
   CHECK(r.exit_code == 4);
   CHECK(r.err.find("another wslgpu-setup run holds the lock") != std::string::npos);
-  CHECK(r.err.find("pid 4242, started 2026-11-30T10:15:02Z, `wslgpu-setup install rocm`") != std::string::npos);
+  CHECK(r.err.find(line) != std::string::npos);
   CHECK(snapshot_difference(before, machine(root)) == "");
   ::close(fd);
 

@@ -6,7 +6,7 @@
 #
 # Without scenario files it runs every tests/realroot/scenarios/*.sh. Each
 # scenario file defines a function `scenario`, run in its own process with a
-# timeout. One line per scenario (PASS/FAIL and its time; a failure is
+# timeout, several at once. One line per scenario (PASS/FAIL and its time; a failure is
 # followed by its log), then "N passed, N failed". Exit 1 if any failed.
 #
 # Environment:
@@ -17,6 +17,7 @@
 #   WSLGPU_REALROOT_TIMEOUT  seconds per scenario (default 300, or what a
 #                            scenario's "# realroot-timeout: SECONDS" line says)
 #   WSLGPU_REALROOT_VERBOSE=1  print every scenario's log, passed ones too
+#   WSLGPU_REALROOT_JOBS     scenarios run at once (default: the number of cores)
 set -Eeuo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -64,33 +65,69 @@ else
   say "wslgpu-setup install: not implemented yet (scenarios that need it fail)"
 fi
 
-passed=0 failed=0
-for file in "${scenarios[@]}"; do
+# Scenarios run side by side, WSLGPU_REALROOT_JOBS at a time (default: the
+# number of cores). Each has its own temporary folder and every root its own
+# mount, network and pid namespaces, so they cannot see each other; many of
+# them spend their time waiting (a postinst that sleeps, a crash loop's
+# dpkg), which is why two at a time gain even on a busy 2-core machine.
+jobs=${WSLGPU_REALROOT_JOBS:-$(nproc)}
+((jobs >= 1)) || jobs=1
+
+# run_one FILE: one scenario, in the background; leaves NAME.status and
+# NAME.took next to its log.
+run_one() {
+  local file=$1 name log tmp start status=0 limit
   name=$(basename "$file" .sh)
   log=$REALROOT_RUN/$name.log
   tmp=$REALROOT_RUN/s-$name
   mkdir -p "$tmp"
   start=$EPOCHREALTIME
-  status=0
   limit=${WSLGPU_REALROOT_TIMEOUT:-$(sed -n 's/^# realroot-timeout: \([0-9][0-9]*\)$/\1/p' "$file" | head -n 1)}
   limit=${limit:-300}
   REALROOT_SCENARIO=$name REALROOT_SCENARIO_TMP=$tmp \
     timeout --kill-after=10 "$limit" \
     bash -Eeuo pipefail -c 'source "$1"; source "$2"; declare -F scenario >/dev/null || fail "$2 defines no function scenario"; scenario' \
     realroot "$here/lib.sh" "$file" >"$log" 2>&1 || status=$?
-  took=$(elapsed_since "$start")
+  elapsed_since "$start" >"$REALROOT_RUN/$name.took"
+  echo "$limit" >"$REALROOT_RUN/$name.limit"
+  echo "$status" >"$REALROOT_RUN/$name.status"
+  rm -rf "$tmp"
+}
+
+passed=0 failed=0
+# report NAME: its line (and its log when it failed, or always when verbose).
+report() {
+  local name=$1 status took limit why=""
+  status=$(<"$REALROOT_RUN/$name.status")
+  took=$(<"$REALROOT_RUN/$name.took")
+  limit=$(<"$REALROOT_RUN/$name.limit")
   if ((status == 0)); then
     passed=$((passed + 1))
     printf 'PASS  %-40s %6s s\n' "$name" "$took"
-    if [[ ${WSLGPU_REALROOT_VERBOSE:-0} == 1 ]]; then sed 's/^/      | /' "$log"; fi
+    if [[ ${WSLGPU_REALROOT_VERBOSE:-0} == 1 ]]; then sed 's/^/      | /' "$REALROOT_RUN/$name.log"; fi
   else
     failed=$((failed + 1))
-    why=""
     ((status != 124 && status != 137)) || why=" (timed out after $limit s)"
     printf 'FAIL  %-40s %6s s%s\n' "$name" "$took" "$why"
-    sed 's/^/      | /' "$log"
+    sed 's/^/      | /' "$REALROOT_RUN/$name.log"
   fi
-  rm -rf "$tmp"
+}
+
+say "scenarios: ${#scenarios[@]}, $jobs at a time"
+declare -A running=()
+for file in "${scenarios[@]}"; do
+  while ((${#running[@]} >= jobs)); do
+    wait -n -p finished || true
+    report "${running[$finished]}"
+    unset 'running[$finished]'
+  done
+  run_one "$file" &
+  running[$!]=$(basename "$file" .sh)
+done
+while ((${#running[@]} > 0)); do
+  wait -n -p finished || true
+  report "${running[$finished]}"
+  unset 'running[$finished]'
 done
 say "total: $(elapsed_since "$run_start") s"
 echo "$passed passed, $failed failed"

@@ -13,6 +13,9 @@
 #                                     exists, after touching /run/slow-postinst.started: a signal
 #                                     can be sent while dpkg is busy
 #   huge-package                      a few bytes that say Installed-Size 2 GB, for the disk-space guard
+#   slow-postrm                       its postrm waits (up to 60 s) until /run/slow-postrm.release
+#                                     exists, after touching /run/slow-postrm.started: a rollback
+#                                     that is busy for as long as a scenario needs
 #
 # The repository is signed with a key generated for the run (an InRelease
 # and a Release.gpg), so that Signed-By and key checks run for real. Layout:
@@ -160,6 +163,18 @@ EOF
 touch /run/slow-postinst.started
 i=0
 while [ ! -e /run/slow-postinst.release ] && [ "$i" -lt 600 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+EOF
+
+  _deb slow-postrm 1.0-1 "" "A package whose removal takes its time"
+  printf 'installed by slow-postrm\n' | _file slow-postrm /usr/share/slow-postrm/marker 0644
+  _script slow-postrm postrm <<'EOF'
+#!/bin/sh
+touch /run/slow-postrm.started
+i=0
+while [ ! -e /run/slow-postrm.release ] && [ "$i" -lt 600 ]; do
   sleep 0.1
   i=$((i + 1))
 done

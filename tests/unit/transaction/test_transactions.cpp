@@ -251,6 +251,42 @@ TEST_CASE("a second run waiting for the lock gives up and names the holder") {
   }
 }
 
+TEST_CASE("a holder that has not recorded itself yet is named by the kernel's table of locks") {
+  TempDir dir;
+  std::string path = dir.path() + "/lock";
+  RunLock first(path, std::chrono::milliseconds(0));
+  try {
+    RunLock second(path, std::chrono::milliseconds(0));
+    FAIL("the second lock must not be granted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::locked);
+    // This process holds it: its pid, and the test program's command line.
+    CHECK(std::string(e.what()).find("pid " + std::to_string(::getpid()) + ", `") != std::string::npos);
+    CHECK(std::string(e.what()).find("unit_tests") != std::string::npos);
+  }
+}
+
+TEST_CASE("a finished run's line in the lock file is not taken for the next holder's") {
+  TempDir dir;
+  std::string path = dir.path() + "/lock";
+  {
+    RunLock finished(path, std::chrono::milliseconds(0));
+    finished.record_holder("wslgpu-setup install cuda");
+  }
+  CHECK(slurp(path).empty());
+  // A line left by a run that was killed (no destructor): a pid that is
+  // not the holder's is not believed.
+  std::ofstream(path) << "pid 1, started 2026-01-01T00:00:00Z, `wslgpu-setup install cuda`\n";
+  RunLock next(path, std::chrono::milliseconds(0));
+  try {
+    RunLock second(path, std::chrono::milliseconds(0));
+    FAIL("the second lock must not be granted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("install cuda") == std::string::npos);
+    CHECK(std::string(e.what()).find("pid " + std::to_string(::getpid())) != std::string::npos);
+  }
+}
+
 TEST_CASE("transaction ids sort in the order they were made") {
   std::string a = new_transaction_id();
   std::this_thread::sleep_for(std::chrono::milliseconds(2));
