@@ -257,7 +257,7 @@ void PlanAptConfig::update(StepContext& ctx) const {
 }
 
 AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig* config,
-                            std::vector<std::string>& errors) {
+                            std::vector<std::string>& errors, std::string* output) {
   Command cmd;
   cmd.argv = {"apt-get", "-s"};
   // Options go before the package names, after the verb and its flags.
@@ -272,6 +272,7 @@ AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& ar
   cmd.timeout = std::chrono::minutes(10);
   ProcessResult r = ctx.runner.run(cmd);
   if (r.not_found || r.timed_out) throw StepFailure(command_failure(cmd, r));
+  if (output) *output = r.out + "\n" + r.err;
   if (r.exit_code != 0) {
     errors = apt_error_lines(r.err + "\n" + r.out);
     if (errors.empty()) errors.push_back(command_failure(cmd, r));
@@ -283,7 +284,7 @@ AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& ar
 nlohmann::json package_change(const AptAction& a) {
   nlohmann::json j = {{"type", "package"}, {"action", apt_action_name(a.kind)}, {"name", a.name}};
   j["version"] = a.version.empty() ? a.old_version : a.version;
-  if (a.kind == AptAction::Kind::upgrade) j["from"] = a.old_version;
+  if (a.kind == AptAction::Kind::upgrade || a.kind == AptAction::Kind::downgrade) j["from"] = a.old_version;
   if (!a.architecture.empty()) j["architecture"] = a.architecture;
   return j;
 }
@@ -294,6 +295,8 @@ std::string describe_action(const AptAction& a) {
       return "install " + a.name + " " + a.version + (a.origin.empty() ? "" : " (" + a.origin + ")");
     case AptAction::Kind::upgrade:
       return "upgrade " + a.name + " " + a.old_version + " -> " + a.version + (a.origin.empty() ? "" : " (" + a.origin + ")");
+    case AptAction::Kind::downgrade:
+      return "downgrade " + a.name + " " + a.old_version + " -> " + a.version + (a.origin.empty() ? "" : " (" + a.origin + ")");
     case AptAction::Kind::configure: return "configure " + a.name + " " + a.version;
     case AptAction::Kind::remove: return "remove " + a.name + (a.old_version.empty() ? "" : " " + a.old_version);
     case AptAction::Kind::purge: return "purge " + a.name + (a.old_version.empty() ? "" : " " + a.old_version);

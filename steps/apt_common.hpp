@@ -75,9 +75,11 @@ class PlanAptConfig {
 // Runs `apt-get -s ARGS...` (with the private options when CONFIG is set).
 // Returns the parsed transaction; throws StepFailure when apt could not run
 // at all. When apt ran but could not resolve the request, ERRORS receives
-// its error lines and the transaction is empty.
+// its error lines and the transaction is empty. OUTPUT, when given,
+// receives everything apt printed (its "unmet dependencies" report is not
+// made of error lines).
 AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig* config,
-                            std::vector<std::string>& errors);
+                            std::vector<std::string>& errors, std::string* output = nullptr);
 
 // The dpkg state a package step plans against: refuses pending dpkg work
 // (with the `dpkg --configure -a` advice), reads ROOT/var/lib/dpkg/status and

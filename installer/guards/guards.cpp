@@ -4,26 +4,6 @@
 
 namespace wslgpu {
 
-bool glob_match(const std::string& pattern, const std::string& text) {
-  std::size_t p = 0, t = 0, star = std::string::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
 namespace {
 
 bool is_cuda_version_metapackage(const std::string& name) {
@@ -73,7 +53,7 @@ void guard_step(PlannedStep& step, const Guards& guards) {
     std::string type = c.value("type", "");
     if (type == "package") {
       std::string action = c.value("action", "");
-      if (action != "install" && action != "upgrade") continue;
+      if (action != "install" && action != "upgrade" && action != "downgrade") continue;
       auto refusal = refused_package(c.value("name", ""), guards.refuse_packages);
       if (!refusal) continue;
       step.plan.verdict = Verdict::refused;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "installer/formats/glob.hpp"
 #include "installer/host/host.hpp"
 #include "installer/manifest/manifest.hpp"
 #include "installer/plan/plan.hpp"
@@ -45,9 +46,6 @@ struct PackageRefusal {
   std::string instead;  // what to do instead
 };
 std::optional<PackageRefusal> refused_package(const std::string& name, const std::vector<std::string>& extra);
-
-// Glob match with '*' and '?'.
-bool glob_match(const std::string& pattern, const std::string& text);
 
 // Marks STEP refused when its changes install a refused package or run a
 // refused command; the summary names the rule, and details say why and what
