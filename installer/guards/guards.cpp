@@ -93,6 +93,19 @@ void guard_step(PlannedStep& step, const Guards& guards) {
   }
 }
 
+std::vector<std::string> guard_warnings(const HostFacts& host, const Guards& guards, const Variables& manifest_vars) {
+  std::vector<std::string> out;
+  auto vars = host.as_variables();
+  for (const auto& [k, v] : manifest_vars) vars[k] = v;
+  auto lookup = [&](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  for (const auto& w : guards.warn_if)
+    if (w.when->evaluate(lookup)) out.push_back(w.reason);
+  return out;
+}
+
 std::vector<std::string> guard_environment(const HostFacts& host, const Guards& guards, const Variables& manifest_vars,
                                            const FileSystem& fs, const GuardOptions& options) {
   std::vector<std::string> out;

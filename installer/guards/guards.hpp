@@ -58,4 +58,8 @@ void guard_step(PlannedStep& step, const Guards& guards);
 std::vector<std::string> guard_environment(const HostFacts& host, const Guards& guards, const Variables& manifest_vars,
                                            const FileSystem& fs, const GuardOptions& options);
 
+// The manifest's warn_if reasons whose conditions hold: nothing is refused,
+// and the plan says each one before anything is done.
+std::vector<std::string> guard_warnings(const HostFacts& host, const Guards& guards, const Variables& manifest_vars);
+
 }  // namespace wslgpu
