@@ -106,9 +106,7 @@ bench_profile() {
   if [[ -n ${TESTREPO_ROCM_REPO:-} && -d $TESTREPO_DIR/rocm ]]; then
     PROFILE=rocm PROFILE_LABEL="bundled rocm profile (manifests/rocm.toml)"
     # add_gpu_groups=true: the user_groups step runs, like Ansible's user task.
-    SETS=(--set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO"
-      --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_sha256=$TESTREPO_KEY_SHA256"
-      --set "rocm_pin_origin=$TESTREPO_ORIGIN" --set add_gpu_groups=true)
+    mapfile -t SETS < <(rocm_profile_args --set add_gpu_groups=true)
     PKGS=(hsa-runtime-rocr4wsl-amdgpu rocm)
   else
     PROFILE=$REALROOT_SCENARIO_TMP/realroot-rocm.toml PROFILE_LABEL="realroot-rocm (tests/realroot/manifests.sh; the test repository has no AMD layout)"

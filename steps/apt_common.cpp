@@ -112,7 +112,9 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 }  // namespace
 
-std::int64_t lists_refreshed_ns(const FileSystem& fs) {
+std::string apt_update_stamp(const std::string& state_dir) { return state_dir + "/apt-update-succeeded"; }
+
+std::int64_t lists_refreshed_ns(const FileSystem& fs, const std::string& state_dir) {
   const std::string dir = "/var/lib/apt/lists";
   std::int64_t newest = 0;
   bool any = false;
@@ -125,11 +127,12 @@ std::int64_t lists_refreshed_ns(const FileSystem& fs) {
   }
   if (!any) return 0;
   if (auto d = fs.stat(dir)) newest = std::max(newest, d->mtime_ns);
+  if (auto stamp = fs.stat(apt_update_stamp(state_dir))) newest = std::max(newest, stamp->mtime_ns);
   return newest;
 }
 
-std::string source_newer_than_lists(const FileSystem& fs) {
-  std::int64_t refreshed = lists_refreshed_ns(fs);
+std::string source_newer_than_lists(const FileSystem& fs, const std::string& state_dir) {
+  std::int64_t refreshed = lists_refreshed_ns(fs, state_dir);
   std::vector<std::string> sources = {"/etc/apt/sources.list"};
   for (const auto& name : fs.list("/etc/apt/sources.list.d")) sources.push_back("/etc/apt/sources.list.d/" + name);
   std::string newer;
@@ -146,7 +149,7 @@ std::unique_ptr<PlanAptConfig> PlanAptConfig::create_if_needed(StepContext& ctx)
   if (overlay)
     for (const auto& p : overlay->pending_paths())
       if (is_apt_config_path(p)) pending.push_back(p);
-  if (pending.empty() && source_newer_than_lists(ctx.fs).empty()) return nullptr;
+  if (pending.empty() && source_newer_than_lists(ctx.fs, ctx.state_dir).empty()) return nullptr;
 
   std::unique_ptr<PlanAptConfig> cfg(new PlanAptConfig());
   const std::string parent_target = ctx.state_dir + "/plan-apt";

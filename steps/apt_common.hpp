@@ -32,12 +32,19 @@ std::string name_list(const std::vector<std::string>& names, std::size_t shown =
 
 // When apt last refreshed its lists: the newest list file or the lists
 // folder itself (apt stamps list files with the server's Last-Modified time,
-// but renaming a fresh list into the folder moves the folder's mtime).
+// but renaming a fresh list into the folder moves the folder's mtime), or
+// the stamp apt_update leaves in STATE_DIR after an `apt-get update` that
+// succeeded (an update that found every list unchanged moves neither: after
+// a repository's old source is replaced by a new one with the same URI, the
+// lists stay as they were and would look older than the new source forever).
 // 0 when there are no lists.
-std::int64_t lists_refreshed_ns(const FileSystem& fs);
+std::int64_t lists_refreshed_ns(const FileSystem& fs, const std::string& state_dir);
+
+// STATE_DIR/apt-update-succeeded: touched by apt_update after a successful refresh.
+std::string apt_update_stamp(const std::string& state_dir);
 
 // A sources file newer than the lists (which then do not describe it), or "".
-std::string source_newer_than_lists(const FileSystem& fs);
+std::string source_newer_than_lists(const FileSystem& fs, const std::string& state_dir);
 
 // The plan's view of apt when earlier steps of the same run add sources:
 // a scratch folder under STATE_DIR/plan-apt/ holding the target's sources

@@ -9,20 +9,43 @@
 //   components = ["main"]
 //   architectures = ["amd64"]                       # optional
 //   key_url = "https://repo.radeon.com/rocm/rocm.gpg.key"   # or key_file = "/path/in/root"
-//   key_sha256 = "73f5...e1"                        # required: checked before the key is used
+//   key_fingerprint = "CA8B B472 7A47 B4D0 9B4E  E896 9386 B48A 1A69 3C5C"   # or key_sha256 = "..."
 //   pin_origin = "repo.radeon.com"                  # optional, with pin_priority
 //   pin_priority = 600
 //
-// State touched: three files, all written by the runner from StepPlan::writes
-// (so undo is the runner's restore: what was added is removed, what was
-// replaced comes back):
-//   /etc/apt/sources.list.d/NAME.sources   deb822: Types, URIs, Suites,
-//                                          Components, Architectures, Signed-By
+// The key is pinned by its OpenPGP v4 fingerprint (the file must hold that
+// primary key and no other) or by the SHA-256 of its file; the fingerprint
+// is the better pin, since vendors re-issue the file when they extend the
+// key's expiry. Plan fetches key_url (https:// or file:///) into
+// STATE_DIR/cache/keys/, named by the fingerprint (or hash), and checks it
+// there on every plan, so a converged plan needs no network.
+//
+// Other sources of the same repository: apt refuses to read any source when
+// two entries name the same URI and suite with different Signed-By, which is
+// what installing over amdgpu-install or cuda-keyring used to cause. So plan
+// first reads every source apt reads (installer/formats/apt_sources.hpp):
+//   - entries that already say what this step wants, signed by the pinned
+//     key alone (NVIDIA's cuda-keyring list), are reused: the step writes no
+//     source and no key, and is a no-op;
+//   - other entries of the same URI and suite are taken over: their lines or
+//     stanzas are removed (their file when nothing else is left in it),
+//     with their keyring once nothing else names it, and the general pins of
+//     the same origin in preferences.d that this step's pin replaces.
+// A file a package installed as a conffile is removed like any other (dpkg
+// keeps a deleted conffile deleted on upgrade); a plain file of a package is
+// taken over with a warning, since dpkg puts it back on the next upgrade.
+//
+// State touched: files only, all written by the runner from StepPlan::writes
+// in this order (and undone in reverse, so apt never sees the old entries and
+// the new source at once): the entries taken over, their keyrings, then
 //   /etc/apt/keyrings/NAME.asc (ASCII-armoured key, which apt reads without
 //                              gpg) or NAME.gpg (binary key)
+//   /etc/apt/sources.list.d/NAME.sources   deb822: Types, URIs, Suites,
+//                                          Components, Architectures, Signed-By
+// then the pins taken over, then
 //   /etc/apt/preferences.d/NAME.pref       "Pin: release o=PIN_ORIGIN", only with a pin
-// Plan fetches key_url with libcurl into STATE_DIR/cache (https:// or
-// file:///), and verifies key_sha256 before anything else looks at the key.
+// Undo is the runner's restore: what was added is removed, what was removed
+// or replaced comes back byte for byte.
 #pragma once
 #include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"

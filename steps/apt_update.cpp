@@ -23,7 +23,7 @@ class AptUpdateStep : public Step {
 
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
-    std::int64_t newest_ns = lists_refreshed_ns(ctx.fs);
+    std::int64_t newest_ns = lists_refreshed_ns(ctx.fs, ctx.state_dir);
     const bool any = newest_ns != 0;
     std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                               std::chrono::system_clock::now().time_since_epoch()).count();
@@ -32,7 +32,7 @@ class AptUpdateStep : public Step {
     // Lists older than a sources file do not describe it, however fresh:
     // a repository added since (by an earlier step, or by a run that was
     // killed before its update) needs a refresh.
-    std::string newer_source = source_newer_than_lists(ctx.fs);
+    std::string newer_source = source_newer_than_lists(ctx.fs, ctx.state_dir);
     if (any && !newer_source.empty()) {
       p.verdict = Verdict::change;
       p.summary = "refresh package lists (" + newer_source + " is newer than them)";
@@ -59,6 +59,9 @@ class AptUpdateStep : public Step {
     if (!r.ok())
       throw StepFailure("could not refresh the package lists: " + command_failure(cmd, r) +
                         "\nCheck the network and the sources named above (`ls /etc/apt/sources.list.d`).");
+    // In the tool's own state: apt may have found every list unchanged and
+    // moved nothing that says it ran (see lists_refreshed_ns).
+    ctx.fs.write_atomic(apt_update_stamp(ctx.state_dir), "", FileAttrs{0644, 0, 0});
     return nlohmann::json::object();
   }
 };

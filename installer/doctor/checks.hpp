@@ -74,6 +74,8 @@ void check_wsl(DoctorScan& scan);
 void check_nvidia(DoctorScan& scan);
 void check_amd(DoctorScan& scan);
 void check_configuration(DoctorScan& scan);
+// Part of Configuration: the signing keys the configured apt sources use.
+void check_apt_keys(DoctorScan& scan);
 void check_windows(DoctorScan& scan);
 
 // Helpers shared by the check files.

@@ -261,6 +261,7 @@ void check_configuration(DoctorScan& scan) {
   check_groups(scan);
   check_path(scan);
   check_dpkg(scan);
+  check_apt_keys(scan);
 }
 
 }  // namespace wslgpu::doctor

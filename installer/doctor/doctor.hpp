@@ -55,6 +55,11 @@ struct DoctorMachine {
   std::function<std::optional<std::uint64_t>()> free_disk_bytes;
   // The longest any one probe may take; vendor tools that hang are killed.
   std::chrono::milliseconds command_timeout{std::chrono::seconds(30)};
+  // Seconds since the epoch, for key expiry; tests pin it.
+  std::function<std::int64_t()> now = [] {
+    return static_cast<std::int64_t>(
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  };
 };
 
 // Runs every check that applies and returns the findings, grouped in the

@@ -107,6 +107,11 @@ size_t on_data(char* ptr, size_t size, size_t nmemb, void* userdata) {
       if (!t.write_problem.empty()) return 0;
     }
   }
+  const std::uint64_t limit = t.request->max_bytes;
+  if (limit > 0 && t.written + n > limit) {
+    t.write_problem = "the file is larger than the " + human_bytes(limit) + " this download allows; it was not kept";
+    return 0;
+  }
   std::size_t done = 0;
   while (done < n) {
     ssize_t w = ::write(t.fd, ptr + done, n - done);
@@ -171,7 +176,7 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
   t.api = &lc;
   // Resume: what an earlier run left in PATH.part is hashed once, then the
   // rest is requested from where it ends.
-  {
+  if (!request.checked_by_caller) {
     char buf[65536];
     ssize_t got;
     while ((got = ::read(t.fd, buf, sizeof buf)) > 0) {
@@ -222,6 +227,7 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
   bool restarted = false;  // the partial file was thrown away once already
   for (int attempt = 0; attempt <= request.retries; ++attempt) {
     result.attempts = attempt + 1;
+    if (request.checked_by_caller) restart_from_zero(t);  // never resumed: see DownloadRequest
     if (attempt > 0) {
       say(request,
           last_error + "; trying again in " + std::to_string(wait.count()) + " ms (attempt " +
@@ -314,8 +320,9 @@ void copy_local_file(Transfer& t, const std::string& url) {
 DownloadResult download_file(const DownloadRequest& request) {
   std::string problem = download_url_problem(request.url, request.insecure_http);
   if (!problem.empty()) throw StepFailure("refusing to download: " + problem);
-  if (!is_sha256_hex(request.sha256))
-    throw StepFailure("refusing to download " + request.url + " without a SHA-256 to check it against");
+  if (request.checked_by_caller ? request.max_bytes == 0 : !is_sha256_hex(request.sha256))
+    throw StepFailure("refusing to download " + request.url +
+                      (request.checked_by_caller ? " without a size limit" : " without a SHA-256 to check it against"));
   std::string expected = request.sha256;
   std::transform(expected.begin(), expected.end(), expected.begin(),
                  [](char c) { return static_cast<char>(std::tolower(c)); });
@@ -336,15 +343,21 @@ DownloadResult download_file(const DownloadRequest& request) {
     }
   } closer{t.fd};
 
-  if (request.url.rfind("file://", 0) == 0) {
-    copy_local_file(t, request.url);
-    result.attempts = 1;
-  } else {
-    fetch_with_curl(t, expected, part, result);
+  try {
+    if (request.url.rfind("file://", 0) == 0) {
+      copy_local_file(t, request.url);
+      result.attempts = 1;
+    } else {
+      fetch_with_curl(t, expected, part, result);
+    }
+  } catch (const StepFailure&) {
+    // Without a hash, a partial file is never resumed: keeping it helps nothing.
+    if (request.checked_by_caller) ::unlink(part.c_str());
+    throw;
   }
   result.bytes = t.written;
   result.sha256 = t.hash.hex_digest_so_far();
-  if (result.sha256 != expected) {
+  if (!request.checked_by_caller && result.sha256 != expected) {
     ::close(t.fd);
     t.fd = -1;
     ::unlink(part.c_str());

@@ -23,7 +23,19 @@ namespace wslgpu {
 
 struct DownloadRequest {
   std::string url;
-  std::string sha256;     // expected digest, lowercase hex; required
+  std::string sha256;     // expected digest, lowercase hex; required unless checked_by_caller
+  // The caller checks the bytes itself instead of a SHA-256: a signing key
+  // pinned by its OpenPGP fingerprint, whose file changes whenever the
+  // vendor extends the key's expiry. Then SHA256 is not needed, the file is
+  // always fetched from its first byte (nothing says a partial one is of the
+  // same file), and it may hold at most MAX_BYTES: without a hash, a limit
+  // is what stops a wrong URL from filling the disk.
+  bool checked_by_caller = false;
+  std::uint64_t max_bytes = 0;  // 0: no limit (only with a SHA-256)
+  // Retries and progress go to the debug log only, for a caller that reports
+  // a failure itself (a signing key fetched during plan: the plan says what
+  // went wrong, and a warning per retry would only repeat it).
+  bool quiet = false;
   std::string host_path;  // destination on the machine running the tool
   bool insecure_http = false;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(30)};
@@ -47,8 +59,9 @@ struct DownloadResult {
 };
 
 // Downloads REQUEST.url to REQUEST.host_path. Throws StepFailure when the
-// URL is not allowed, when every attempt failed (with curl's reason), and on
-// a hash mismatch (after deleting the file).
+// URL is not allowed, when every attempt failed (with curl's reason), on a
+// hash mismatch (after deleting the file), and when a checked_by_caller file
+// grows past max_bytes (deleted too).
 DownloadResult download_file(const DownloadRequest& request);
 
 // Why URL may not be fetched ("" when it may): only https://, file:// and,

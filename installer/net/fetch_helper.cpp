@@ -37,6 +37,11 @@ void relay_log_line(const std::string& line) {
   spdlog::log(level, "{}", line.substr(tab + 1));
 }
 
+void relay_log_line_as_debug(const std::string& line) {
+  auto tab = line.find('\t');
+  spdlog::debug("{}", tab == std::string::npos ? line : line.substr(tab + 1));
+}
+
 }  // namespace
 
 std::map<std::string, std::string> fetch_environment() {
@@ -61,6 +66,8 @@ void log_to_spdlog(bool warning, const std::string& message) {
     spdlog::info("{}", message);
 }
 
+void log_to_debug(bool, const std::string& message) { spdlog::debug("{}", message); }
+
 }  // namespace
 
 std::string fetch_helper_path() {
@@ -76,7 +83,7 @@ std::string fetch_helper_path() {
 
 DownloadResult fetch_file(const DownloadRequest& request) {
   DownloadRequest here = request;
-  if (!here.log) here.log = log_to_spdlog;
+  if (!here.log) here.log = request.quiet ? log_to_debug : log_to_spdlog;
   if (request.url.rfind("file://", 0) == 0) return download_file(here);
   static const std::string helper = fetch_helper_path();
   if (helper.empty()) {
@@ -95,7 +102,7 @@ DownloadResult fetch_file_with(const std::string& helper, const DownloadRequest&
   cmd.in_root = false;  // host_path is a path on this machine
   cmd.stdin_data = encode_fetch_request(request);
   cmd.timeout = helper_timeout(request);
-  cmd.on_stderr_line = relay_log_line;
+  cmd.on_stderr_line = request.quiet ? relay_log_line_as_debug : relay_log_line;
   cmd.env = fetch_environment();
   RealProcessRunner runner("/");
   ProcessResult r = runner.run(cmd);

@@ -9,6 +9,8 @@ std::string encode_fetch_request(const DownloadRequest& r) {
                         {"sha256", r.sha256},
                         {"host_path", r.host_path},
                         {"insecure_http", r.insecure_http},
+                        {"checked_by_caller", r.checked_by_caller},
+                        {"max_bytes", r.max_bytes},
                         {"connect_timeout_ms", r.connect_timeout.count()},
                         {"total_timeout_ms", r.total_timeout.count()},
                         {"retries", r.retries},
@@ -25,6 +27,8 @@ std::string answer_fetch_request(const std::string& text, const decltype(Downloa
     r.sha256 = j.at("sha256").get<std::string>();
     r.host_path = j.at("host_path").get<std::string>();
     r.insecure_http = j.at("insecure_http").get<bool>();
+    r.checked_by_caller = j.value("checked_by_caller", false);
+    r.max_bytes = j.value("max_bytes", std::uint64_t{0});
     r.connect_timeout = std::chrono::milliseconds(j.at("connect_timeout_ms").get<long long>());
     r.total_timeout = std::chrono::milliseconds(j.at("total_timeout_ms").get<long long>());
     r.retries = j.at("retries").get<int>();

@@ -274,10 +274,21 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
         what += (what.empty() ? "recreated " : ", ") + dir;
       }
     }
+    // Each path once, from its earliest backup, and in the reverse of the
+    // order the writes were made: a step that removes an old file before
+    // it writes the new one (apt_repository replacing a vendor's source
+    // list, where both at once make apt refuse every source) must get the
+    // old one back only after the new one is gone.
+    std::vector<const nlohmann::json*> restores;
     for (const auto& b : s.backups) {
       std::string path = b.value("path", "");
       if (first_owner[path] != s.id) continue;
-      first_owner[path] = "";  // restore each path once
+      first_owner[path] = "";
+      restores.push_back(&b);
+    }
+    for (auto r = restores.rbegin(); r != restores.rend(); ++r) {
+      const nlohmann::json& b = **r;
+      std::string path = b.value("path", "");
       if (b.value("existed", false)) {
         FileAttrs attrs{b.value("mode", 0644u), b.value("uid", 0u), b.value("gid", 0u)};
         fs_.write_atomic(path, journal.read_blob(b.value("blob", "")), attrs);

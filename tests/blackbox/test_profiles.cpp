@@ -13,11 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
-#include "installer/manifest/bundled_manifests.hpp"
-#include "installer/system/error.hpp"
-#include "installer/host/host.hpp"
-#include "installer/manifest/manifest.hpp"
+#include "installer/formats/openpgp.hpp"
 #include "installer/formats/sha256.hpp"
+#include "installer/host/host.hpp"
+#include "installer/manifest/bundled_manifests.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "installer/system/error.hpp"
+#include "support/gpg_keys.hpp"
 
 using namespace wslgpu::blackbox;
 
@@ -58,19 +60,31 @@ wslgpu::HostFacts noble_host() {
   return h;
 }
 
-// A signing key the plan can fetch from this machine (file:///), and its
-// SHA-256: plan fetches keys before it trusts them.
+// A signing key the plan can fetch from this machine (file:///), made by gpg
+// for the test run, and its fingerprint: plan checks a key's fingerprint
+// before it trusts it.
 struct FakeKey {
   wslgpu::testing::TempDir dir;
-  std::string url, sha256;
+  std::string url, fingerprint;
   FakeKey() {
-    const std::string key =
-        "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmDMEZfakefakefakefakefake\n-----END PGP PUBLIC KEY BLOCK-----\n";
-    dir.write("rocm.gpg.key", key);
+    const auto& key = wslgpu::testing::test_key(0);
+    dir.write("rocm.gpg.key", key.armoured);
     url = "file://" + dir.path() + "/rocm.gpg.key";
-    sha256 = wslgpu::sha256_hex(key);
+    fingerprint = key.fingerprint;
+  }
+  // "CA8B B472 … 1A69 3C5C verified", as the summary line shows it.
+  std::string note() const {
+    return fingerprint.substr(0, 4) + " " + fingerprint.substr(4, 4) + " … " + fingerprint.substr(32, 4) + " " +
+           fingerprint.substr(36, 4) + " verified";
   }
 };
+
+// No test may reach a vendor's server, and the bundled profiles' plans fetch
+// their signing keys from there: every run goes through a proxy that refuses
+// at once (nothing listens on port 1).
+const RunOptions kOffline{"",
+                          {"https_proxy=http://127.0.0.1:1", "HTTPS_PROXY=http://127.0.0.1:1",
+                           "all_proxy=", "ALL_PROXY=", "no_proxy=", "NO_PROXY="}};
 
 RunResult plan(const FakeWslRoot& root, const std::string& profile, const std::vector<std::string>& sets = {}) {
   std::vector<std::string> args = {"--root", root.path()};
@@ -80,8 +94,17 @@ RunResult plan(const FakeWslRoot& root, const std::string& profile, const std::v
   }
   args.push_back("plan");
   args.push_back(profile);
-  return run_tool(args);
+  return run_tool(args, kOffline);
 }
+
+// The start of the step line of an apt_repository step whose key could not
+// be fetched through the refusing proxy (curl's own words follow).
+std::string unreachable(const std::string& head, const std::string& url) {
+  return head + "refused  could not reach " + url.substr(8, url.find('/', 8) - 8) +
+         " to fetch the signing key (could not download " + url + " after 2 attempts: ";
+}
+
+bool starts_with(const std::string& text, const std::string& head) { return text.rfind(head, 0) == 0; }
 
 const std::string kNoApt = "could not run: apt-get was not found in the target root";
 
@@ -112,7 +135,7 @@ TEST_CASE("every bundled profile loads, with every step kind known, and validate
     CHECK(loaded.name == m.name);
     CHECK_FALSE(loaded.description.empty());
     CHECK_FALSE(loaded.steps.empty());
-    RunResult r = run_tool({"--root", root.path(), "validate", std::string(m.name)});
+    RunResult r = run_tool({"--root", root.path(), "validate", std::string(m.name)}, kOffline);
     INFO(r.err);
     CHECK(r.exit_code == 0);
     const std::size_t n = loaded.steps.size();
@@ -138,7 +161,7 @@ TEST_CASE("the rocm profile loads for every supported release and package choice
 
 TEST_CASE("the profiles default to the vendors' repositories, and plan shows the values in use") {
   FakeWslRoot root;
-  RunResult r = run_tool({"--root", root.path(), "plan", "rocm", "--output", "json"});
+  RunResult r = run_tool({"--root", root.path(), "plan", "rocm", "--output", "json"}, kOffline);
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["vars"]["rocm_repo"] == "https://repo.radeon.com/rocm/apt");
@@ -146,7 +169,7 @@ TEST_CASE("the profiles default to the vendors' repositories, and plan shows the
   CHECK(j["vars"]["rocm_key_url"] == "https://repo.radeon.com/rocm/rocm.gpg.key");
   CHECK(j["vars"]["rocm_pin_origin"] == "repo.radeon.com");
   CHECK(j["vars"]["rocm_version"] == "6.4.2.1");
-  RunResult c = run_tool({"--root", root.path(), "plan", "cuda", "--output", "json"});
+  RunResult c = run_tool({"--root", root.path(), "plan", "cuda", "--output", "json"}, kOffline);
   REQUIRE(c.exit_code == 0);
   auto k = nlohmann::json::parse(c.out);
   CHECK(k["vars"]["cuda_repo"] == "https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/");
@@ -173,14 +196,21 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   CHECK(r.err.empty());
   CHECK(
       contains(r.out, "Machine: WSL2 kernel 5.15.153.1-microsoft-standard-WSL2 · /dev/dxg ok · ubuntu 24.04 (noble)"));
-  // Without AMD's key hash the repositories are refused (nothing is trusted
-  // unchecked), and without apt in this fake root apt_install cannot be planned.
+  // Offline, AMD's key cannot be fetched, so the repositories are refused
+  // (nothing is trusted unchecked), and without apt in this fake root
+  // apt_install cannot be planned.
+  auto lines = step_lines(r.out);
+  REQUIRE(lines.size() == 11);
+  const std::string key_url = "https://repo.radeon.com/rocm/rocm.gpg.key";
+  CHECK(starts_with(lines[2], unreachable("   3  apt_repository  amdgpu-repo   ", key_url)));
+  CHECK(starts_with(lines[3], unreachable("   4  apt_repository  rocm-repo     ", key_url)));
+  lines[2] = lines[3] = "(key)";
   CHECK(
-      joined(step_lines(r.out)) ==
+      joined(lines) ==
       "   1  check           dxg           verify   /dev/dxg is a char_device\n"
       "   2  apt_remove      distro-hsa    no-op    none of libhsa-runtime64-1, libhsakmt1 is installed\n"
-      "   3  apt_repository  amdgpu-repo   refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
-      "   4  apt_repository  rocm-repo     refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
+      "(key)\n"
+      "(key)\n"
       "   5  apt_update      lists         change   refresh package lists (never refreshed)\n"
       "   6  apt_install     rocm          refused  cannot be planned: `apt-get -s install` " +
           kNoApt +
@@ -191,8 +221,8 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
           "  10  user_groups     gpu-groups    skipped  skipped: add_gpu_groups == 'true' is false\n"
           "  11  check           rocminfo-gfx  verify   `/opt/rocm/bin/rocminfo` succeeds and prints /gfx[0-9a-f]+/\n");
   CHECK(contains(r.out,
-                 "Fetch https://repo.radeon.com/rocm/rocm.gpg.key, compare its fingerprint with the one the "
-                 "vendor publishes, then pass its sha256sum with --set (the profile's *_key_sha256 variable).\n"));
+                 "Check the network or the proxy (https_proxy), or pass --set rocm_key_url=file:///path/to/the/key "
+                 "(a copy fetched elsewhere).\n"));
   CHECK(contains(
       r.out, "+case \":${PATH}:\" in *':/opt/rocm/bin:'*) ;; *) PATH=\"${PATH:+${PATH}:}\"'/opt/rocm/bin' ;; esac\n"));
   CHECK(contains(r.out, "on failure: warn and go on\n"));
@@ -201,7 +231,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
                  "Install would stop before changing anything: fix what is refused above first.\n"));
 }
 
-TEST_CASE("plan rocm with the key's hash adds AMD's two repositories with the key and pin 600") {
+TEST_CASE("plan rocm with a key of the pinned fingerprint adds AMD's two repositories with the key and pin 600") {
   FakeWslRoot root;
   if (!root.dxg_is_device()) {
     MESSAGE("not running as root: /dev/dxg cannot be a character device; skipped");
@@ -209,23 +239,22 @@ TEST_CASE("plan rocm with the key's hash adds AMD's two repositories with the ke
   }
   FakeKey key;
   // The state folder exists beforehand, so that what plan keeps there (the
-  // fetched key, by its hash) does not touch the rest of the root.
+  // fetched key, by its fingerprint) does not touch the rest of the root.
   root.write("/var/lib/wslgpu-setup/.keep", "");
   auto before = snapshot(root.path());
-  RunResult r = plan(root, "rocm", {"rocm_key_sha256=" + key.sha256, "rocm_key_url=" + key.url});
+  RunResult r = plan(root, "rocm", {"rocm_key_fingerprint=" + key.fingerprint, "rocm_key_url=" + key.url});
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
-  const std::string digest = key.sha256.substr(0, 4) + "…" + key.sha256.substr(62);
   auto lines = step_lines(r.out);
   REQUIRE(lines.size() == 11);
   CHECK(lines[2] ==
         "   3  apt_repository  amdgpu-repo   change   add /etc/apt/sources.list.d/amdgpu.sources, key "
-        "amdgpu.asc (sha256 " +
-            digest + "), pin 600");
+        "amdgpu.asc (" +
+            key.note() + "), pin 600");
   CHECK(lines[3] ==
         "   4  apt_repository  rocm-repo     change   add /etc/apt/sources.list.d/rocm.sources, key "
-        "rocm.asc (sha256 " +
-            digest + "), pin 600");
+        "rocm.asc (" +
+            key.note() + "), pin 600");
   // AMD's layout: amdgpu/<version>/ubuntu and rocm/apt/<version>, suite = codename, main.
   for (const char* line :
        {"+URIs: https://repo.radeon.com/amdgpu/6.4.2.1/ubuntu\n", "+URIs: https://repo.radeon.com/rocm/apt/6.4.2.1\n",
@@ -248,6 +277,33 @@ TEST_CASE("plan rocm with the key's hash adds AMD's two repositories with the ke
   CHECK_MESSAGE(outside_state(before) == outside_state(after), snapshot_difference(before, after));
 }
 
+TEST_CASE("a key whose fingerprint is not the pinned one is refused, and install stops with exit 3") {
+  FakeWslRoot root;
+  if (!root.dxg_is_device()) {
+    MESSAGE("not running as root: /dev/dxg cannot be a character device; skipped");
+    return;
+  }
+  FakeKey key;
+  const std::string pinned = wslgpu::testing::test_key(1).fingerprint;
+  root.write("/var/lib/wslgpu-setup/.keep", "");
+  auto before = snapshot(root.path());
+  RunResult r = plan(root, "rocm", {"rocm_key_fingerprint=" + pinned, "rocm_key_url=" + key.url});
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  auto lines = step_lines(r.out);
+  REQUIRE(lines.size() == 11);
+  CHECK(lines[3] == "   4  apt_repository  rocm-repo     refused  the key at " + key.url + " is " +
+                        wslgpu::format_fingerprint(key.fingerprint) + ", not the pinned " +
+                        wslgpu::format_fingerprint(pinned));
+  RunResult i = run_tool({"--root", root.path(), "--set", "rocm_key_fingerprint=" + pinned, "--set",
+                          "rocm_key_url=" + key.url, "install", "rocm", "--yes"},
+                         kOffline);
+  CHECK(i.exit_code == 3);
+  CHECK(contains(i.err, "Nothing was changed (exit 3).\n"));
+  auto after = snapshot(root.path());
+  CHECK_MESSAGE(outside_state(before) == outside_state(after), snapshot_difference(before, after));
+}
+
 TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reason: no WSL runtime was shipped") {
   FakeWslRoot root;
   RunResult r = plan(root, "rocm", {"rocm_version=7.0.2"});
@@ -265,7 +321,7 @@ TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reaso
   CHECK(contains(r.out, ", the machine itself refused. Nothing has been changed.\n"));
 
   // install stops there, exit 3, before anything.
-  RunResult i = run_tool({"--root", root.path(), "--set", "rocm_version=7.0.2", "install", "rocm", "--yes"});
+  RunResult i = run_tool({"--root", root.path(), "--set", "rocm_version=7.0.2", "install", "rocm", "--yes"}, kOffline);
   CHECK(i.exit_code == 3);
   CHECK(i.err.rfind("error: refused by the manifest (rocm_version >= '7.0' && rocm_version < '7.1'): ROCm 7.0.2 "
                     "shipped no WSL runtime",
@@ -290,8 +346,8 @@ TEST_CASE("plan rocm --set rocm_version=7.1.0 switches to the standard runtime a
   auto lines = step_lines(r.out);
   REQUIRE(lines.size() == 11);
   CHECK(lines[2] == "   3  apt_repository  amdgpu-repo   skipped  skipped: rocm_version < '7.0' is false");
-  CHECK(lines[3] ==
-        "   4  apt_repository  rocm-repo     refused  the signing key's SHA-256 is not set (key_sha256 is empty)");
+  CHECK(starts_with(lines[3],
+                    unreachable("   4  apt_repository  rocm-repo     ", "https://repo.radeon.com/rocm/rocm.gpg.key")));
   CHECK(lines[5] == "   6  apt_install     rocm          skipped  skipped: rocm_version < '7.0' is false");
   CHECK(lines[6] ==
         "   7  apt_install     rocm7         refused  cannot be planned: `apt-get -s install` " + kNoApt);
@@ -328,10 +384,17 @@ TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the too
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(contains(r.out, " · GPU driver nvidia · "));
-  CHECK(joined(step_lines(r.out)) ==
+  auto offline = step_lines(r.out);
+  REQUIRE(offline.size() == 8);
+  CHECK(starts_with(
+      offline[2],
+      unreachable("  3  apt_repository  cuda-repo   ",
+                  "https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/3bf863cc.pub")));
+  offline[2] = "(key)";
+  CHECK(joined(offline) ==
         "  1  check           dxg         verify   /dev/dxg is a char_device\n"
         "  2  check           libcuda     verify   /usr/lib/wsl/lib/libcuda.so.1 exists\n"
-        "  3  apt_repository  cuda-repo   refused  the signing key's SHA-256 is not set (key_sha256 is empty)\n"
+        "(key)\n"
         "  4  apt_update      lists       change   refresh package lists (never refreshed)\n"
         "  5  apt_install     toolkit     refused  cannot be planned: `apt-get -s install` " +
             kNoApt +
@@ -348,15 +411,15 @@ TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the too
   CHECK(contains(r.out, "\nPlan: 2 changes, 0 already done, 4 checks, 2 refused. Nothing has been changed.\n"));
 
   FakeKey key;
-  RunResult k = plan(root, "cuda", {"cuda_key_sha256=" + key.sha256, "cuda_key_url=" + key.url});
+  RunResult k = plan(root, "cuda", {"cuda_key_fingerprint=" + key.fingerprint, "cuda_key_url=" + key.url});
   INFO(k.out);
   REQUIRE(k.exit_code == 0);
   auto lines = step_lines(k.out);
   REQUIRE(lines.size() == 8);
   CHECK(lines[2] ==
         "  3  apt_repository  cuda-repo   change   add /etc/apt/sources.list.d/cuda-wsl-ubuntu.sources, key "
-        "cuda-wsl-ubuntu.asc (sha256 " +
-            key.sha256.substr(0, 4) + "…" + key.sha256.substr(62) + "), pin 600");
+        "cuda-wsl-ubuntu.asc (" +
+            key.note() + "), pin 600");
   CHECK(contains(k.out,
                  "+URIs: https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/\n"
                  "                                          +Suites: /\n"));
@@ -433,7 +496,7 @@ TEST_CASE("install on WSL1 is refused with exit 3 and the reasons; --not-wsl lif
   std::filesystem::remove(root.path() + "/dev/dxg");
   root.write("/var/lib/wslgpu-setup/.keep", "");
   auto before = snapshot(root.path());
-  RunResult r = run_tool({"--root", root.path(), "install", "cuda", "--yes"});
+  RunResult r = run_tool({"--root", root.path(), "install", "cuda", "--yes"}, kOffline);
   CHECK(r.exit_code == 3);
   CHECK(
       r.err.rfind("error: refused by guard wsl2: this distribution runs under WSL1 (kernel 4.4.0-19041-Microsoft), "
@@ -449,7 +512,7 @@ TEST_CASE("install on WSL1 is refused with exit 3 and the reasons; --not-wsl lif
 
   RunResult n = plan(root, "cuda", {});
   CHECK(contains(n.out, "Machine: WSL1 kernel 4.4.0-19041-Microsoft · /dev/dxg missing"));
-  RunResult nw = run_tool({"--root", root.path(), "--not-wsl", "plan", "cuda"});
+  RunResult nw = run_tool({"--root", root.path(), "--not-wsl", "plan", "cuda"}, kOffline);
   CHECK_FALSE(contains(nw.out, "refused by guard"));
 }
 

@@ -14,7 +14,7 @@ manifest_header() {
   printf '[manifest]\nname = "%s"\ndescription = "real-root scenario %s"\nschema_version = 1\n' "$1" "$1"
 }
 
-# The signed local repository (key checked by its sha256, pinned like AMD's)
+# The signed local repository (key checked by its fingerprint, pinned like AMD's)
 # and a refresh of the lists, skipped on a rerun while they are fresh.
 manifest_testrepo_steps() {
   cat <<EOT
@@ -27,7 +27,7 @@ uris = ["$TESTREPO_URI"]
 suites = ["$TESTREPO_SUITE"]
 components = ["$TESTREPO_COMPONENT"]
 key_file = "$TESTREPO_KEY_IN_ROOT"
-key_sha256 = "$TESTREPO_KEY_SHA256"
+key_fingerprint = "$TESTREPO_KEY_FINGERPRINT"
 pin_origin = "$TESTREPO_ORIGIN"
 pin_priority = 600
 
@@ -72,4 +72,15 @@ manifest_rocm_from_testrepo() {
   manifest_user_groups gpu-groups video render
   manifest_rocm_path
   manifest_rocminfo_check
+}
+
+# rocm_profile_args [ARG...]: the global options that point the bundled rocm
+# profile at the test repository, one per line, then ARG... The key is
+# fetched by the tool on this side of the root (libcurl), so its URL is the
+# host path; the sources inside the root name the in-root repository. The
+# test roots are Debian 12, where AMD does not publish: --unsupported-distro.
+rocm_profile_args() {
+  printf '%s\n' --unsupported-distro --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
+    --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_fingerprint=$TESTREPO_KEY_FINGERPRINT" \
+    --set "rocm_pin_origin=$TESTREPO_ORIGIN" "$@"
 }

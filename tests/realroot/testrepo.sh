@@ -13,7 +13,9 @@
 # and a Release.gpg), so that Signed-By and key checks run for real. Layout:
 #   dists/bookworm/{Release,InRelease,Release.gpg}, dists/bookworm/main/binary-ARCH/Packages{,.gz}
 #   pool/*.deb, key.asc (ASCII-armoured public key), key.gpg (binary),
-#   other-key.asc (a key that signed nothing: for wrong-key tests)
+#   other-key.asc (a key that signed nothing: for wrong-key tests);
+#   $TESTREPO_KEY_FINGERPRINT and $TESTREPO_OTHER_KEY_FINGERPRINT hold their
+#   fingerprints, which the profiles' *_key_fingerprint variables take
 # Inside a test root it is mounted read-only at /srv/testrepo.
 #
 # The same signed packages are also published in AMD's layout, which the
@@ -35,6 +37,11 @@ TESTREPO_ROCM_REPO=file:/srv/testrepo/rocm/apt
 TESTREPO_AMDGPU_REPO=file:/srv/testrepo/amdgpu
 TESTREPO_AMDGPU_PACKAGES=(hsa-runtime-rocr4wsl-amdgpu amdgpu-dkms amdgpu-install)
 TESTREPO_ROCM_PACKAGES=(rocm-core rocminfo rocm-dev rocm rocm-dkms rocm-extras)
+# NVIDIA's flat wsl-ubuntu layout, for the bundled cuda profile
+# (--set cuda_repo=$TESTREPO_CUDA_REPO).
+TESTREPO_CUDA_BASE=cuda/repos/wsl-ubuntu/x86_64
+TESTREPO_CUDA_REPO=file:/srv/testrepo/$TESTREPO_CUDA_BASE/
+TESTREPO_CUDA_PACKAGES=(cuda-toolkit-12-6 cuda cuda-drivers nvidia-driver-550)
 
 # _deb NAME VERSION DEPENDS DESCRIPTION: starts a package in $_stage/NAME.
 _deb() {
@@ -186,6 +193,28 @@ _testrepo_subrepo() {
   _testrepo_release "$dist" "$arch"
 }
 
+# _testrepo_flat REPO BASE ARCH PACKAGE...: a flat repository ("deb URI /",
+# NVIDIA's wsl-ubuntu layout) at REPO/BASE indexing only PACKAGE...; its
+# pool/ is a relative symlink to REPO/pool.
+_testrepo_flat() {
+  local repo=$1 base=$2 arch=$3
+  shift 3
+  local dir=$repo/$base f
+  mkdir -p "$dir"
+  ln -s "$(realpath --relative-to="$dir" "$repo/pool")" "$dir/pool"
+  awk -v want="$*" '
+    BEGIN { RS = ""; ORS = "\n\n"; n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
+    { name = $0; sub(/^Package: /, "", name); sub(/\n.*/, "", name); if (name in keep) print }' \
+    "$repo/dists/$TESTREPO_SUITE/$TESTREPO_COMPONENT/binary-$arch/Packages" >"$dir/Packages"
+  gzip -9kn "$dir/Packages"
+  {
+    printf 'Origin: %s\nLabel: %s\nArchitectures: %s\nDate: %s\nSHA256:\n' "$TESTREPO_ORIGIN" "$TESTREPO_ORIGIN" "$arch" "$(LC_ALL=C date -Ru)"
+    for f in Packages Packages.gz; do
+      printf ' %s %16d %s\n' "$(sha256sum <"$dir/$f" | cut -d' ' -f1)" "$(stat -c %s "$dir/$f")" "$f"
+    done
+  } >"$dir/Release"
+}
+
 # test_repo DIR: builds, indexes and signs the repository in DIR and sets the
 # TESTREPO_* variables (lib.sh exports them).
 test_repo() {
@@ -209,6 +238,7 @@ test_repo() {
   _testrepo_release "$dist" "$arch"
   _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM_VERSION" "$arch" "${TESTREPO_ROCM_PACKAGES[@]}"
   _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM_VERSION/ubuntu" "$arch" "${TESTREPO_AMDGPU_PACKAGES[@]}"
+  _testrepo_flat "$repo" "$TESTREPO_CUDA_BASE" "$arch" "${TESTREPO_CUDA_PACKAGES[@]}"
 
   gnupg=$(mktemp -d)
   (
@@ -216,8 +246,9 @@ test_repo() {
     gpg --batch --quiet --passphrase '' --quick-gen-key 'wslgpu-setup test repository <repo@wslgpu-setup.invalid>' ed25519 sign never
     gpg --batch --quiet --armor --export >"$repo/key.asc"
     gpg --batch --quiet --export >"$repo/key.gpg"
+    gpg --batch --with-colons --list-keys | awk -F: '$1 == "fpr" { print $10; exit }' >"$gnupg/fingerprint"
     for d in "$dist" "$repo/rocm/apt/$TESTREPO_ROCM_VERSION/dists/$TESTREPO_SUITE" \
-      "$repo/amdgpu/$TESTREPO_ROCM_VERSION/ubuntu/dists/$TESTREPO_SUITE"; do
+      "$repo/amdgpu/$TESTREPO_ROCM_VERSION/ubuntu/dists/$TESTREPO_SUITE" "$repo/$TESTREPO_CUDA_BASE"; do
       gpg --batch --quiet --clearsign -o "$d/InRelease" "$d/Release"
       gpg --batch --quiet --armor --detach-sign -o "$d/Release.gpg" "$d/Release"
     done
@@ -226,11 +257,16 @@ test_repo() {
     mkdir -m 0700 "$GNUPGHOME"
     gpg --batch --quiet --passphrase '' --quick-gen-key 'not the test repository <other@wslgpu-setup.invalid>' ed25519 sign never
     gpg --batch --quiet --armor --export >"$repo/other-key.asc"
+    gpg --batch --with-colons --list-keys | awk -F: '$1 == "fpr" { print $10; exit }' >"$gnupg/other-fingerprint"
     gpgconf --kill all
   ) 2>"$gnupg.log" || {
     cat "$gnupg.log" >&2
     fail "gpg could not generate or use the test repository's key"
   }
+  TESTREPO_KEY_FINGERPRINT=$(<"$gnupg/fingerprint")
+  TESTREPO_OTHER_KEY_FINGERPRINT=$(<"$gnupg/other-fingerprint")
+  [[ ${#TESTREPO_KEY_FINGERPRINT} == 40 && ${#TESTREPO_OTHER_KEY_FINGERPRINT} == 40 ]] ||
+    fail "gpg did not print the test keys' fingerprints"
   rm -rf "$gnupg" "$gnupg.log"
   chmod -R a+rX "$repo"
 

@@ -11,9 +11,7 @@ scenario() {
 
 doctor_provisioned_then_broken() {
   local tmp=$REALROOT_SCENARIO_TMP sets
-  mapfile -t sets < <(printf '%s\n' --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
-    --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_sha256=$TESTREPO_KEY_SHA256" \
-    --set "rocm_pin_origin=$TESTREPO_ORIGIN")
+  mapfile -t sets < <(rocm_profile_args)
   tool --root "$ROOT" "${sets[@]}" install rocm --yes
   assert_status 0 "install rocm"
 

@@ -11,15 +11,9 @@ scenario() {
   with_root refuse_rocm_7_0
 }
 
-rocm_profile_sets() {
-  printf '%s\n' --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
-    --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_sha256=$TESTREPO_KEY_SHA256" \
-    --set "rocm_pin_origin=$TESTREPO_ORIGIN" "$@"
-}
-
 refuse_dkms_in_chain() {
   local sets tmp=$REALROOT_SCENARIO_TMP
-  mapfile -t sets < <(rocm_profile_sets --set rocm_package=rocm-extras)
+  mapfile -t sets < <(rocm_profile_args --set rocm_package=rocm-extras)
   trace_commands apt-get dpkg
   snapshot "$ROOT" "$tmp/before" --exclude "$REALROOT_STATE_DIR"
 
@@ -43,7 +37,7 @@ refuse_dkms_in_chain() {
 
 refuse_rocm_7_0() {
   local sets tmp=$REALROOT_SCENARIO_TMP
-  mapfile -t sets < <(rocm_profile_sets --set rocm_version=7.0.2)
+  mapfile -t sets < <(rocm_profile_args --set rocm_version=7.0.2)
   snapshot "$ROOT" "$tmp/before7" --exclude "$REALROOT_STATE_DIR"
   tool --root "$ROOT" "${sets[@]}" install rocm --yes
   assert_status 3 "install rocm with rocm_version=7.0.2"

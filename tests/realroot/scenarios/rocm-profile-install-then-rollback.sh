@@ -12,18 +12,9 @@ scenario() {
   with_root install_profile_then_roll_back
 }
 
-# The profile's variables pointed at the test repository. The key is fetched
-# by the tool on this side of the root (libcurl), so its URL is the host path;
-# the sources inside the root name the in-root repository.
-rocm_profile_sets() {
-  printf '%s\n' --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
-    --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_sha256=$TESTREPO_KEY_SHA256" \
-    --set "rocm_pin_origin=$TESTREPO_ORIGIN" "$@"
-}
-
 install_profile_then_roll_back() {
   local sets tmp=$REALROOT_SCENARIO_TMP
-  mapfile -t sets < <(rocm_profile_sets)
+  mapfile -t sets < <(rocm_profile_args)
   snapshot "$ROOT" "$tmp/before" --exclude "$REALROOT_STATE_DIR"
 
   tool --root "$ROOT" "${sets[@]}" plan rocm

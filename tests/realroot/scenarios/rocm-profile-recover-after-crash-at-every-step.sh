@@ -15,9 +15,5 @@ scenario() {
   crash_every_step_then_recover amdgpu-repo rocm-repo lists rocm rocm-path
 }
 
-crash_install_args() {
-  printf '%s\n' --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
-    --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_sha256=$TESTREPO_KEY_SHA256" \
-    --set "rocm_pin_origin=$TESTREPO_ORIGIN" install rocm
-}
+crash_install_args() { rocm_profile_args install rocm; }
 crash_recover_args() { :; }

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
 #include "installer/doctor/doctor.hpp"
 #include "installer/host/host.hpp"
 #include "installer/formats/ini.hpp"
+#include "installer/formats/openpgp.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;
@@ -77,6 +79,7 @@ struct Machine {
   MemoryFileSystem fs;
   std::map<std::vector<std::string>, ProcessResult> outputs;  // argv prefix -> result
   std::optional<std::uint64_t> free_disk = 100 * kGiB;
+  std::int64_t now = 1764547200;  // 2025-12-01, so that key expiry does not depend on the day the tests run
   std::map<std::string, std::string> packages;  // installed: name -> version
   std::string pending_status;                   // extra raw stanzas for /var/lib/dpkg/status
   FakeProcessRunner runner;
@@ -142,6 +145,8 @@ struct Machine {
     DoctorMachine m{fs, runner, host, {}, std::chrono::seconds(12)};
     auto free = free_disk;
     m.free_disk_bytes = [free] { return free; };
+    const std::int64_t t = now;
+    m.now = [t] { return t; };
     return wslgpu::diagnose(m);
   }
 };
@@ -1290,4 +1295,84 @@ TEST_CASE("doctor windows.wsl-version: without wsl.exe next to cmd.exe, wslinfo 
   auto findings = m.diagnose();
   CHECK(get(findings, "windows.wsl-version").seen == "WSL 2.4.13 (wslinfo)");
   for (const auto& c : m.runner.calls) CHECK(c.argv.front() != "/mnt/c/Windows/System32/wsl.exe");
+}
+
+namespace {
+// A real keyring with a known expiry: Debian's own archive key, as the
+// debian-archive-keyring package (a test dependency) ships it.
+std::string debian_keyring() {
+  std::ifstream in("/usr/share/keyrings/debian-archive-bookworm-automatic.gpg", std::ios::binary);
+  REQUIRE_MESSAGE(in, "install debian-archive-keyring (tests/deps.txt)");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+}  // namespace
+
+TEST_CASE("doctor warns when a configured source's key expires within 30 days or has expired, and says how to fix it") {
+  const std::string keyring = debian_keyring();
+  auto keys = read_openpgp_keys(keyring);
+  REQUIRE(keys.size() == 1);
+  REQUIRE(keys[0].expires);
+  const std::int64_t expires = *keys[0].expires;
+  const std::string fpr = format_fingerprint(keys[0].fingerprint);
+
+  auto finding_at = [&](std::int64_t now) {
+    Machine m;
+    m.fs.add_file("/etc/apt/keyrings/vendor.gpg", keyring);
+    m.fs.add_file("/etc/apt/sources.list.d/vendor.list",
+                  "deb [arch=amd64 signed-by=/etc/apt/keyrings/vendor.gpg] https://vendor.example/apt jammy main\n");
+    m.now = now;
+    auto findings = m.diagnose();
+    const Finding* f = lookup(findings, "config.apt-keys");
+    REQUIRE(f != nullptr);
+    return *f;
+  };
+
+  Finding fine = finding_at(expires - 31 * 24 * 3600);
+  CHECK(fine.status == FindingStatus::ok);
+  CHECK(fine.seen == "the 1 signing key of the apt sources are valid for more than 30 days");
+
+  Finding soon = finding_at(expires - 10 * 24 * 3600);
+  CHECK(soon.status == FindingStatus::warn);
+  CHECK(soon.seen.rfind("/etc/apt/keyrings/vendor.gpg (key " + fpr + ") expires on ", 0) == 0);
+  CHECK(soon.seen.find(", used by /etc/apt/sources.list.d/vendor.list:1") != std::string::npos);
+  CHECK(soon.fix.find("Fetch the vendor's current copy of the key") == 0);
+
+  Finding gone = finding_at(expires + 1);
+  CHECK(gone.status == FindingStatus::warn);
+  CHECK(gone.seen.find(") expired on ") != std::string::npos);
+  CHECK(gone.cause.find("EXPKEYSIG") != std::string::npos);
+}
+
+TEST_CASE("doctor reads a deb822 source's keyring and ignores disabled sources and sources without a key") {
+  const std::string keyring = debian_keyring();
+  const std::int64_t expires = *read_openpgp_keys(keyring)[0].expires;
+  Machine m;
+  m.fs.add_file("/usr/share/keyrings/vendor.gpg", keyring);
+  m.fs.add_file("/etc/apt/sources.list.d/vendor.sources",
+                "Types: deb\nURIs: https://vendor.example/apt\nSuites: noble\nComponents: main\n"
+                "Signed-By: /usr/share/keyrings/vendor.gpg\n");
+  m.fs.add_file("/etc/apt/sources.list.d/old.sources",
+                "Types: deb\nURIs: https://old.example/apt\nSuites: noble\nComponents: main\nEnabled: no\n"
+                "Signed-By: /etc/apt/keyrings/missing.gpg\n");
+  m.fs.add_file("/etc/apt/sources.list", "deb http://deb.example/ubuntu noble main\n");
+  m.now = expires + 3600;
+  auto findings = m.diagnose();
+  const Finding* f = lookup(findings, "config.apt-keys");
+  REQUIRE(f != nullptr);
+  CHECK(f->status == FindingStatus::warn);
+  CHECK(f->seen.find("/usr/share/keyrings/vendor.gpg (key ") == 0);
+  CHECK(f->seen.find("used by /etc/apt/sources.list.d/vendor.sources:1-5") != std::string::npos);
+  CHECK(f->seen.find("missing.gpg") == std::string::npos);
+}
+
+TEST_CASE("doctor reports a keyring that is not an OpenPGP key") {
+  Machine m;
+  m.fs.add_file("/etc/apt/keyrings/vendor.asc", "<html>404 Not Found</html>\n");
+  m.fs.add_file("/etc/apt/sources.list.d/vendor.list",
+                "deb [signed-by=/etc/apt/keyrings/vendor.asc] https://vendor.example/apt jammy main\n");
+  auto findings = m.diagnose();
+  const Finding* f = lookup(findings, "config.apt-keys");
+  REQUIRE(f != nullptr);
+  CHECK(f->status == FindingStatus::warn);
+  CHECK(f->seen.rfind("/etc/apt/keyrings/vendor.asc cannot be read as an OpenPGP key (", 0) == 0);
 }

@@ -189,6 +189,39 @@ TEST_CASE("a server that ignores Range is fetched again from the start") {
   CHECK(r.bytes == body.size());
 }
 
+TEST_CASE("a file the caller checks itself needs no SHA-256, is never resumed, and may not pass its size limit") {
+  std::string body = test_body(20000);
+  TinyHttpServer server({body});
+  TempDir tmp;
+  tmp.write("key.part", body.substr(0, 5000));  // not trusted to be the same file: fetched again whole
+  auto req = request_for(server, body, tmp.path() + "/key");
+  req.sha256.clear();
+  req.checked_by_caller = true;
+  req.max_bytes = 64 * 1024;
+  DownloadResult r = download_file(req);
+  CHECK(slurp(tmp.path() + "/key") == body);
+  CHECK(r.sha256 == sha256_hex(body));
+  CHECK_FALSE(r.resumed);
+  CHECK(server.ranges() == std::vector<std::string>{""});
+
+  // Through the helper too, with the limit crossed: nothing is kept.
+  auto small = request_for(server, body, tmp.path() + "/small");
+  small.sha256.clear();
+  small.checked_by_caller = true;
+  small.max_bytes = 1024;
+  CHECK_THROWS_WITH_AS(fetch_file_with(WSLGPU_FETCH_BINARY, small),
+                       (small.url + ": the file is larger than the 1.0 KiB this download allows; it was not kept").c_str(),
+                       StepFailure);
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/small"));
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/small.part"));
+
+  auto unlimited = request_for(server, body, tmp.path() + "/unlimited");
+  unlimited.sha256.clear();
+  unlimited.checked_by_caller = true;
+  CHECK_THROWS_WITH_AS(download_file(unlimited), ("refusing to download " + unlimited.url + " without a size limit").c_str(),
+                       StepFailure);
+}
+
 TEST_CASE("plain http is refused without insecure_http, before any connection") {
   std::string body = test_body(100);
   TinyHttpServer server({body});

@@ -690,6 +690,30 @@ TEST_CASE("apt_update refreshes lists older than a sources file, however fresh t
   CHECK(p.summary == "refresh package lists (/etc/apt/sources.list.d/rocm.sources is newer than them)");
 }
 
+TEST_CASE("apt_update leaves a stamp after a refresh, for updates that found every list unchanged") {
+  // A vendor's list replaced by a .sources of the same URI: apt finds the
+  // same lists and moves nothing, so only the stamp says it ran.
+  TempDir root;
+  root.write("var/lib/apt/lists/x_InRelease", "list\n");
+  auto old = std::filesystem::file_time_type::clock::now() - std::chrono::minutes(5);
+  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists/x_InRelease", old);
+  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists", old);
+  root.write("etc/apt/sources.list.d/rocm.sources", "Types: deb\n");
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  runner.on({"apt-get", "update"}, ok());
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  auto step = make_step("apt_update", "max_age = 3600\n");
+  StepPlan before = step->plan(ctx);
+  REQUIRE(before.verdict == Verdict::change);
+  step->apply(ctx, before);
+  CHECK(fs.stat("/var/lib/wslgpu-setup/apt-update-succeeded"));
+  StepPlan after = step->plan(ctx);
+  CHECK(after.verdict == Verdict::noop);
+  CHECK(after.summary.rfind("package lists are ", 0) == 0);
+}
+
 TEST_CASE("apt_update skips fresh lists when max_age says so, and refreshes old ones with --error-on=any") {
   TempDir root;
   root.write("var/lib/apt/lists/x_InRelease", "list\n");

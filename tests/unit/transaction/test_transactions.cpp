@@ -206,3 +206,83 @@ TEST_CASE("transaction ids sort in the order they were made") {
   CHECK(a < b);
   CHECK(a.size() == std::string("20261130-101502-7f3a").size());
 }
+
+namespace {
+
+// Records every write and removal, in order, on top of a real root.
+class RecordingFileSystem : public RootedFileSystem {
+ public:
+  using RootedFileSystem::RootedFileSystem;
+  void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override {
+    ops.push_back("write " + path);
+    RootedFileSystem::write_atomic(path, content, attrs);
+  }
+  void remove(const std::string& path) override {
+    if (stat(path)) ops.push_back("remove " + path);
+    RootedFileSystem::remove(path);
+  }
+  std::vector<std::string> ops;
+};
+
+// A step whose plan is given: only the runner's file writes.
+class GivenWrites : public Step {
+ public:
+  StepPlan plan(StepContext&) const override { return {}; }
+};
+
+}  // namespace
+
+TEST_CASE("plan writes are made in list order and undone in the reverse order, each path from its first backup") {
+  TempDir root;
+  root.write("etc/apt/sources.list.d/rocm.list", "deb [signed-by=/etc/apt/keyrings/rocm.gpg] https://x/ noble main\n");
+  root.write("etc/apt/keyrings/rocm.gpg", "OLD KEY");
+  RecordingFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  host.root = root.path();
+  Manifest m;
+  m.name = "t";
+  m.steps.push_back({"repo", "apt_repository", "repo", nullptr, {}, std::make_shared<GivenWrites>()});
+  m.steps.push_back({"gate", "check", "gate", nullptr, {}, std::make_shared<GivenWrites>()});
+  Plan plan;
+  PlannedStep ps;
+  ps.index = 1;
+  ps.id = "repo";
+  ps.kind = "apt_repository";
+  ps.plan.verdict = Verdict::change;
+  ps.plan.changes.push_back({{"type", "file"}});
+  FileAttrs attrs{0644, 0, 0};
+  ps.plan.writes = {{"/etc/apt/sources.list.d/rocm.list", std::nullopt, attrs},
+                    {"/etc/apt/keyrings/rocm.gpg", std::nullopt, attrs},
+                    {"/etc/apt/keyrings/rocm.asc", "NEW KEY", attrs},
+                    {"/etc/apt/sources.list.d/rocm.sources", "Types: deb\n", attrs}};
+  plan.steps.push_back(ps);
+  PlannedStep gate;
+  gate.index = 2;
+  gate.id = "gate";
+  gate.kind = "check";
+  gate.plan.verdict = Verdict::refused;  // fails at install, so the first step is rolled back
+  gate.plan.summary = "stop here";
+  plan.steps.push_back(gate);
+
+  Transactions tx(fs, runner, host, "/var/lib/wslgpu-setup");
+  RunResult r = tx.run(m, plan, nlohmann::json::object(), {});
+  CHECK(r.failed);
+  CHECK(r.undone == std::vector<std::string>{"gate", "repo"});
+  std::vector<std::string> files;
+  for (const auto& op : fs.ops)
+    if (op.find("/var/lib/wslgpu-setup") == std::string::npos) files.push_back(op);
+  CHECK(files == std::vector<std::string>{
+                     "remove /etc/apt/sources.list.d/rocm.list",
+                     "remove /etc/apt/keyrings/rocm.gpg",
+                     "write /etc/apt/keyrings/rocm.asc",
+                     "write /etc/apt/sources.list.d/rocm.sources",
+                     // undo: the new source goes before the old one comes back
+                     "remove /etc/apt/sources.list.d/rocm.sources",
+                     "remove /etc/apt/keyrings/rocm.asc",
+                     "write /etc/apt/keyrings/rocm.gpg",
+                     "write /etc/apt/sources.list.d/rocm.list",
+                 });
+  CHECK(fs.read("/etc/apt/keyrings/rocm.gpg") == "OLD KEY");
+  CHECK_FALSE(fs.stat("/etc/apt/sources.list.d/rocm.sources"));
+}
