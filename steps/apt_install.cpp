@@ -444,7 +444,32 @@ class AptInstallStep : public Step {
       }
       throw StepFailure(message);
     }
+    // apt marks every name on its command line as asked for. A dependency
+    // named only for its version stays what it was: automatic, or, when
+    // new, automatic as apt would have made it.
+    std::vector<std::string> automatic;
+    for (const auto& arg : request) {
+      if (arg.empty() || arg.back() == '-') continue;
+      std::string name = arg.substr(0, arg.find('='));
+      if (contains(packages, name)) continue;
+      const DpkgPackage* pkg = before.find(name);
+      if (states.is_auto(name) || !pkg || !pkg->installed()) automatic.push_back(name);
+    }
+    mark_automatic(ctx, automatic);
     return data;
+  }
+
+  // apt-mark auto NAMES; a failure is a warning: the packages are there.
+  static void mark_automatic(StepContext& ctx, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    Command mark;
+    mark.argv = {"apt-mark", "auto"};
+    mark.argv.insert(mark.argv.end(), names.begin(), names.end());
+    mark.env = apt_environment();
+    mark.timeout = std::chrono::minutes(5);
+    ProcessResult r = ctx.runner.run(mark);
+    if (!r.ok())
+      spdlog::warn("could not mark {} as automatically installed again: {}", name_list(names), command_failure(mark, r));
   }
 
   void undo(StepContext& ctx, const nlohmann::json& given) override {
@@ -529,16 +554,7 @@ class AptInstallStep : public Step {
     std::vector<std::string> automatic;
     for (const auto& rs : restores)
       if (rs.was_auto) automatic.push_back(rs.name);
-    if (automatic.empty()) return;
-    Command mark;
-    mark.argv = {"apt-mark", "auto"};
-    mark.argv.insert(mark.argv.end(), automatic.begin(), automatic.end());
-    mark.env = apt_environment();
-    mark.timeout = std::chrono::minutes(5);
-    ProcessResult mr = ctx.runner.run(mark);
-    if (!mr.ok())
-      spdlog::warn("undo put back {} but could not mark them as automatically installed again: {}", name_list(automatic),
-                   command_failure(mark, mr));
+    mark_automatic(ctx, automatic);
   }
 };
 

@@ -368,10 +368,14 @@ TEST_CASE("apt_install downgrades to the version asked for, with the exactly pin
                   status_text({{"cuda-toolkit-12-6", "12.6.2-1"}, {"cuda-nvcc-12-6", "12.6.2-1"}}));
     return ok();
   });
+  w.runner.on({"apt-mark"}, ok());
   nlohmann::json data = step->apply(w.ctx, p);
-  CHECK(w.runner.calls.back().argv ==
+  REQUIRE(w.runner.calls.size() == 6);
+  CHECK(w.runner.calls[4].argv ==
         concat({{"apt-get", "install", "-y", "--no-install-recommends", "--allow-downgrades"}, kDpkgOptions,
                 {"cuda-toolkit-12-6=12.6.2-1", "cuda-nvcc-12-6=12.6.2-1"}}));
+  // Named for its version only, the dependency stays automatic.
+  CHECK(w.runner.calls[5].argv == Argv{"apt-mark", "auto", "cuda-nvcc-12-6"});
   CHECK(data["upgraded"] == nlohmann::json::parse(R"([
     {"name":"cuda-toolkit-12-6","from":"12.6.3-1","to":"12.6.2-1","architecture":"amd64","auto":false},
     {"name":"cuda-nvcc-12-6","from":"12.6.3-1","to":"12.6.2-1","architecture":"amd64","auto":true}])"));
@@ -382,7 +386,6 @@ TEST_CASE("apt_install downgrades to the version asked for, with the exactly pin
   // Undo puts both versions back in one apt run, and the dependency is
   // automatic again.
   w.runner.calls.clear();
-  w.runner.on({"apt-mark"}, ok());
   step->undo(w.ctx, data);
   REQUIRE(w.runner.calls.size() == 3);
   CHECK(w.runner.calls[0].argv == Argv{"apt-cache", "madison", "cuda-toolkit-12-6", "cuda-nvcc-12-6"});
