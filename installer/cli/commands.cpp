@@ -125,6 +125,10 @@ std::string refusal_text(const Plan& plan) {
     out += "error: step " + std::to_string(s.index) + " \"" + s.id + "\": " + s.plan.summary + "\n";
     for (const auto& d : s.plan.details) out += "  " + d + "\n";
   }
+  // A refusal about a release the user did not name says which one was chosen.
+  for (const auto& c : plan.choices)
+    if (c.how == "auto" || c.how == "fallback")
+      out += "Chose " + c.variable + "=" + c.value + " (" + c.how + ")" + (c.why.empty() ? "" : ": " + c.why) + "\n";
   return out + "Nothing was changed (exit 3).\n";
 }
 
