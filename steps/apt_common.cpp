@@ -4,15 +4,19 @@
 
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
 
-#include "installer/system/error.hpp"
+#include "installer/formats/apt_status.hpp"
 #include "installer/plan/overlay_filesystem.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/interrupt.hpp"
 #include "installer/system/paths.hpp"
+#include "steps/apt_freshness.hpp"
 
 namespace wslgpu {
 
@@ -112,9 +116,9 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 }  // namespace
 
-std::string apt_update_stamp(const std::string& state_dir) { return state_dir + "/apt-update-succeeded"; }
+namespace {
 
-std::int64_t lists_refreshed_ns(const FileSystem& fs, const std::string& state_dir) {
+std::int64_t lists_refreshed_ns(const FileSystem& fs) {
   const std::string dir = "/var/lib/apt/lists";
   std::int64_t newest = 0;
   bool any = false;
@@ -127,12 +131,17 @@ std::int64_t lists_refreshed_ns(const FileSystem& fs, const std::string& state_d
   }
   if (!any) return 0;
   if (auto d = fs.stat(dir)) newest = std::max(newest, d->mtime_ns);
-  if (auto stamp = fs.stat(apt_update_stamp(state_dir))) newest = std::max(newest, stamp->mtime_ns);
   return newest;
 }
 
-std::string source_newer_than_lists(const FileSystem& fs, const std::string& state_dir) {
-  std::int64_t refreshed = lists_refreshed_ns(fs, state_dir);
+std::int64_t now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::string source_newer_than_lists(const FileSystem& fs) {
+  std::int64_t refreshed = lists_refreshed_ns(fs);
   std::vector<std::string> sources = {"/etc/apt/sources.list"};
   for (const auto& name : fs.list("/etc/apt/sources.list.d")) sources.push_back("/etc/apt/sources.list.d/" + name);
   std::string newer;
@@ -143,18 +152,33 @@ std::string source_newer_than_lists(const FileSystem& fs, const std::string& sta
   return newer;
 }
 
-std::unique_ptr<PlanAptConfig> PlanAptConfig::create_if_needed(StepContext& ctx) {
+std::unique_ptr<PlanAptConfig> PlanAptConfig::create(StepContext& ctx, bool with_sources) {
   auto* overlay = dynamic_cast<OverlayFileSystem*>(&ctx.fs);
   std::vector<std::string> pending;
   if (overlay)
     for (const auto& p : overlay->pending_paths())
       if (is_apt_config_path(p)) pending.push_back(p);
-  if (pending.empty() && source_newer_than_lists(ctx.fs, ctx.state_dir).empty()) return nullptr;
+  bool private_lists = false;
+  if (with_sources) {
+    // The target's own lists do for the plan when they describe its sources:
+    // by the tool's record of its last refresh, or, without one, by file times.
+    auto fresh = lists_freshness(ctx.fs, ctx.state_dir, now_s());
+    private_lists = !pending.empty() || (fresh.recorded ? !fresh.matches : !source_newer_than_lists(ctx.fs).empty());
+  }
 
   std::unique_ptr<PlanAptConfig> cfg(new PlanAptConfig());
+  cfg->private_lists_ = private_lists;
+  // Empty names turn off what apt would write during a simulation: its
+  // planner log (Dir::Log::Planner, /var/log/apt/eipp.log.xz) and its binary
+  // caches (built in memory instead).
+  cfg->options_ = {"-o", "Dir::Log::Planner=", "-o", "Dir::Cache::pkgcache=", "-o", "Dir::Cache::srcpkgcache="};
+  if (!private_lists) return cfg;
+
   const std::string parent_target = ctx.state_dir + "/plan-apt";
   const std::string parent_host = ctx.fs.host_path(parent_target);
+  const std::string state_host = ctx.fs.host_path(ctx.state_dir);
   std::error_code ec;
+  if (!std::filesystem::exists(state_host, ec)) cfg->made_state_dir_ = state_host;
   std::filesystem::create_directories(parent_host, ec);
   std::string tmpl = parent_host + "/XXXXXX";
   if (!::mkdtemp(tmpl.data()))
@@ -222,7 +246,7 @@ std::unique_ptr<PlanAptConfig> PlanAptConfig::create_if_needed(StepContext& ctx)
     if (ec) std::filesystem::copy_file(lists_host + "/" + name, H + "/lists/" + name, ec);
   }
 
-  cfg->options_ = {
+  std::vector<std::string> more = {
       "-c", T + "/plan.conf",
       "-o", "Dir::Etc::SourceList=" + T + "/sources.list",
       "-o", "Dir::Etc::SourceParts=" + T + "/sources.list.d",
@@ -234,16 +258,23 @@ std::unique_ptr<PlanAptConfig> PlanAptConfig::create_if_needed(StepContext& ctx)
       "-o", "Dir::Cache=" + T + "/cache",
       "-o", "Dir::State::status=/var/lib/dpkg/status",
   };
+  // The archives stay the target's, only read: --print-uris leaves out the
+  // files apt already holds.
+  more.insert(more.end(), {"-o", "Dir::Cache::Archives=/var/cache/apt/archives/"});
+  cfg->options_.insert(cfg->options_.begin(), more.begin(), more.end());
   spdlog::debug("plan: private apt configuration in {} for the sources earlier steps add", T);
   return cfg;
 }
 
 PlanAptConfig::~PlanAptConfig() {
+  if (host_dir_.empty()) return;  // no scratch folder
   std::error_code ec;
   std::filesystem::remove_all(host_dir_, ec);
   if (ec) spdlog::warn("could not remove the plan's scratch folder {}: {}", host_dir_, ec.message());
-  // The parent too when no other plan is using it, so a plan leaves no trace.
+  // The parent too when no other plan is using it, and the state folder when
+  // this made it, so that a plan leaves no trace.
   ::rmdir(host_dir_.substr(0, host_dir_.rfind('/')).c_str());
+  if (!made_state_dir_.empty()) ::rmdir(made_state_dir_.c_str());
 }
 
 void PlanAptConfig::update(StepContext& ctx) const {
@@ -252,28 +283,45 @@ void PlanAptConfig::update(StepContext& ctx) const {
   cmd.argv.insert(cmd.argv.end(), options_.begin(), options_.end());
   cmd.env = apt_environment();
   cmd.timeout = std::chrono::minutes(30);
+  cmd.stop_on_interrupt = true;  // private lists in a scratch folder: nothing to leave halfway
   ProcessResult r = ctx.runner.run(cmd);
+  if (r.interrupted) throw_interrupted("while planning; nothing was changed");
   if (!r.ok())
     throw StepFailure("could not read the package lists of the repositories this plan would add, so the plan "
                       "cannot say what would be installed. " +
                       command_failure(cmd, r) + "\nCheck the URIs, suites and key of the apt_repository step.");
 }
 
-AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig* config,
-                            std::vector<std::string>& errors, std::string* output) {
+namespace {
+
+// apt-get VERB_AND_FLAGS... OPTIONS... PACKAGES...: options go before the
+// package names, after the verb and its flags.
+Command apt_query(const std::vector<std::string>& head, const std::vector<std::string>& args,
+                  const std::vector<std::string>& options) {
   Command cmd;
-  cmd.argv = {"apt-get", "-s"};
-  // Options go before the package names, after the verb and its flags.
+  cmd.argv = head;
   std::size_t first_package = 0;
   while (first_package < args.size() && (first_package == 0 || args[first_package].rfind("-", 0) == 0)) ++first_package;
   cmd.argv.insert(cmd.argv.end(), args.begin(), args.begin() + static_cast<std::ptrdiff_t>(first_package));
-  // Makes apt say which package pulled in which, for "pulled in by" messages.
-  cmd.argv.insert(cmd.argv.end(), {"-o", "Debug::pkgDepCache::AutoInstall=1"});
-  if (config) cmd.argv.insert(cmd.argv.end(), config->options().begin(), config->options().end());
+  cmd.argv.insert(cmd.argv.end(), options.begin(), options.end());
   cmd.argv.insert(cmd.argv.end(), args.begin() + static_cast<std::ptrdiff_t>(first_package), args.end());
   cmd.env = apt_environment();
   cmd.timeout = std::chrono::minutes(10);
+  cmd.stop_on_interrupt = true;  // it only reads
+  return cmd;
+}
+
+}  // namespace
+
+AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig& config,
+                            std::vector<std::string>& errors, std::string* output) {
+  // Debug::pkgDepCache::AutoInstall makes apt say which package pulled in
+  // which, for "pulled in by" messages.
+  std::vector<std::string> options = {"-o", "Debug::pkgDepCache::AutoInstall=1"};
+  options.insert(options.end(), config.options().begin(), config.options().end());
+  Command cmd = apt_query({"apt-get", "-s"}, args, options);
   ProcessResult r = ctx.runner.run(cmd);
+  if (r.interrupted) throw_interrupted("while planning; nothing was changed");
   if (r.not_found || r.timed_out) throw StepFailure(command_failure(cmd, r));
   if (output) *output = r.out + "\n" + r.err;
   if (r.exit_code != 0) {
@@ -282,6 +330,32 @@ AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& ar
     return {};
   }
   return parse_apt_simulation(r.out + "\n" + r.err);
+}
+
+AptSizes apt_install_sizes(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig& config) {
+  // --print-uris lists what apt would fetch, with the summary of sizes,
+  // and stops there: no lock, no download, no log.
+  std::vector<std::string> flags = {args.empty() ? std::string("install") : args.front(), "--print-uris"};
+  std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+  flags.insert(flags.end(), rest.begin(), rest.end());
+  Command cmd = apt_query({"apt-get"}, flags, config.options());
+  ProcessResult r = ctx.runner.run(cmd);
+  if (r.interrupted) throw_interrupted("while planning; nothing was changed");
+  if (!r.ok()) {
+    spdlog::info("apt did not say what the install would download: {}", command_failure(cmd, r));
+    return {};
+  }
+  return parse_apt_sizes(r.out);
+}
+
+void report_apt_progress(Command& cmd, StepContext& ctx, std::uint64_t download_bytes, std::size_t packages) {
+  if (!ctx.progress || cmd.argv.empty()) return;
+  cmd.argv.insert(cmd.argv.begin() + 1, {"-o", "APT::Status-Fd=" + std::to_string(kStatusFd)});
+  auto tracker = std::make_shared<AptProgress>(download_bytes, packages);
+  ProgressSink* sink = ctx.progress;
+  cmd.on_status_line = [tracker, sink](const std::string& line) {
+    if (auto ev = tracker->feed(line)) sink->update(*ev);
+  };
 }
 
 nlohmann::json package_change(const AptAction& a) {

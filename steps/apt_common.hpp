@@ -30,63 +30,70 @@ std::string command_failure(const Command& cmd, const ProcessResult& result);
 // Package names for a summary line: "a, b, c, … (12 in all)".
 std::string name_list(const std::vector<std::string>& names, std::size_t shown = 5);
 
-// When apt last refreshed its lists: the newest list file or the lists
-// folder itself (apt stamps list files with the server's Last-Modified time,
-// but renaming a fresh list into the folder moves the folder's mtime), or
-// the stamp apt_update leaves in STATE_DIR after an `apt-get update` that
-// succeeded (an update that found every list unchanged moves neither: after
-// a repository's old source is replaced by a new one with the same URI, the
-// lists stay as they were and would look older than the new source forever).
-// 0 when there are no lists.
-std::int64_t lists_refreshed_ns(const FileSystem& fs, const std::string& state_dir);
+// A sources file newer than the newest list (which then does not describe
+// it), or "". Only where the tool has no record of its own refresh
+// (apt_freshness.hpp): file times say little once apt has refreshed, since
+// it keeps the old time of a list whose content did not change.
+std::string source_newer_than_lists(const FileSystem& fs);
 
-// STATE_DIR/apt-update-succeeded: touched by apt_update after a successful refresh.
-std::string apt_update_stamp(const std::string& state_dir);
-
-// A sources file newer than the lists (which then do not describe it), or "".
-std::string source_newer_than_lists(const FileSystem& fs, const std::string& state_dir);
-
-// The plan's view of apt when earlier steps of the same run add sources:
-// a scratch folder under STATE_DIR/plan-apt/ holding the target's sources
-// and pins as the overlay sees them (keys the sources name that exist only
-// in the overlay are copied beside them and the sources point there), its
-// own lists (seeded from the target's by hard links, so `apt-get update`
-// mostly finds them fresh) and its own cache. The target's sources, lists
-// and caches are never written. The folder is removed by the destructor.
+// The plan's view of apt. Always: the options that keep apt's simulation
+// from writing in the target (it would write its planner log,
+// /var/log/apt/eipp.log.xz, and its binary caches, /var/cache/apt/*.bin).
+//
+// With WITH_SOURCES, and when earlier steps of the same run add sources,
+// keys or pins that are not on disk yet, or the target's lists do not
+// describe its sources (apt_freshness.hpp; a run killed between adding a
+// repository and refreshing), also a scratch folder under
+// STATE_DIR/plan-apt/ that the destructor removes (and STATE_DIR itself,
+// when it made it): the sources and pins as the overlay sees them (keys that
+// exist only in the overlay are copied beside them and the sources point
+// there), private lists (seeded from the target's by hard links, so
+// `apt-get update` mostly finds them fresh) and caches. The target's
+// sources, lists and caches are never written; its archives are read, so
+// that files apt already holds are not counted as downloads.
 class PlanAptConfig {
  public:
-  // A private configuration when ctx.fs is an overlay holding apt sources,
-  // keys or pins that are not on disk yet, or when the target's lists are
-  // older than its sources (a run killed between adding a repository and
-  // refreshing); nullptr when the target's own apt state already says everything.
-  static std::unique_ptr<PlanAptConfig> create_if_needed(StepContext& ctx);
+  static std::unique_ptr<PlanAptConfig> create(StepContext& ctx, bool with_sources);
   ~PlanAptConfig();
   PlanAptConfig(const PlanAptConfig&) = delete;
   PlanAptConfig& operator=(const PlanAptConfig&) = delete;
 
-  // The -o options that point apt at the private configuration.
+  // The -o options that point apt at the scratch configuration.
   const std::vector<std::string>& options() const { return options_; }
   const std::string& target_dir() const { return target_dir_; }
+  // True when it holds its own sources and lists, which update() must fill.
+  bool private_lists() const { return private_lists_; }
 
-  // Runs `apt-get update` against the private configuration; throws
-  // StepFailure when a source cannot be read.
+  // Runs `apt-get update` against the private lists; throws StepFailure
+  // when a source cannot be read.
   void update(StepContext& ctx) const;
 
  private:
   PlanAptConfig() = default;
   std::string target_dir_;  // target path of the scratch folder
   std::string host_dir_;    // the same on the machine running the tool
+  std::string made_state_dir_;  // host path of STATE_DIR when this made it
+  bool private_lists_ = false;
   std::vector<std::string> options_;
 };
 
-// Runs `apt-get -s ARGS...` (with the private options when CONFIG is set).
-// Returns the parsed transaction; throws StepFailure when apt could not run
-// at all. When apt ran but could not resolve the request, ERRORS receives
-// its error lines and the transaction is empty. OUTPUT, when given,
-// receives everything apt printed (its "unmet dependencies" report is not
-// made of error lines).
-AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig* config,
+// Runs `apt-get -s ARGS...` with CONFIG's options. Returns the parsed
+// transaction; throws StepFailure when apt could not run at all. When apt
+// ran but could not resolve the request, ERRORS receives its error lines and
+// the transaction is empty. OUTPUT, when given, receives everything apt
+// printed (its "unmet dependencies" report is not made of error lines).
+AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig& config,
                             std::vector<std::string>& errors, std::string* output = nullptr);
+
+// What `apt-get install --print-uris ARGS...` says the install would fetch
+// and take on disk (apt's own figures); unknown (known == false) when apt
+// does not say. Like the simulation, it changes nothing.
+AptSizes apt_install_sizes(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig& config);
+
+// Makes CMD report apt's progress to CTX.progress through
+// -o APT::Status-Fd (nothing when nobody listens). DOWNLOAD_BYTES and
+// PACKAGES are the plan's figures, for bytes and "package N of M".
+void report_apt_progress(Command& cmd, StepContext& ctx, std::uint64_t download_bytes, std::size_t packages);
 
 // The dpkg state a package step plans against: refuses pending dpkg work
 // (with the `dpkg --configure -a` advice), reads ROOT/var/lib/dpkg/status and

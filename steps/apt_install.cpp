@@ -12,6 +12,8 @@
 #include "installer/formats/deb_version.hpp"
 #include "installer/formats/glob.hpp"
 #include "installer/system/error.hpp"
+#include "installer/system/interrupt.hpp"
+#include "installer/system/units.hpp"
 #include "steps/apt_common.hpp"
 
 namespace wslgpu {
@@ -50,19 +52,21 @@ std::string cached_deb(const std::string& name, const std::string& version, cons
   return "/var/cache/apt/archives/" + name + "_" + v + "_" + arch + ".deb";
 }
 
-// The versions apt can fetch for NAMES (apt-cache madison), against CONFIG
-// when given. Throws StepFailure when apt-cache cannot run at all.
+// The versions apt can fetch for NAMES (apt-cache madison), with CONFIG's
+// options (the plan's sources, and no cache written). Throws StepFailure
+// when apt-cache cannot run at all.
 std::map<std::string, std::vector<std::string>> fetchable_versions(StepContext& ctx, const std::vector<std::string>& names,
-                                                                   const PlanAptConfig* config) {
+                                                                   const PlanAptConfig& config) {
   if (names.empty()) return {};
   Command cmd;
-  cmd.argv = {"apt-cache"};
-  if (config) cmd.argv.insert(cmd.argv.end(), config->options().begin(), config->options().end());
-  cmd.argv.push_back("madison");
+  cmd.argv = {"apt-cache", "madison"};
+  cmd.argv.insert(cmd.argv.end(), config.options().begin(), config.options().end());
   cmd.argv.insert(cmd.argv.end(), names.begin(), names.end());
   cmd.env = apt_environment();
   cmd.timeout = std::chrono::minutes(5);
+  cmd.stop_on_interrupt = true;  // it only reads
   ProcessResult r = ctx.runner.run(cmd);
+  if (r.interrupted) throw_interrupted("while asking apt which versions it can fetch; nothing was changed");
   if (r.not_found || r.timed_out) throw StepFailure(command_failure(cmd, r));
   // madison exits 0 and prints nothing for a name no source has.
   return parse_apt_madison(r.out);
@@ -142,8 +146,8 @@ class AptInstallStep : public Step {
       return p;
     }
 
-    auto config = PlanAptConfig::create_if_needed(ctx);
-    if (config) config->update(ctx);
+    auto config = PlanAptConfig::create(ctx, true);
+    if (config->private_lists()) config->update(ctx);
 
     // The request: the version of each package whose spec is not met yet,
     // the names of the others that are missing, and what they replace.
@@ -151,7 +155,7 @@ class AptInstallStep : public Step {
     std::vector<std::string> to_resolve;
     for (const auto& name : packages)
       if (spec_of(name) && (contains(g.missing, name) || contains(g.wrong_version, name))) to_resolve.push_back(name);
-    auto offered = fetchable_versions(ctx, to_resolve, config.get());
+    auto offered = fetchable_versions(ctx, to_resolve, *config);
     bool changes_versions = !g.wrong_version.empty();
     for (const auto& name : packages) {
       const VersionSpec* spec = spec_of(name);
@@ -190,7 +194,7 @@ class AptInstallStep : public Step {
       args.insert(args.end(), request.begin(), request.end());
       errors.clear();
       std::string output;
-      tx = simulate_apt(ctx, args, config.get(), errors, &output);
+      tx = simulate_apt(ctx, args, *config, errors, &output);
       if (errors.empty() || round == kMaxResolveRounds) break;
       bool grew = false;
       for (const auto& d : apt_unmet_exact_dependencies(output)) {
@@ -226,7 +230,7 @@ class AptInstallStep : public Step {
           other_removals = true;
       if (other_removals) {
         std::vector<std::string> baseline_errors;
-        AptTransaction baseline = simulate_apt(ctx, {"autoremove"}, config.get(), baseline_errors);
+        AptTransaction baseline = simulate_apt(ctx, {"autoremove"}, *config, baseline_errors);
         for (const auto& a : baseline.changes()) already_unneeded.insert(a.name);
       }
     }
@@ -305,7 +309,7 @@ class AptInstallStep : public Step {
     }
     std::vector<std::string> gone;
     try {
-      gone = unfetchable(ctx, restores, config.get());
+      gone = unfetchable(ctx, restores, *config);
     } catch (const StepFailure& e) {
       spdlog::debug("plan: cannot tell whether undo could fetch the old versions: {}", e.what());
     }
@@ -313,16 +317,46 @@ class AptInstallStep : public Step {
       p.details.push_back("If this is rolled back, undo cannot put back " + name_list(gone, 8) +
                           ": the sources this plan uses no longer offer " + (gone.size() == 1 ? "that version" : "those versions") +
                           " and apt's cache holds no copy, so the packages would stay as this step leaves them.");
-    if (config)
+    // apt's own figures, before anything changes: for the plan, the
+    // disk-space guard and the progress of apply.
+    std::vector<std::string> size_args = {"install"};
+    for (const auto& f : flags()) size_args.push_back(f);
+    if (downgrading(request)) size_args.push_back("--allow-downgrades");
+    size_args.insert(size_args.end(), request.begin(), request.end());
+    AptSizes sizes = apt_install_sizes(ctx, size_args, *config);
+    std::size_t count = installs.size() + upgrades.size() + downgrades.size();
+    p.activity = "installing " + std::to_string(count) + (count == 1 ? " package" : " packages");
+    if (sizes.known) {
+      p.download_bytes = sizes.fetch_bytes;
+      p.disk_bytes = sizes.disk_bytes;
+      p.summary += " (" + human_size(sizes.fetch_bytes) + " to download, " +
+                   (sizes.disk_bytes >= 0 ? human_size(static_cast<std::uint64_t>(sizes.disk_bytes)) + " more"
+                                          : human_size(static_cast<std::uint64_t>(-sizes.disk_bytes)) + " less") +
+                   " on disk)";
+      if (sizes.fetch_bytes > 0) p.activity += ", " + human_size(sizes.fetch_bytes) + " to download";
+      p.details.insert(p.details.begin(),
+                       "apt: " + human_size(sizes.fetch_bytes) + " to download (" + human_size(sizes.archive_bytes) +
+                           " of packages), " +
+                           (sizes.disk_bytes >= 0
+                                ? human_size(static_cast<std::uint64_t>(sizes.disk_bytes)) + " of disk space used"
+                                : human_size(static_cast<std::uint64_t>(-sizes.disk_bytes)) + " of disk space freed"));
+    }
+    if (config->private_lists())
       p.details.push_back("(resolved against the sources that earlier steps add; an apt_update step must run after "
                           "them and before this one)");
     return p;
   }
 
+  // Versions named on the request (NAME=VERSION) may take a package back.
+  static bool downgrading(const std::vector<std::string>& request) {
+    return std::any_of(request.begin(), request.end(),
+                       [](const std::string& a) { return a.find('=') != std::string::npos; });
+  }
+
   // "name version" of each RESTORES entry that neither a source nor apt's
   // cache can provide.
   std::vector<std::string> unfetchable(StepContext& ctx, const std::vector<Restore>& restores,
-                                       const PlanAptConfig* config) const {
+                                       const PlanAptConfig& config) const {
     std::vector<std::string> names;
     for (const auto& r : restores) names.push_back(r.name);
     if (names.empty()) return {};
@@ -419,13 +453,32 @@ class AptInstallStep : public Step {
     if (plan.fingerprint.contains("apt:request")) request = split_request(plan.fingerprint["apt:request"].get<std::string>());
     else request = g.missing;
     if (request.empty()) return data;
-    bool downgrades = std::any_of(request.begin(), request.end(),
-                                  [](const std::string& a) { return a.find('=') != std::string::npos; });
     std::vector<std::string> extra = flags();
-    // Only versions the manifest named are taken back (the plan showed them).
-    if (downgrades) extra.push_back("--allow-downgrades");
+    // Only versions the manifest named, or their pinned dependencies, are
+    // taken back (the plan showed them).
+    if (downgrading(request)) extra.push_back("--allow-downgrades");
     nlohmann::json pre = package_state(before, states);
+    std::size_t count = 0;  // package N of COUNT in the progress
+    for (const auto& c : plan.changes)
+      if (c.value("type", "") == "package" && c.value("action", "") != "remove" && c.value("action", "") != "purge")
+        ++count;
+    if (plan.download_bytes > 0) {
+      // Fetching first, on its own, keeps the long part of a big install
+      // (gigabytes from the vendor) one that a Ctrl-C may stop at once: no
+      // package is touched until everything is in apt's cache.
+      std::vector<std::string> fetch_flags = extra;
+      fetch_flags.insert(fetch_flags.begin(), "--download-only");
+      Command fetch = apt_command("install", fetch_flags, request);
+      fetch.stop_on_interrupt = true;
+      report_apt_progress(fetch, ctx, plan.download_bytes, count);
+      ProcessResult fr = ctx.runner.run(fetch);
+      if (fr.interrupted)
+        throw_interrupted("while downloading the packages; nothing was installed (what was fetched stays in "
+                          "/var/cache/apt/archives for the next run)");
+      if (!fr.ok()) throw StepFailure("could not download the packages: " + command_failure(fetch, fr));
+    }
     Command cmd = apt_command("install", extra, request);
+    report_apt_progress(cmd, ctx, 0, count);
     ProcessResult r = ctx.runner.run(cmd);
     data = changes_since(pre, DpkgStatus::read(ctx.fs));
 
@@ -503,9 +556,11 @@ class AptInstallStep : public Step {
     // half a set of versions is a broken set, so otherwise nothing moves.
     std::vector<std::string> names;
     for (const auto& r : restores) names.push_back(r.name);
+    // The target's own sources, without writing apt's caches.
+    auto config = PlanAptConfig::create(ctx, false);
     std::map<std::string, std::vector<std::string>> offered;
     try {
-      offered = fetchable_versions(ctx, names, nullptr);
+      offered = fetchable_versions(ctx, names, *config);
     } catch (const StepFailure& e) {
       spdlog::debug("undo: apt-cache cannot say which versions it can fetch: {}", e.what());
     }
@@ -527,7 +582,7 @@ class AptInstallStep : public Step {
       std::vector<std::string> errors;
       std::vector<std::string> purge_args = {"purge"};
       purge_args.insert(purge_args.end(), fresh.begin(), fresh.end());
-      AptTransaction tx = simulate_apt(ctx, purge_args, nullptr, errors);
+      AptTransaction tx = simulate_apt(ctx, purge_args, *config, errors);
       std::vector<std::string> beyond;
       for (const auto& a : tx.changes())
         if (!contains(fresh, a.name)) beyond.push_back(a.name);
@@ -538,6 +593,7 @@ class AptInstallStep : public Step {
         return;
       }
       Command purge = purge_command(fresh);
+      report_apt_progress(purge, ctx, 0, fresh.size());
       ProcessResult pr = ctx.runner.run(purge);
       if (!pr.ok()) throw StepFailure("could not purge the packages this step installed: " + command_failure(purge, pr));
       return;
@@ -546,6 +602,7 @@ class AptInstallStep : public Step {
     std::vector<std::string> extra = {"--purge", "--no-install-recommends"};
     if (!restores.empty()) extra.push_back("--allow-downgrades");
     Command cmd = restores.empty() ? purge_command(fresh) : apt_command("install", extra, request);
+    report_apt_progress(cmd, ctx, 0, fresh.size() + restores.size());
     ProcessResult r = ctx.runner.run(cmd);
     if (!r.ok())
       throw StepFailure("could not put the packages back as they were before this step: " + command_failure(cmd, r));

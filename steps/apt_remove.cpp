@@ -32,7 +32,8 @@ class AptRemoveStep : public Step {
     std::vector<std::string> args = {"remove"};
     args.insert(args.end(), todo.begin(), todo.end());
     std::vector<std::string> errors;
-    AptTransaction tx = simulate_apt(ctx, args, nullptr, errors);
+    auto config = PlanAptConfig::create(ctx, false);  // removals need no lists, only a place for apt's log
+    AptTransaction tx = simulate_apt(ctx, args, *config, errors);
     if (!errors.empty()) {
       p.verdict = Verdict::refused;
       p.summary = "apt cannot remove " + name_list(todo) + ": " + errors.front();
@@ -49,6 +50,7 @@ class AptRemoveStep : public Step {
     }
     p.verdict = Verdict::change;
     p.summary = "remove " + name_list(removed);
+    p.activity = "removing " + std::to_string(removed.size()) + (removed.size() == 1 ? " package" : " packages");
     if (!others.empty())
       p.details.insert(p.details.begin(), "apt also removes " + name_list(others, 1000) + ", which depend on them");
     return p;
@@ -72,6 +74,7 @@ class AptRemoveStep : public Step {
     cmd.argv.insert(cmd.argv.end(), todo.begin(), todo.end());
     cmd.env = apt_environment();
     cmd.timeout = std::chrono::hours(1) + std::chrono::seconds(lock_timeout);
+    report_apt_progress(cmd, ctx, 0, todo.size());
     ProcessResult r = ctx.runner.run(cmd);
     DpkgStatus after = DpkgStatus::read(ctx.fs);
     std::vector<std::string> gone;
@@ -106,6 +109,7 @@ class AptRemoveStep : public Step {
     cmd.argv.insert(cmd.argv.end(), wanted.begin(), wanted.end());
     cmd.env = apt_environment();
     cmd.timeout = std::chrono::hours(1) + std::chrono::seconds(lock_timeout);
+    report_apt_progress(cmd, ctx, 0, wanted.size());
     ProcessResult r = ctx.runner.run(cmd);
     if (r.ok()) return;
     bool unfetchable = false;

@@ -3,7 +3,9 @@
 #include <chrono>
 
 #include "installer/system/error.hpp"
+#include "installer/system/interrupt.hpp"
 #include "steps/apt_common.hpp"
+#include "steps/apt_freshness.hpp"
 
 namespace wslgpu {
 
@@ -17,35 +19,34 @@ std::string describe_age(std::int64_t s) {
 
 namespace {
 
+std::int64_t now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 class AptUpdateStep : public Step {
  public:
   std::int64_t max_age = 0;
 
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
-    std::int64_t newest_ns = lists_refreshed_ns(ctx.fs, ctx.state_dir);
-    const bool any = newest_ns != 0;
-    std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                              std::chrono::system_clock::now().time_since_epoch()).count();
-    std::int64_t age_s = (now_ns - newest_ns) / 1000000000;
-    p.fingerprint["apt-lists:newest"] = any ? newest_ns : 0;
-    // Lists older than a sources file do not describe it, however fresh:
-    // a repository added since (by an earlier step, or by a run that was
-    // killed before its update) needs a refresh.
-    std::string newer_source = source_newer_than_lists(ctx.fs, ctx.state_dir);
-    if (any && !newer_source.empty()) {
-      p.verdict = Verdict::change;
-      p.summary = "refresh package lists (" + newer_source + " is newer than them)";
-      p.details.push_back("apt-get update --error-on=any");
-      return p;
-    }
-    if (any && max_age > 0 && age_s < max_age) {
-      p.summary = "package lists are " + describe_age(age_s) + " old, fresher than max_age (" + describe_age(max_age) + ")";
+    // Judged by the tool's record of its own last refresh of exactly these
+    // sources (steps/apt_freshness.hpp), never by file times. ctx.fs holds
+    // the sources earlier steps of this plan add, so a repository added now
+    // needs a refresh, and one that a rollback removed and this run adds
+    // again does not.
+    ListsFreshness f = lists_freshness(ctx.fs, ctx.state_dir, now_s());
+    p.fingerprint["apt-lists"] = f.matches ? nlohmann::json(now_s() - f.age_s) : nlohmann::json(f.why);
+    p.activity = "refreshing the package lists";
+    // A clock set back by more than a minute since the refresh says nothing
+    // about its age.
+    if (f.matches && max_age > 0 && f.age_s >= -60 && f.age_s < max_age) {
+      p.summary = "package lists are " + describe_age(f.age_s) + " old, fresher than max_age (" + describe_age(max_age) +
+                  ")";
       return p;
     }
     p.verdict = Verdict::change;
-    p.summary = any ? "refresh package lists (last refresh " + describe_age(age_s) + " ago)"
-                    : "refresh package lists (never refreshed)";
+    p.summary = f.matches ? "refresh package lists (last refresh " + describe_age(f.age_s) + " ago)"
+                          : "refresh package lists (" + f.why + ")";
     p.details.push_back("apt-get update --error-on=any");
     return p;
   }
@@ -55,13 +56,16 @@ class AptUpdateStep : public Step {
     cmd.argv = {"apt-get", "update", "--error-on=any"};
     cmd.env = apt_environment();
     cmd.timeout = std::chrono::minutes(30);
+    // apt fetches new lists into partial/ and renames each complete one into
+    // place: stopping it leaves the old lists or the new, never a torn one.
+    cmd.stop_on_interrupt = true;
+    report_apt_progress(cmd, ctx, 0, 0);
     ProcessResult r = ctx.runner.run(cmd);
+    if (r.interrupted) throw_interrupted("while refreshing the package lists");
     if (!r.ok())
       throw StepFailure("could not refresh the package lists: " + command_failure(cmd, r) +
                         "\nCheck the network and the sources named above (`ls /etc/apt/sources.list.d`).");
-    // In the tool's own state: apt may have found every list unchanged and
-    // moved nothing that says it ran (see lists_refreshed_ns).
-    ctx.fs.write_atomic(apt_update_stamp(ctx.state_dir), "", FileAttrs{0644, 0, 0});
+    write_lists_record(ctx.fs, ctx.state_dir, now_s());
     return nlohmann::json::object();
   }
 };

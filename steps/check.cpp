@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "steps/file_change.hpp"
+#include "steps/windows_interop.hpp"
 
 namespace wslgpu {
 
@@ -24,12 +25,13 @@ const char* type_name(FileType t) {
 
 class CheckStep : public Step {
  public:
-  enum class Subject { path, kernel, command } subject = Subject::path;
+  enum class Subject { path, kernel, command, windows } subject = Subject::path;
   std::string path;
   std::string type = "any";
   std::optional<std::uint32_t> mode;
   std::optional<std::string> contains_line;
   std::string kernel_min;
+  std::int64_t windows_build_min = 0;
   std::vector<std::string> command;
   std::string output_pattern;
   std::optional<std::regex> output_regex;
@@ -46,6 +48,7 @@ class CheckStep : public Step {
         return d;
       }
       case Subject::kernel: return "kernel release is at least " + kernel_min;
+      case Subject::windows: return "Windows build is at least " + std::to_string(windows_build_min);
       case Subject::command: {
         Command c;
         c.argv = command;
@@ -82,6 +85,7 @@ class CheckStep : public Step {
           return "the kernel is " + ctx.host.kernel_release + ", older than " + kernel_min;
         return "";
       }
+      case Subject::windows: return "";  // windows_problem(): it needs interop, and tells unknown apart
       case Subject::command: {
         Command c;
         c.argv = command;
@@ -102,10 +106,36 @@ class CheckStep : public Step {
     return "";
   }
 
+  // The Windows build, asked through interop: known too old, refused; not
+  // known (no interop), a warning, since the check cannot tell.
+  std::string windows_problem(StepContext& ctx, std::string& unknown) const {
+    int build = windows_build(ctx, unknown);
+    if (!build) return "";
+    if (build < windows_build_min)
+      return "Windows build " + std::to_string(build) + " is older than " + std::to_string(windows_build_min);
+    return "";
+  }
+
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
     p.verdict = Verdict::verify;
     p.summary = describe();
+    if (subject == Subject::windows) {
+      std::string unknown;
+      std::string problem = windows_problem(ctx, unknown);
+      if (!problem.empty() && abort_on_fail) {
+        p.verdict = Verdict::refused;
+        p.summary = problem + (advice.empty() ? "" : ". " + advice);
+      } else if (!problem.empty()) {
+        p.details.push_back("would fail: " + problem);
+      } else if (!unknown.empty()) {
+        p.details.push_back("warning: the Windows build is unknown (" + unknown + "); " +
+                            (advice.empty() ? "check it with `winver` on Windows" : advice));
+      } else {
+        p.details.push_back("holds");
+      }
+      return p;
+    }
     if (subject == Subject::command) {
       p.details.push_back("runs during install, after the steps before it");
     } else {
@@ -119,6 +149,16 @@ class CheckStep : public Step {
   }
 
   nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
+    if (subject == Subject::windows) {
+      std::string unknown;
+      std::string problem = windows_problem(ctx, unknown);
+      if (problem.empty() && !unknown.empty())
+        return {{"warning", "the Windows build is unknown (" + unknown + ")" + (advice.empty() ? "" : "\n" + advice)}};
+      if (problem.empty()) return nlohmann::json::object();
+      std::string message = "check failed: " + problem + (advice.empty() ? "" : "\n" + advice);
+      if (abort_on_fail) throw StepFailure(message);
+      return {{"warning", message}};
+    }
     std::string problem = evaluate(ctx);
     if (problem.empty()) return nlohmann::json::object();
     std::string message = "check failed: " + problem + (advice.empty() ? "" : "\n" + advice);
@@ -132,10 +172,10 @@ class CheckStep : public Step {
 std::shared_ptr<Step> make_check_step(StepKeys& keys) {
   auto s = std::make_shared<CheckStep>();
   std::vector<std::string> subjects;
-  for (const char* key : {"path", "kernel_min", "command"})
+  for (const char* key : {"path", "kernel_min", "command", "windows_build_min"})
     if (keys.has(key)) subjects.emplace_back(key);
   if (subjects.empty()) {
-    keys.error_at(keys.pos("kind"), "a check needs one subject: \"path\", \"kernel_min\" or \"command\"");
+    keys.error_at(keys.pos("kind"), "a check needs one subject: \"path\", \"kernel_min\", \"command\" or \"windows_build_min\"");
   }
   for (std::size_t i = 1; i < subjects.size(); ++i) {
     // Only the first subject is read; the others are reported here, not as unknown keys.
@@ -154,6 +194,9 @@ std::shared_ptr<Step> make_check_step(StepKeys& keys) {
     s->kernel_min = keys.required_string("kernel_min");
     if (s->kernel_min.empty() || !std::isdigit(static_cast<unsigned char>(s->kernel_min[0])))
       keys.error("kernel_min", "\"kernel_min\" must be a version such as \"5.10.60.1\", not \"" + s->kernel_min + "\"");
+  } else if (keys.has("windows_build_min")) {
+    s->subject = CheckStep::Subject::windows;
+    s->windows_build_min = keys.integer("windows_build_min", 0, 1, 999999);
   } else if (keys.has("command")) {
     s->subject = CheckStep::Subject::command;
     s->command = keys.argv("command").value_or(std::vector<std::string>{});

@@ -11,6 +11,10 @@
 //
 //   kernel_min = "5.10.60.1"     # or: the kernel release is at least this version
 //
+//   windows_build_min = 22000    # or: the Windows build, asked through interop
+//                                #   (`cmd.exe /c ver`), is at least this; older is
+//                                #   refused in plan, unknown (no interop) a warning
+//
 //   command = ["rocminfo"]       # or: a command exits 0 ...
 //   output_matches = "gfx[0-9]+" # ...and its output matches this regular expression
 //   timeout = 30                 # seconds (default 30): these tools are known to hang

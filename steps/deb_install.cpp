@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "installer/formats/apt_status.hpp"
 #include "installer/formats/deb_archive.hpp"
 #include "installer/net/download.hpp"
 #include "installer/net/fetch_helper.hpp"
@@ -19,6 +20,17 @@ namespace {
 const char* const kKernelReason =
     "Kernel modules cannot be built or loaded under WSL2: it runs Microsoft's own kernel, and no headers exist for it.";
 
+// Makes dpkg report its stages to CTX.progress (--status-fd), when someone listens.
+void report_dpkg_progress(Command& cmd, StepContext& ctx) {
+  if (!ctx.progress || cmd.argv.empty()) return;
+  cmd.argv.insert(cmd.argv.begin() + 1, {"--status-fd", std::to_string(kStatusFd)});
+  auto tracker = std::make_shared<DpkgProgress>();
+  ProgressSink* sink = ctx.progress;
+  cmd.on_status_line = [tracker, sink](const std::string& line) {
+    if (auto ev = tracker->feed(line)) sink->update(*ev);
+  };
+}
+
 class DebInstallStep : public Step {
  public:
   std::string path;  // target path of the .deb, when given as path
@@ -30,7 +42,8 @@ class DebInstallStep : public Step {
     return ctx.state_dir + "/cache/" + sha256.substr(0, 16) + "-" + url_file_name(url);
   }
 
-  // With url: makes sure the cache holds the checked file.
+  // With url: makes sure the cache holds the checked file (reporting its
+  // progress when apply runs with a progress display).
   void fetch(StepContext& ctx) const {
     if (url.empty()) return;
     const std::string p = deb_path(ctx);
@@ -40,6 +53,7 @@ class DebInstallStep : public Step {
     req.url = url;
     req.sha256 = sha256;
     req.host_path = ctx.fs.host_path(p);
+    req.on_progress = download_progress(ctx, url_file_name(url));
     fetch_file(req);
   }
 
@@ -51,6 +65,7 @@ class DebInstallStep : public Step {
     if (!info) {
       p.verdict = Verdict::change;
       p.summary = "install the package in " + deb + " (not there yet: an earlier step creates it)";
+      p.activity = "installing " + deb;
       p.details.push_back("its contents are checked for kernel modules before dpkg runs");
       p.fingerprint["file:" + deb] = "absent";
       return p;
@@ -75,6 +90,7 @@ class DebInstallStep : public Step {
     }
     p.verdict = Verdict::change;
     bool upgrade = now && now->installed();
+    p.activity = (upgrade ? "upgrading " : "installing ") + pkg.name + " " + pkg.version;
     p.summary = (upgrade ? "upgrade " + pkg.name + " " + now->version + " -> " + pkg.version
                          : "install " + pkg.name + " " + pkg.version) +
                 " from " + deb + " (" + std::to_string(pkg.files.size()) + (pkg.files.size() == 1 ? " file)" : " files)");
@@ -109,6 +125,7 @@ class DebInstallStep : public Step {
     cmd.argv = {"dpkg", "--force-confdef", "--force-confold", "-i", deb};
     cmd.env = apt_environment();
     cmd.timeout = std::chrono::minutes(30);
+    report_dpkg_progress(cmd, ctx);
     ProcessResult r = ctx.runner.run(cmd);
     if (!r.ok()) {
       std::string message = command_failure(cmd, r);
@@ -155,6 +172,7 @@ class DebInstallStep : public Step {
     if (!pkg || !pkg->present()) return;
     require_no_pending_dpkg_updates(ctx.fs);
     Command cmd = purge_command(name);
+    report_dpkg_progress(cmd, ctx);
     ProcessResult r = ctx.runner.run(cmd);
     if (!r.ok()) throw StepFailure("could not purge " + name + ": " + command_failure(cmd, r));
   }

@@ -57,6 +57,7 @@ class DownloadStep : public Step {
     }
     p.verdict = Verdict::change;
     p.summary = "download " + url + " to " + path;
+    p.activity = "downloading " + url_file_name(url);
     p.details.push_back("sha256 " + sha256);
     if (info) p.details.push_back(path + " exists with SHA-256 " + (now.empty() ? "?" : now) + "; it will be replaced");
     p.changes.push_back({{"type", "file"}, {"path", path}, {"action", info ? "update" : "create"}, {"sha256", sha256},
@@ -78,6 +79,7 @@ class DownloadStep : public Step {
     req.total_timeout = std::chrono::seconds(timeout_s);
     req.connect_timeout = std::chrono::seconds(connect_timeout_s);
     req.retries = static_cast<int>(retries);
+    req.on_progress = download_progress(ctx, url_file_name(url));
     if (info) {
       const std::string previous = path + ".wslgpu-previous";
       if (std::rename(host.c_str(), ctx.fs.host_path(previous).c_str()) != 0)
@@ -110,6 +112,20 @@ class DownloadStep : public Step {
 };
 
 }  // namespace
+
+std::function<void(std::uint64_t, std::uint64_t)> download_progress(StepContext& ctx, const std::string& subject) {
+  if (!ctx.progress) return nullptr;
+  ProgressSink* sink = ctx.progress;
+  return [sink, subject](std::uint64_t done, std::uint64_t total) {
+    ProgressEvent ev;
+    ev.phase = ProgressEvent::Phase::download;
+    ev.subject = subject;
+    ev.bytes_done = done;
+    ev.bytes_total = total;
+    ev.percent = total > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : -1;
+    sink->update(ev);
+  };
+}
 
 std::shared_ptr<Step> make_download_step(StepKeys& keys) {
   auto s = std::make_shared<DownloadStep>();

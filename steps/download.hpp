@@ -27,4 +27,8 @@ std::shared_ptr<Step> make_download_step(StepKeys& keys);
 // The file name at the end of URL's path ("" when it ends in '/').
 std::string url_file_name(const std::string& url);
 
+// A DownloadRequest::on_progress that reports to CTX.progress as the
+// download of SUBJECT; nullptr when nobody listens.
+std::function<void(std::uint64_t, std::uint64_t)> download_progress(StepContext& ctx, const std::string& subject);
+
 }  // namespace wslgpu

@@ -27,6 +27,7 @@
 #include "installer/host/host.hpp"
 #include "installer/plan/plan.hpp"
 #include "installer/system/process.hpp"
+#include "installer/system/progress.hpp"
 
 namespace wslgpu {
 
@@ -39,6 +40,9 @@ struct StepContext {
   const HostFacts& host;
   std::string manifest_name;
   std::string state_dir = "/var/lib/wslgpu-setup";  // target path of our own state
+  // Where apply reports the progress of long programs (apt, dpkg, a
+  // download); nullptr during plan and when nobody shows it.
+  ProgressSink* progress = nullptr;
 
   // The target's users and groups, read once per plan rather than once per
   // step (a plan of a thousand file steps spent half its time re-reading

@@ -1,6 +1,7 @@
 #include "steps/windows_interop.hpp"
 
 #include <chrono>
+#include <regex>
 
 #include "installer/system/error.hpp"
 
@@ -92,6 +93,31 @@ LogicalCpus windows_logical_cpus(StepContext& ctx) {
     return {n, "the WSL VM has " + std::to_string(n) + " logical CPUs, by /proc/cpuinfo; Windows may have more, but " +
                    tried.front()};
   return {0, "the logical CPUs could not be counted: " + tried.front() + ", and /proc/cpuinfo lists no processor"};
+}
+
+int windows_build_from_ver(const std::string& output, std::string* full) {
+  static const std::regex version(R"(([0-9]+)\.([0-9]+)\.([0-9]+)(\.([0-9]+))?)");
+  std::smatch m;
+  if (!std::regex_search(output, m, version) || m[3].length() > 6) return 0;
+  if (full) *full = m[0].str();
+  return std::stoi(m[3].str());
+}
+
+int windows_build(StepContext& ctx, std::string& why_unknown) {
+  Command ver;
+  ver.argv = {windows_cmd_exe(ctx.fs), "/c", "ver"};
+  ver.timeout = std::chrono::seconds(5);
+  ProcessResult r = ctx.runner.run(ver);
+  if (!r.ok()) {
+    why_unknown = "`" + ver.display() + "` " +
+                  (r.not_found   ? std::string("was not found (is interop off?)")
+                   : r.timed_out ? std::string("did not answer within 5 s")
+                                 : "exited " + std::to_string(r.exit_code));
+    return 0;
+  }
+  int build = windows_build_from_ver(r.out);
+  if (!build) why_unknown = "`" + ver.display() + "` printed no Windows version";
+  return build;
 }
 
 }  // namespace wslgpu

@@ -36,4 +36,14 @@ struct LogicalCpus {
 // may have limited them), so a lower bound.
 LogicalCpus windows_logical_cpus(StepContext& ctx);
 
+// The Windows build in what `cmd.exe /c ver` prints ("Microsoft Windows
+// [Version 10.0.22631.4460]"): the third number, 22631, with the whole
+// version in FULL; 0 when OUTPUT holds no version. Windows 11 is build 22000
+// and later, though it still calls itself 10.0.
+int windows_build_from_ver(const std::string& output, std::string* full = nullptr);
+
+// The Windows build asked through interop (`cmd.exe /c ver`, at most 5 s);
+// 0 with the reason in WHY_UNKNOWN when it cannot be asked or read.
+int windows_build(StepContext& ctx, std::string& why_unknown);
+
 }  // namespace wslgpu

@@ -338,16 +338,52 @@ class IniSettingsStep : public Step {
   bool rewrite_utf16 = false;
 
   // Where the Windows profile folder is, or "" with the reasons in TRIED:
-  // --windows-home; else what interop says; else the one user folder under
-  // /mnt/*/Users that the host probe found (a guess: with several Windows
-  // accounts, or a profile on another drive, only interop knows).
-  static std::string windows_home(StepContext& ctx, std::vector<std::string>& tried) {
+  // --windows-home; else the folder an earlier install found through
+  // interop, which the state directory remembers, while it is still there;
+  // else what interop says (FROM_INTEROP is then set, so that an install
+  // remembers it); else the one user folder under /mnt/*/Users that the host
+  // probe found (a guess: with several Windows accounts, or a profile on
+  // another drive, only interop knows). Interop costs a Windows process
+  // (100 ms and more); a converged plan asks it nothing.
+  static std::string windows_home(StepContext& ctx, std::vector<std::string>& tried, bool& from_interop) {
     if (!ctx.host.windows_home.empty() && !ctx.host.windows_home_guessed) return ctx.host.windows_home;
+    std::string remembered = remembered_windows_home(ctx);
+    if (!remembered.empty()) return remembered;
     std::string home = windows_home_from_interop(ctx, tried);
-    if (!home.empty()) return home;
+    if (!home.empty()) {
+      from_interop = true;
+      return home;
+    }
     if (!ctx.host.windows_home.empty()) return ctx.host.windows_home;
     tried.push_back("no --windows-home was given and no single user folder was found under /mnt/*/Users");
     return "";
+  }
+
+  static std::string memory_path(const StepContext& ctx) { return ctx.state_dir + "/windows-home"; }
+
+  // The remembered folder, when it still is a folder /mnt/DRIVE/Users/NAME.
+  static std::string remembered_windows_home(StepContext& ctx) {
+    const std::string path = memory_path(ctx);
+    auto info = ctx.fs.stat(path);
+    if (!info || info->type != FileType::regular || info->size > 4096) return "";
+    std::string home;
+    try {
+      home = trim(ctx.fs.read(path));
+    } catch (const StepFailure&) {
+      return "";
+    }
+    if (home.empty() || !target_path_problem(home).empty() || normalize_path(home) != home) return "";
+    // /mnt/c/Users/alice: four parts, the third "Users".
+    std::vector<std::string> parts;
+    for (std::size_t start = 1; start <= home.size();) {
+      auto slash = home.find('/', start);
+      parts.push_back(home.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+      start = slash == std::string::npos ? home.size() + 1 : slash + 1;
+    }
+    if (parts.size() != 4 || parts[0] != "mnt" || parts[2] != "Users" || parts[3].empty()) return "";
+    auto dir = ctx.fs.stat(home);
+    if (!dir || dir->type != FileType::directory) return "";
+    return home;
   }
 
   // %USERPROFILE% through interop: cmd.exe, then wslpath. "" with the reason in TRIED.
@@ -385,7 +421,8 @@ class IniSettingsStep : public Step {
     std::string path = "/etc/wsl.conf";
     if (target == Target::windows_profile) {
       std::vector<std::string> tried;
-      std::string home = windows_home(ctx, tried);
+      bool from_interop = false;
+      std::string home = windows_home(ctx, tried, from_interop);
       if (home.empty()) {
         p.verdict = Verdict::refused;
         p.summary =
@@ -401,6 +438,7 @@ class IniSettingsStep : public Step {
         return p;
       }
       path = home + "/.wslconfig";
+      if (from_interop) p.remember.push_back(FileWrite{memory_path(ctx), home + "\n", FileAttrs{0644, 0, 0}});
     }
 
     ExistingFile now = probe_file(ctx.fs, path);

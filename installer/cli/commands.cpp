@@ -1,7 +1,10 @@
 #include "installer/cli/commands.hpp"
 
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -10,9 +13,12 @@
 
 #include <toml++/toml.h>
 
+#include "installer/cli/progress_display.hpp"
+#include "installer/guards/disk_space.hpp"
 #include "installer/manifest/bundled_manifests.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/filesystem.hpp"
+#include "installer/system/interrupt.hpp"
 #include "installer/guards/guards.hpp"
 #include "installer/host/gpu_vendor.hpp"
 #include "installer/host/host.hpp"
@@ -96,6 +102,7 @@ Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, cons
   GuardOptions guard_options{g.not_wsl, changing, ::geteuid() == 0, g.unsupported_distro};
   plan.refusals = guard_environment(s.host, manifest.guards, manifest.vars, s.fs, guard_options);
   plan.warnings = guard_warnings(s.host, manifest.guards, manifest.vars);
+  for (auto& refusal : guard_disk_space(plan, s.fs)) plan.refusals.push_back(std::move(refusal));
   return {std::move(source), std::move(manifest), std::move(plan)};
 }
 
@@ -108,12 +115,42 @@ Manifest manifest_of(const Journal& journal, Session& s) {
                                    record.value("choices", std::map<std::string, std::string>{})});
 }
 
+// Reads the answer with poll and read rather than std::getline, so that a
+// Ctrl-C at the question is noticed at once (the signal handler restarts
+// reads, and getline would wait for Enter).
 bool confirm(const std::string& question) {
   std::cout << question << " [y/N] " << std::flush;
   std::string answer;
-  if (!std::getline(std::cin, answer)) return false;
+  for (;;) {
+    if (interrupt_signal()) {
+      std::cout << "\n";
+      return false;
+    }
+    pollfd in{STDIN_FILENO, POLLIN, 0};
+    int n = ::poll(&in, 1, 1000);
+    if (n <= 0) continue;  // EINTR from the signal, or nothing yet
+    char c = 0;
+    ssize_t got = ::read(STDIN_FILENO, &c, 1);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0 || c == '\n') break;
+    answer += c;
+  }
   return answer == "y" || answer == "Y" || answer == "yes";
 }
+
+// What the signal handler says at once (installer/system/interrupt.hpp);
+// the leading line break moves off a progress line.
+constexpr const char* kChangeInterrupted =
+    "\nwslgpu-setup: interrupted: the step in progress is let reach a safe point, then everything this run did is "
+    "undone. Please wait.\n";
+constexpr const char* kChangeAgain =
+    "\nwslgpu-setup: still finishing safely: stopping apt or dpkg halfway would leave the machine broken, so the "
+    "step in progress ends first, then the run is undone. (kill -9 would leave it for `recover`.)\n";
+constexpr const char* kRollbackInterrupted =
+    "\nwslgpu-setup: interrupted: the rollback goes on to its end, since stopping it halfway would leave the "
+    "machine half undone. Please wait.\n";
+constexpr const char* kRollbackAgain = "\nwslgpu-setup: still finishing the rollback safely; please wait.\n";
+constexpr const char* kPlanInterrupted = "\nwslgpu-setup: interrupted; nothing has been changed.\n";
 
 bool interactive(const ChangeOptions& o) { return !o.yes && o.output == OutputFormat::text && ::isatty(STDIN_FILENO); }
 
@@ -137,17 +174,35 @@ nlohmann::json result_json(const RunResult& r) {
   for (const auto& s : r.steps)
     steps.push_back({{"id", s.id}, {"kind", s.kind}, {"changed", s.changed}, {"failed", s.failed}, {"msg", s.msg},
                      {"diff", s.diff}});
-  return {{"changed", r.changed},   {"failed", r.failed}, {"rc", r.rc},         {"transaction_id", r.transaction_id},
-          {"steps", steps},         {"undone", r.undone}, {"notices", r.notices}, {"error", r.error}};
+  nlohmann::json doc = {{"changed", r.changed},   {"failed", r.failed}, {"rc", r.rc},
+                        {"transaction_id", r.transaction_id},
+                        {"steps", steps},         {"undone", r.undone}, {"notices", r.notices}, {"error", r.error}};
+  if (r.interrupted) doc["interrupted"] = signal_name(r.interrupted);
+  return doc;
 }
 
-// Progress lines for people; nothing in JSON mode or with -q.
+// The terminal's width for the progress line, 0 when unknown.
+std::size_t terminal_width() {
+  winsize ws{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 0;
+}
+
+// What people see while a run works: each step's start, its progress while
+// a long program runs, and its result. Nothing in JSON mode or with -q.
 RunCallbacks text_callbacks(const GlobalOptions& g, bool enabled) {
   RunCallbacks cb;
   if (!enabled || g.verbosity < 0) return cb;
-  auto total = std::make_shared<std::size_t>(0);
-  cb.step_started = [total](std::size_t, std::size_t n, const std::string&) { *total = n; };
-  cb.step_finished = [g, total](const StepReport& r) {
+  const char* term = std::getenv("TERM");
+  bool terminal = ::isatty(STDOUT_FILENO) && !(term && std::string(term) == "dumb");
+  auto display = std::make_shared<ProgressDisplay>(
+      std::cout, terminal ? ProgressDisplay::Mode::terminal : ProgressDisplay::Mode::lines, terminal ? terminal_width() : 0);
+  cb.progress = display.get();  // the lambdas below keep it alive as long as CB
+  cb.step_started = [display](std::size_t index, std::size_t total, const std::string& id, const std::string& activity) {
+    display->step_started(index, total, id, activity);
+  };
+  cb.step_finished = [g, display](const StepReport& r) {
+    display->clear();
     if (!r.changed && !r.failed && r.msg.rfind("ok: ", 0) != 0 && r.msg.find("check failed") == std::string::npos)
       return;
     std::string status = r.failed ? paint({g.color, false}, "1;31", "failed: " + r.msg)
@@ -156,7 +211,8 @@ RunCallbacks text_callbacks(const GlobalOptions& g, bool enabled) {
     std::cout << "  " << r.id << std::string(r.id.size() < 20 ? 20 - r.id.size() : 1, ' ') << status << "\n"
               << std::flush;
   };
-  cb.step_undone = [](const std::string& id, const std::string& what) {
+  cb.step_undone = [display](const std::string& id, const std::string& what) {
+    display->clear();
     std::cout << "  undo " << id << ": " << what << "\n" << std::flush;
   };
   return cb;
@@ -172,7 +228,17 @@ int finish_run(const GlobalOptions& g, const ChangeOptions& o, const RunResult& 
     return r.rc;
   }
   if (g.verbosity < 0) {
-    if (r.failed) std::cerr << "error: " << r.error << " (rolled back; exit 1)\n";
+    if (r.failed) std::cerr << "error: " << r.error << " (rolled back; exit " << r.rc << ")\n";
+    return r.rc;
+  }
+  if (r.interrupted) {
+    std::string undone;
+    for (const auto& id : r.undone) undone += (undone.empty() ? "" : ", ") + id;
+    std::cerr << "error: " << r.error << "\n";
+    std::cout << "Transaction " << r.transaction_id << " was interrupted (" << signal_name(r.interrupted)
+              << "): the step in progress was let finish, then " << r.undone.size()
+              << (r.undone.size() == 1 ? " step was" : " steps were") << " undone" << (undone.empty() ? "" : " (" + undone + ")")
+              << "; the machine is as it was (exit " << r.rc << ").\n";
     return r.rc;
   }
   for (const auto& n : r.notices) std::cout << "note: " << n << "\n";
@@ -282,11 +348,14 @@ int run_validate(const GlobalOptions& g, const std::vector<std::string>& profile
 }
 
 int run_plan(const GlobalOptions& g, const PlanOptions& options) {
+  // Caught so that a plan stopped halfway still removes its scratch folder.
+  InterruptScope interrupts(kPlanInterrupted, kPlanInterrupted);
   Session s(g);
   ProfileChoice choice;
   if (options.profile.empty()) choice = pick_profile(s, "plan");
   const std::string profile = options.profile.empty() ? choice.profile : options.profile;
   Resolved r = resolve(g, s, find_manifest(profile), parse_sets(g.sets), false);
+  throw_if_interrupted("while planning; nothing was changed");
   if (!options.out_file.empty()) {
     std::ofstream out(options.out_file, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(SourcePos{"--out", 0, 0}, "cannot write \"" + options.out_file + "\"");
@@ -311,6 +380,7 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
 }
 
 int run_install(const GlobalOptions& given, const InstallOptions& options) {
+  InterruptScope interrupts(kChangeInterrupted, kChangeAgain);
   GlobalOptions g = given;
   nlohmann::json saved;
   ManifestSource source;
@@ -348,6 +418,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   refuse_if_interrupted(tx);
 
   Resolved r = resolve(g, s, source, parse_sets(g.sets), true);
+  throw_if_interrupted("while planning; nothing was changed");
   if (!saved.is_null()) {
     auto drift = plan_drift(saved, r.plan);
     if (!drift.empty()) {
@@ -394,6 +465,8 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
         }
       }
     }
+    if (!result.failed) keep_remembered(s.fs, r.plan);
+    throw_if_interrupted("while running the checks; nothing was changed");
     if (o.output == OutputFormat::json) {
       nlohmann::json doc = result_json(result);
       doc.update(choice_json(choice));
@@ -408,16 +481,35 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   if (o.output == OutputFormat::text && g.verbosity >= 0)
     std::cout << render_plan_text(r.plan, TextStyle{g.color, g.verbosity > 0}, profile_arg) << "\n";
   if (interactive(o) && !confirm("Apply these changes?")) {
+    throw_if_interrupted("at the question; nothing was changed");
     std::cout << "Nothing was changed.\n";
     return 0;
   }
+  throw_if_interrupted("before the first step; nothing was changed");
   lock.record_holder(g.command_line);
   RunResult result = tx.run(r.manifest, r.plan, plan_record(g, r.source, r.plan),
                             text_callbacks(g, o.output == OutputFormat::text));
+  if (result.rc == 0) keep_remembered(s.fs, r.plan);
   return finish_run(g, o, result, "committed", choice_json(choice));
 }
 
+// After a rollback that a signal could not stop: the exit status says it
+// came (128 + the signal), and what was done is said plainly.
+static int finish_rollback(const GlobalOptions& g, const ChangeOptions& o, RunResult& r) {
+  int signo = interrupt_signal();
+  if (!signo) return finish_run(g, o, r, "rolled back");
+  r.interrupted = signo;
+  r.rc = 128 + signo;
+  if (o.output == OutputFormat::json) return finish_run(g, o, r, "rolled back");
+  std::cerr << "error: interrupted (" << signal_name(signo) << ") during the rollback, which was finished first\n";
+  std::cout << "Transaction " << r.transaction_id << " rolled back " << r.undone.size()
+            << (r.undone.size() == 1 ? " step" : " steps") << "; the machine is as it was before it (exit " << r.rc
+            << ").\n";
+  return r.rc;
+}
+
 int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOptions& o) {
+  InterruptScope interrupts(kRollbackInterrupted, kRollbackAgain);
   Session s(g);
   Transactions tx(s.fs, s.runner, s.host, kStateDir);
   s.fs.make_dirs(kStateDir, 0755);
@@ -437,17 +529,22 @@ int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOpti
     throw Error(ExitCode::refused, msg + "\nRolling back would overwrite those changes. Nothing was changed; "
                                          "pass --force to roll back anyway.");
   }
-  if (interactive(o) && !confirm("Roll back transaction " + id + " (" + summary.manifest + ")?")) return 0;
+  if (interactive(o) && !confirm("Roll back transaction " + id + " (" + summary.manifest + ")?")) {
+    throw_if_interrupted("at the question; nothing was changed");
+    return 0;
+  }
+  throw_if_interrupted("before the rollback began; nothing was changed");
   lock.record_holder(g.command_line);
   Manifest manifest = manifest_of(journal, s);
   RunResult r;
   r.transaction_id = id;
   r.undone = tx.rollback(journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
   r.changed = !r.undone.empty();
-  return finish_run(g, o, r, "rolled back");
+  return finish_rollback(g, o, r);
 }
 
 int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& o) {
+  InterruptScope interrupts(rollback ? kRollbackInterrupted : kChangeInterrupted, rollback ? kRollbackAgain : kChangeAgain);
   GlobalOptions g = given;
   Session s(g);
   Transactions tx(s.fs, s.runner, s.host, kStateDir);
@@ -467,7 +564,7 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
     r.transaction_id = t->id;
     r.undone = tx.rollback(journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
     r.changed = !r.undone.empty();
-    return finish_run(g, o, r, "rolled back");
+    return finish_rollback(g, o, r);
   }
   nlohmann::json record = journal.read_plan();
   ManifestSource source{record.value("source", ""), record.value("manifest_text", ""), false};
@@ -475,11 +572,13 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
   g.unsupported_distro = record.value("unsupported_distro", g.unsupported_distro);
   Resolved r = resolve(g, s, source, record.value("sets", Variables{}), true,
                        record.value("choices", std::map<std::string, std::string>{}));
+  throw_if_interrupted("while planning the rest of the run; nothing was changed, and it can still be resumed");
   if (r.plan.refused()) {
     std::cerr << refusal_text(r.plan);
     return static_cast<int>(ExitCode::refused);
   }
   RunResult result = tx.resume(journal, r.manifest, r.plan, text_callbacks(g, o.output == OutputFormat::text));
+  if (result.rc == 0) keep_remembered(s.fs, r.plan);
   return finish_run(g, o, result, "finished");
 }
 

@@ -27,7 +27,9 @@ const char* kExitCodes =
     "  3   refused by a guard, or the machine no longer matches a saved plan\n"
     "  4   another run holds the lock\n"
     "  5   an interrupted run must be recovered first\n"
-    "  10  changes pending (plan --detailed-exitcode)\n";
+    "  10  changes pending (plan --detailed-exitcode)\n"
+    "  130 interrupted by Ctrl-C (SIGINT); 143 by SIGTERM, 129 by SIGHUP: the step in progress\n"
+    "      was let finish, then what the run had done was undone\n";
 
 void setup_logging(const wslgpu::GlobalOptions& g) {
   std::vector<spdlog::sink_ptr> sinks;

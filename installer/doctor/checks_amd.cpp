@@ -4,12 +4,17 @@
 // hsa-runtime-rocr4wsl-amdgpu, 7.0.x has no WSL support, 7.1 and later need
 // HSA_ENABLE_DXG_DETECTION=1 for the librocdxg bridge), no conflicting
 // distribution runtime, what rocminfo says, and no PyTorch bundling its own
-// libhsa-runtime64.so.
+// libhsa-runtime64.so. For the librocdxg releases: librocdxg present and the
+// version the rocm profile's release matrix pairs with the installed ROCm
+// (read from manifests/rocm.toml, so no pairing is written here), and not
+// installed next to the legacy runtime.
 #include <regex>
 #include <set>
 #include <string>
 
 #include "installer/doctor/checks.hpp"
+#include "installer/manifest/bundled_manifests.hpp"
+#include "installer/manifest/manifest.hpp"
 
 namespace wslgpu::doctor {
 
@@ -119,10 +124,75 @@ void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
              "ROCm 7.1 and later reach the GPU under WSL through the librocdxg bridge, which is used only when "
              "HSA_ENABLE_DXG_DETECTION=1; without it rocminfo says \"No WDDM adapters found\" or \"hsa_init "
              "Failed\".",
-             "Add `export HSA_ENABLE_DXG_DETECTION=1` to ~/.bashrc (sudo wslgpu-setup install rocm --set "
-             "rocm_version=" +
-                 release + " does it), then open a new shell.");
+             "sudo wslgpu-setup install rocm --set rocm_version=" + release +
+                 " sets it for every login shell in /etc/profile.d (or add `export HSA_ENABLE_DXG_DETECTION=1` "
+                 "there yourself), then open a new shell.");
   }
+}
+
+// What the rocm profile's matrix says for RELEASE: the librocdxg version it
+// pins ("" when the release has no librocdxg row, or the profile cannot be
+// read for this machine).
+std::string matrix_rocdxg_version(const DoctorScan& scan, const std::string& release) {
+  for (const auto& bundled : bundled_manifests()) {
+    if (bundled.name != "rocm") continue;
+    HostFacts host = scan.host;
+    // The columns do not depend on the machine; a root without os-release
+    // must not stop the lookup.
+    if (host.codename.empty()) host.codename = "noble";
+    try {
+      Manifest m = load_manifest(ManifestSource{std::string(bundled.path), std::string(bundled.content), true},
+                                 {{"rocm_version", release}}, host, LoadOptions{true, {}});
+      auto it = m.vars.find("rocdxg_version");
+      return it == m.vars.end() ? "" : it->second;
+    } catch (const std::exception&) {
+      return "";
+    }
+  }
+  return "";
+}
+
+void check_librocdxg(DoctorScan& scan) {
+  const std::string lib = "/opt/rocm/lib/librocdxg.so";
+  const bool legacy = scan.installed_pkg("hsa-runtime-rocr4wsl-amdgpu");
+  const bool pkg = scan.installed_pkg("rocdxg-roct");
+  const bool has_lib = scan.exists(lib);
+  if (legacy && (pkg || has_lib)) {
+    scan.add("amd.librocdxg", kGroup, FindingStatus::fail,
+             "both the legacy WSL runtime (hsa-runtime-rocr4wsl-amdgpu) and librocdxg (" +
+                 std::string(pkg ? "rocdxg-roct" : lib) + ") are installed",
+             "They are the two ways ROCm reaches the GPU under WSL, each for its own releases (legacy up to 7.2, "
+             "librocdxg from 7.2.1); with both, which one the runtime uses depends on load order.",
+             "Keep the one the installed ROCm needs: `sudo wslgpu-setup undo` and install again with "
+             "--set rocm_version=RELEASE, or remove the other (`sudo apt remove rocdxg-roct`).");
+    return;
+  }
+  if (legacy || scan.rocm_version.empty()) return;
+  const std::string release = release_of(scan.rocm_version);
+  if (compare_versions(release, "7.1") < 0) return;
+  const std::string expected = matrix_rocdxg_version(scan, release);
+  const std::string version = pkg ? release_of(scan.installed.at("rocdxg-roct")) : "";
+  if (!has_lib) {
+    scan.add("amd.librocdxg", kGroup, FindingStatus::fail,
+             "ROCm " + release + " without librocdxg: " + lib + " is missing" +
+                 (pkg ? " although rocdxg-roct " + version + " is installed" : ""),
+             "From ROCm 7.2.1 the standard runtime reaches the GPU under WSL only through librocdxg, which is not "
+             "in AMD's apt repositories; without it rocminfo says \"No WDDM adapters found\"." + scan.dxg_note(),
+             "sudo wslgpu-setup install rocm --set rocm_version=" + release +
+                 " (downloads ROCm/librocdxg's release .deb, checks its SHA-256 and installs it).");
+    return;
+  }
+  if (!expected.empty() && pkg && version != expected) {
+    scan.add("amd.librocdxg", kGroup, FindingStatus::warn,
+             "librocdxg " + version + " with ROCm " + release + "; the rocm profile pairs " + release +
+                 " with librocdxg " + expected,
+             "librocdxg must match the runtime it loads into (ROCm/librocdxg's README lists the pairs).",
+             "sudo wslgpu-setup install rocm --set rocm_version=" + release + " installs librocdxg " + expected + ".");
+    return;
+  }
+  scan.add("amd.librocdxg", kGroup, FindingStatus::ok,
+           "librocdxg" + (version.empty() ? std::string() : " " + version) + " for ROCm " + release + " (" + lib +
+               ")");
 }
 
 void check_distro_runtime(DoctorScan& scan) {
@@ -264,6 +334,7 @@ void check_amd(DoctorScan& scan) {
   facts.dxg_detection_file = dxg_detection_file(scan);
   check_dkms(scan, dkms);
   check_runtime(scan, facts);
+  check_librocdxg(scan);
   check_distro_runtime(scan);
   check_rocminfo(scan, facts);
   check_torch(scan);

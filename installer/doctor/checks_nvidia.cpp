@@ -4,7 +4,7 @@
 // no libcuda copies shadowing them (the harmless ldconfig warning), what
 // `nvidia-smi -L` and `nvcc --version` say, and whether the toolkit is newer
 // than the CUDA the Windows driver supports (the minimum drivers come from
-// the bundled cuda profile's [choose.cuda_version] table, the one matrix).
+// the bundled cuda profile's [matrix.cuda_version] table, the one matrix).
 #include <regex>
 #include <sstream>
 #include <string>
@@ -225,21 +225,21 @@ void check_nvcc(DoctorScan& scan) {
 }
 
 // The oldest Windows driver that runs a toolkit of MAJOR ("13"), from the
-// bundled cuda profile's table; "" when the table has no such release.
+// bundled cuda profile's [matrix.cuda_version] rows; "" when it has no such release.
 std::string min_driver_for_major(const std::string& major) {
   for (const auto& m : bundled_manifests()) {
     if (m.name != "cuda") continue;
     try {
       toml::table t = toml::parse(m.content, std::string(m.path));
-      const toml::array* rows = t["choose"]["cuda_version"]["rows"].as_array();
+      const toml::table* rows = t["matrix"]["cuda_version"].as_table();
       if (!rows) return "";
       std::string lowest;
-      for (const toml::node& row : *rows) {
+      for (const auto& [version, row] : *rows) {
         const toml::table* r = row.as_table();
-        if (!r) continue;
-        std::string version = (*r)["cuda_version"].value_or(std::string());
+        if (!r) continue;  // auto, fallback and their texts
+        std::string v(version.str());
         std::string driver = (*r)["cuda_min_driver"].value_or(std::string());
-        if (version.substr(0, version.find('.')) != major || driver.empty()) continue;
+        if (v.substr(0, v.find('.')) != major || driver.empty()) continue;
         if (lowest.empty() || compare_versions(driver, lowest) < 0) lowest = driver;
       }
       return lowest;

@@ -10,6 +10,7 @@
 
 #include "installer/doctor/checks.hpp"
 #include "installer/formats/nvidia_smi.hpp"
+#include "steps/windows_interop.hpp"
 
 namespace wslgpu::doctor {
 
@@ -74,16 +75,14 @@ void check_build(DoctorScan& scan, const Interop& interop) {
              "Run `wsl --shutdown` on Windows to reset interop. " + by_hand(scan));
     return;
   }
-  static const std::regex version(R"(([0-9]+)\.([0-9]+)\.([0-9]+)(\.([0-9]+))?)");
-  std::smatch m;
-  if (!r.ok() || !std::regex_search(r.out, m, version)) {
+  std::string full;
+  const int build = r.ok() ? windows_build_from_ver(r.out, &full) : 0;
+  if (!build) {
     scan.add("windows.build", kGroup, FindingStatus::warn,
              "cmd.exe /c ver failed (exit " + std::to_string(r.exit_code) + "): the Windows build is unknown", "",
              by_hand(scan));
     return;
   }
-  const int build = std::stoi(m[3].str());
-  const std::string full = m[0].str();
   if (build < kMinBuild) {
     scan.add("windows.build", kGroup, FindingStatus::fail,
              "Windows build " + std::to_string(build) + " is older than " + std::to_string(kMinBuild),

@@ -152,4 +152,84 @@ std::vector<ExactDependency> apt_unmet_exact_dependencies(const std::string& out
   return out;
 }
 
+std::optional<std::uint64_t> parse_apt_size(const std::string& text) {
+  // NUMBER [UNIT]B, NUMBER with an optional decimal point and, in some
+  // locales, thousands separators.
+  std::string t = text;
+  while (!t.empty() && (t.back() == ' ' || t.back() == '.')) t.pop_back();
+  while (!t.empty() && t.front() == ' ') t.erase(t.begin());
+  auto space = t.find(' ');
+  if (space == std::string::npos || space == 0) return std::nullopt;
+  std::string number = t.substr(0, space), unit = t.substr(space + 1);
+  double scale = 0;
+  if (unit == "B") scale = 1;
+  else if (unit == "kB") scale = 1e3;
+  else if (unit == "MB") scale = 1e6;
+  else if (unit == "GB") scale = 1e9;
+  else if (unit == "TB") scale = 1e12;
+  else return std::nullopt;
+  double value = 0, frac = 0;
+  bool digits = false;
+  for (char c : number) {
+    if (c == ',' && frac == 0) continue;  // thousands
+    if (c == '.') {
+      if (frac != 0) return std::nullopt;
+      frac = 1;
+      continue;
+    }
+    if (c < '0' || c > '9') return std::nullopt;
+    digits = true;
+    if (frac != 0) value += (c - '0') * (frac /= 10);
+    else value = value * 10 + (c - '0');
+  }
+  if (!digits || value * scale > 1e18) return std::nullopt;
+  return static_cast<std::uint64_t>(value * scale + 0.5);
+}
+
+AptSizes parse_apt_sizes(const std::string& output) {
+  AptSizes sizes;
+  std::uint64_t listed = 0;
+  bool any_listed = false;
+  std::istringstream in(output);
+  std::string line;
+  const std::string need = "Need to get ", after = "After this operation, ";
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind(need, 0) == 0) {
+      auto of = line.find(" of archives");
+      if (of == std::string::npos) continue;
+      std::string figures = line.substr(need.size(), of - need.size());
+      auto slash = figures.find('/');
+      auto fetch = parse_apt_size(figures.substr(0, slash));
+      auto all = slash == std::string::npos ? fetch : parse_apt_size(figures.substr(slash + 1));
+      if (!fetch || !all) continue;
+      sizes.known = true;
+      sizes.fetch_bytes = *fetch;
+      sizes.archive_bytes = *all;
+    } else if (line.rfind(after, 0) == 0) {
+      std::string rest = line.substr(after.size());
+      bool used = rest.find(" of additional disk space will be used") != std::string::npos;
+      bool freed = rest.find(" disk space will be freed") != std::string::npos;
+      if (!used && !freed) continue;
+      auto size = parse_apt_size(rest.substr(0, rest.find(used ? " of additional" : " disk space")));
+      if (!size) continue;
+      sizes.known = true;
+      sizes.disk_bytes = used ? static_cast<std::int64_t>(*size) : -static_cast<std::int64_t>(*size);
+    } else if (line.size() > 2 && line.front() == '\'') {
+      // 'URI' FILE SIZE HASH: a local file (file:, copy:, cdrom:) is read where it is.
+      auto close = line.find('\'', 1);
+      if (close == std::string::npos) continue;
+      std::string uri = line.substr(1, close - 1);
+      auto words = split_words(line.substr(close + 1));
+      if (words.size() < 2 || words[1].find_first_not_of("0123456789") != std::string::npos || words[1].size() > 18)
+        continue;
+      any_listed = true;
+      bool local = uri.rfind("file:", 0) == 0 || uri.rfind("copy:", 0) == 0 || uri.rfind("cdrom:", 0) == 0;
+      if (!local) listed += std::stoull(words[1]);
+    }
+  }
+  if (any_listed) sizes.fetch_bytes = listed;
+  return sizes;
+}
+
 }  // namespace wslgpu

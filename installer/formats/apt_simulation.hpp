@@ -13,7 +13,9 @@
 // dependencies are apt's job, and a package pulled in three levels deep
 // shows up here like any other.
 #pragma once
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,28 @@ struct AptTransaction {
 // actions (the simulation note, "Reading package lists...", the summary)
 // are ignored; a malformed action line is ignored too rather than guessed.
 AptTransaction parse_apt_simulation(const std::string& output);
+
+// What an install needs, in apt's own figures, from the output of
+// `apt-get install --print-uris ...` (apt 2.6):
+//   Need to get 0 B/3258 B of archives.                            to fetch / all the .debs (local ones are not fetched)
+//   Need to get 2936 MB of archives.                                all of it is fetched
+//   After this operation, 12.3 MB of additional disk space will be used.
+//   After this operation, 5120 kB disk space will be freed.
+//   'https://repo.radeon.com/.../rocm-core_6.4.2_amd64.deb' rocm-core_6.4.2_amd64.deb 700 SHA256:...
+// apt rounds its figures to three or four digits (12.3 MB); the URI lines
+// give exact sizes, so the bytes to fetch are their sum when apt lists any.
+// Files apt already holds in its cache are neither listed nor counted.
+struct AptSizes {
+  bool known = false;               // apt said how much: the lines above were there
+  std::uint64_t fetch_bytes = 0;    // to download into /var/cache/apt/archives
+  std::uint64_t archive_bytes = 0;  // every .deb of the transaction, fetched or local
+  std::int64_t disk_bytes = 0;      // installed size afterwards minus before; negative when freed
+};
+AptSizes parse_apt_sizes(const std::string& output);
+
+// One of apt's rounded sizes ("3258 B", "12.3 kB", "2,936 MB", "1.2 GB")
+// in bytes; nullopt when it is not one.
+std::optional<std::uint64_t> parse_apt_size(const std::string& text);
 
 // apt's error lines ("E: Unable to locate package x"), without the "E: ".
 std::vector<std::string> apt_error_lines(const std::string& output);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "installer/manifest/bundled_manifests.hpp"
+#include "installer/manifest/matrix.hpp"
 #include "installer/manifest/step_keys.hpp"
 #include "installer/manifest/step_kind.hpp"
 #include "installer/manifest/suggest.hpp"
@@ -72,12 +73,12 @@ class Loader {
     // Facts that cost a program run are probed only for a manifest that
     // names them somewhere (a condition, a ${} reference, a table's text).
     if (mentions_lazy_facts(root)) host_.probe_lazy_facts();
-    static const std::vector<std::string> top_level = {"manifest", "vars", "choose", "step", "guards"};
+    static const std::vector<std::string> top_level = {"manifest", "vars", "matrix", "step", "guards"};
     for (const auto& [key, node] : in_file_order(root)) {
       if (std::find(top_level.begin(), top_level.end(), key) == top_level.end()) {
         std::string hint = suggest(key, top_level);
         error(key_pos(root, key, file), "unknown top-level table \"" + key + "\"" +
-                                            (hint.empty() ? " (known: manifest, vars, choose, step, guards)"
+                                            (hint.empty() ? " (known: manifest, vars, matrix, step, guards)"
                                                           : " (did you mean \"" + hint + "\"?)"));
       }
     }
@@ -273,6 +274,11 @@ class Loader {
       raw[key] = value;
       where[key] = SourcePos{"--set " + key, 0, 0};
     }
+    // A [matrix] row replaces the defaults of its columns (not --set values);
+    // "auto" chooses the row from the machine's facts.
+    MatrixMachine machine{host_.as_variables(), options_.chosen};
+    MatrixChoices matrix_choices;
+    apply_matrix(root, file, overrides_, raw, where, diagnostics_, machine, &matrix_choices);
     // Variables may use each other ("${rocm_version}" in a URL) and host
     // facts; resolve depth-first, refusing cycles.
     Variables scope = host_.as_variables();
@@ -302,10 +308,16 @@ class Loader {
       manifest_.vars[name] = substitute(text, local, where[name], diagnostics_);
       visiting.pop_back();
     };
-    // [choose.VAR] tables define their rows' variables once VAR is known,
-    // before the rest of [vars], which may use them.
-    read_choices(root, raw, where, resolve);
     for (const auto& [name, text] : raw) resolve(name);
+    // What "auto" chose, and why, now that the variables its text uses are known.
+    Variables why_scope = scope;
+    for (const auto& [k, v] : manifest_.vars) why_scope[k] = v;
+    for (std::size_t i = 0; i < matrix_choices.choices.size(); ++i) {
+      VariableChoice c = matrix_choices.choices[i];
+      if (!c.why.empty()) c.why = substitute(c.why, why_scope, matrix_choices.why_pos[i], diagnostics_);
+      manifest_.choices.push_back(c);
+    }
+    unresolved_choice_ = matrix_choices.refusal;
     // Which values the user chose: the --set names, then, until nothing
     // more is found, every variable whose text uses one of them.
     for (const auto& [key, value] : overrides_)
@@ -321,202 +333,6 @@ class Loader {
           break;
         }
       }
-    }
-  }
-
-  // [choose.VAR]: rows of variables; VAR's value names the row, and "auto"
-  // (when the table has an `auto` condition) takes the first row for which
-  // it holds, else the `fallback` row. The chosen row's variables join
-  // [vars], VAR holding the row's own value. docs/manifest.md.
-  void read_choices(const toml::table& root, const Variables& raw, std::map<std::string, SourcePos>& where,
-                    const std::function<void(const std::string&)>& resolve) {
-    const std::string& file = source_.display;
-    const toml::table* t = table_at(root, "choose", false);
-    if (!t) return;
-    for (const auto& [var, node] : in_file_order(*t)) {
-      const std::string where_table = "[choose." + var + "]";
-      const toml::table* c = node->as_table();
-      if (!c) {
-        error(toml_pos(*node, file), "\"" + var + "\" in [choose] must be a table (" + where_table + "), not " +
-                                         toml_type_name(*node));
-        continue;
-      }
-      if (!raw.count(var)) {
-        error(key_pos(*t, var, file), where_table + " chooses a value for \"" + var +
-                                          "\", which [vars] does not define (define it there, with its default)");
-        continue;
-      }
-      check_keys(*c, {"rows", "auto", "auto_why", "fallback", "fallback_why"}, where_table);
-      // The rows: tables of scalars, each with VAR, all with the same keys.
-      std::vector<Variables> rows;
-      std::vector<std::string> columns;
-      const toml::node* rows_node = c->get("rows");
-      const toml::array* rows_array = rows_node ? rows_node->as_array() : nullptr;
-      if (!rows_array || rows_array->empty()) {
-        error(toml_pos(rows_node ? *rows_node : *node, file),
-              where_table + " needs \"rows\", a non-empty array of tables such as { " + var + " = \"...\" }");
-        continue;
-      }
-      bool rows_ok = true;
-      for (const toml::node& item : *rows_array) {
-        const toml::table* row = item.as_table();
-        if (!row) {
-          error(toml_pos(item, file), "each row of " + where_table + " must be a table, not " + toml_type_name(item));
-          rows_ok = false;
-          continue;
-        }
-        Variables values;
-        std::vector<std::string> keys;
-        for (const auto& [k, v] : in_file_order(*row)) {
-          if (!v->is_string() && !v->is_integer() && !v->is_floating_point() && !v->is_boolean()) {
-            error(toml_pos(*v, file),
-                  "\"" + k + "\" in a row of " + where_table + " must be a string, number or boolean, not " +
-                      toml_type_name(*v));
-            rows_ok = false;
-            continue;
-          }
-          values[k] = scalar_to_string(*v);
-          keys.push_back(k);
-        }
-        if (!values.count(var)) {
-          error(toml_pos(item, file),
-                "a row of " + where_table + " has no \"" + var + "\": each row names the value that chooses it");
-          rows_ok = false;
-          continue;
-        }
-        std::sort(keys.begin(), keys.end());
-        if (columns.empty()) {
-          columns = keys;
-        } else if (keys != columns) {
-          error(toml_pos(item, file), "this row of " + where_table + " has the keys " + join(keys) +
-                                          ", the first row " + join(columns) + ": every row defines the same variables");
-          rows_ok = false;
-          continue;
-        }
-        for (const auto& r : rows)
-          if (r.at(var) == values[var]) {
-            error(toml_pos(item, file), where_table + " has two rows for " + var + " = \"" + values[var] + "\"");
-            rows_ok = false;
-          }
-        rows.push_back(std::move(values));
-      }
-      for (const auto& k : columns) {
-        if (k != var && raw.count(k)) {
-          error(key_pos(*t, var, file), "\"" + k + "\" is defined both in [vars] and by the rows of " + where_table +
-                                            "; a row's variables come from the row alone");
-          rows_ok = false;
-        }
-      }
-      if (!rows_ok) {
-        for (const auto& k : columns) manifest_.vars.emplace(k, "");  // defined, so that their uses are not reported too
-        continue;
-      }
-      auto row_for = [&](const std::string& value) -> const Variables* {
-        for (const auto& r : rows)
-          if (r.at(var) == value) return &r;
-        return nullptr;
-      };
-      auto values_list = [&] {
-        std::vector<std::string> v;
-        for (const auto& r : rows) v.push_back(r.at(var));
-        return v;
-      };
-      // auto, its explanation, the fallback and its explanation.
-      std::shared_ptr<const Condition> auto_when;
-      if (const toml::node* a = c->get("auto")) {
-        ManifestStep holder;
-        std::vector<std::string> known = columns;  // [vars] are not all resolved yet
-        for (const auto& [k, v] : raw) known.push_back(k);
-        read_when(*a, holder, known);
-        auto_when = holder.when;
-      }
-      std::string texts[2];
-      const char* text_keys[2] = {"auto_why", "fallback_why"};
-      for (int i = 0; i < 2; ++i) {
-        if (const toml::node* n = c->get(text_keys[i])) {
-          if (n->is_string()) texts[i] = n->as_string()->get();
-          else error(toml_pos(*n, file), std::string("\"") + text_keys[i] + "\" must be a string, not " + toml_type_name(*n));
-        }
-      }
-      std::string fallback;
-      if (const toml::node* f = c->get("fallback")) {
-        if (!f->is_string() || !row_for(f->as_string()->get())) {
-          std::string hint = f->is_string() ? suggest(f->as_string()->get(), values_list()) : "";
-          error(toml_pos(*f, file), "\"fallback\" must name a row of " + where_table + " by its " + var +
-                                        (hint.empty() ? " (it has: " + join(values_list()) + ")"
-                                                      : " (did you mean \"" + hint + "\"?)"));
-        } else {
-          fallback = f->as_string()->get();
-        }
-      }
-      if (!c->get("auto") && (c->get("fallback") || c->get("auto_why") || c->get("fallback_why")))
-        error(toml_pos(*node, file), where_table + ": \"fallback\", \"auto_why\" and \"fallback_why\" belong to an "
-                                     "\"auto\" condition, which this table does not have");
-
-      resolve(var);
-      const std::string value = manifest_.vars[var];
-      VariableChoice choice{var, value, "", ""};
-      const Variables* chosen = nullptr;
-      Variables scope = host_.as_variables();
-      for (const auto& [k, v] : manifest_.vars) scope[k] = v;
-      if (auto recorded = options_.chosen.find(var); recorded != options_.chosen.end()) {
-        chosen = row_for(recorded->second);
-        choice.how = "recorded";
-        if (!chosen)
-          error(where[var], where_table + " has no row for " + var + " = \"" + recorded->second +
-                                "\", which the transaction recorded; the manifest has changed since");
-      } else if (value == "auto" && c->get("auto")) {
-        if (!auto_when) continue;  // its own diagnostic says why
-        for (const auto& r : rows) {
-          Variables local = scope;
-          for (const auto& [k, v] : r) local[k] = v;
-          auto lookup = [&](const std::string& name) -> std::optional<std::string> {
-            auto it = local.find(name);
-            return it == local.end() ? std::nullopt : std::optional<std::string>(it->second);
-          };
-          bool holds = false;
-          try {
-            holds = auto_when->evaluate(lookup);
-          } catch (const Error&) {
-            holds = false;  // read_when has reported the unknown name
-          }
-          if (holds) {
-            chosen = &r;
-            choice.how = "auto";
-            choice.why = texts[0];
-            break;
-          }
-        }
-        if (!chosen && !fallback.empty()) {
-          chosen = row_for(fallback);
-          choice.how = "fallback";
-          choice.why = texts[1];
-        }
-        if (!chosen && unresolved_choice_.empty())
-          unresolved_choice_ = var + " = \"auto\" found no row of " + where_table + " for this machine (" +
-                               auto_when->text() + " holds for none) and the table has no fallback.\n  Choose one "
-                               "with --set " + var + "=VALUE (" + join(values_list()) + ").";
-      } else {
-        chosen = row_for(value);
-        choice.how = overrides_.count(var) ? "set" : "default";
-        if (!chosen) {
-          // Rows are releases, where the nearest spelling is no help: list them.
-          std::vector<std::string> known = values_list();
-          if (c->get("auto")) known.insert(known.begin(), "auto");
-          error(where[var], var + " \"" + value + "\" is not a row of " + where_table + " (it has: " + join(known) + ")");
-        }
-      }
-      if (!chosen) {
-        for (const auto& k : columns) manifest_.vars.emplace(k, "");
-        continue;
-      }
-      for (const auto& [k, v] : *chosen) {
-        manifest_.vars[k] = v;
-        scope[k] = v;
-      }
-      choice.value = chosen->at(var);
-      if (!choice.why.empty()) choice.why = substitute(choice.why, scope, toml_pos(*node, file), diagnostics_);
-      manifest_.choices.push_back(choice);
     }
   }
 
@@ -820,9 +636,7 @@ class Loader {
     }
   }
 
-  // EXTRA_NAMES are names valid here besides the variables and host facts
-  // (the row variables of a [choose] table, while its rows are read).
-  void read_when(const toml::node& node, ManifestStep& step, const std::vector<std::string>& extra_names = {}) {
+  void read_when(const toml::node& node, ManifestStep& step) {
     const std::string& file = source_.display;
     if (!node.is_string()) {
       error(toml_pos(node, file), "\"when\" must be a condition written as a string, not " + toml_type_name(node));
@@ -843,7 +657,6 @@ class Loader {
     auto host_vars = host_.as_variables();
     for (const auto& name : names) {
       if (manifest_.vars.count(name) || host_vars.count(name)) continue;
-      if (std::find(extra_names.begin(), extra_names.end(), name) != extra_names.end()) continue;
       std::vector<std::string> known;
       for (const auto& [k, v] : manifest_.vars) known.push_back(k);
       for (const auto& [k, v] : host_vars) known.push_back(k);
@@ -862,7 +675,7 @@ class Loader {
   const HostFacts& host_;
   const LoadOptions options_;
   std::size_t empty_fact_errors_ = 0;  // diagnostics about facts this machine lacks
-  std::string unresolved_choice_;      // a refusal: "auto" found no row and there is no fallback
+  std::string unresolved_choice_;      // a refusal: "auto" found no [matrix] row and there is no fallback
   Manifest manifest_;
   std::vector<Diagnostic> diagnostics_;
 };

@@ -7,7 +7,7 @@
 //
 //   [manifest]  name, description, schema_version (= 1)
 //   [vars]      defaults, overridden by --set key=value
-//   [choose.V]  rows of variables, one chosen by V's value; V = "auto"
+//   [matrix.V]  rows of variables, one chosen by V's value; V = "auto"
 //               lets the table choose from the machine's facts
 //   [[step]]    id, kind, name, optional when, and the kind's own keys
 //   [guards]    refuse_packages, min_kernel, require_wsl2, require_dxg,
@@ -70,7 +70,8 @@ struct Manifest {
   std::set<std::string> from_command_line;
   std::vector<ManifestStep> steps;
   Guards guards;
-  // One per [choose.VAR] table, in file order: the row each one chose.
+  // One per [matrix.VAR] table with an `auto` condition, in file order:
+  // the row each one chose, and how.
   std::vector<VariableChoice> choices;
 };
 
@@ -90,8 +91,8 @@ struct LoadOptions {
   // --unsupported-distro: a machine outside [guards.supported] is not
   // refused, so a value built from its facts is checked like any other.
   bool unsupported_distro = false;
-  // [choose.VAR] rows chosen earlier (a transaction's journal): VAR -> the
-  // value of its row. The same row is taken again, whatever the machine
+  // [matrix.VAR] rows "auto" chose earlier (a transaction's journal): VAR ->
+  // the value of its row. The same row is taken again, whatever the machine
   // says now, so that undo and resume act on the manifest that ran.
   std::map<std::string, std::string> chosen;
 };

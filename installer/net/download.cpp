@@ -13,8 +13,9 @@
 
 #include "installer/net/background_sha256.hpp"
 #include "installer/net/curl_api.hpp"
-#include "installer/system/error.hpp"
 #include "installer/formats/sha256.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/interrupt.hpp"
 
 namespace wslgpu {
 
@@ -129,6 +130,9 @@ size_t on_data(char* ptr, size_t size, size_t nmemb, void* userdata) {
 
 int on_progress(void* userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t, curl_off_t) {
   auto& t = *static_cast<Transfer*>(userdata);
+  // A caught signal stops the transfer: the partial file is kept for the
+  // next run to resume.
+  if (interrupt_signal()) return 1;
   std::uint64_t total = dltotal > 0 ? t.attempt_start + static_cast<std::uint64_t>(dltotal) : 0;
   std::uint64_t now = t.attempt_start + static_cast<std::uint64_t>(std::max<curl_off_t>(dlnow, 0));
   if (t.request->on_progress) t.request->on_progress(now, total);
@@ -247,6 +251,9 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
     long status = 0;
     lc.easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &status);
     if (!t.write_problem.empty()) throw StepFailure(request.url + ": " + t.write_problem);
+    if (code == CURLE_ABORTED_BY_CALLBACK)
+      throw_if_interrupted("while downloading " + request.url + " (the " + human_bytes(t.written) + " fetched are kept in " +
+                           part + " for the next run)");
     if (code == CURLE_OK) {
       done = true;
       break;
@@ -306,11 +313,15 @@ void copy_local_file(Transfer& t, const std::string& url) {
   restart_from_zero(t);  // a partial copy is not worth resuming
   if (!t.write_problem.empty()) throw StepFailure(url + ": " + t.write_problem);
   t.first_write = false;  // no HTTP status to look at
+  struct stat st {};
+  std::uint64_t total = ::fstat(in, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
   char buf[65536];
   ssize_t got;
   while ((got = ::read(in, buf, sizeof buf)) > 0) {
     if (on_data(buf, 1, static_cast<std::size_t>(got), &t) != static_cast<std::size_t>(got))
       throw StepFailure(url + ": " + t.write_problem);
+    if (t.request->on_progress) t.request->on_progress(t.written, total);
+    throw_if_interrupted("while copying " + url);
   }
   if (got < 0) throw StepFailure("could not download " + url + ": cannot read " + path + ": " + std::strerror(errno));
 }

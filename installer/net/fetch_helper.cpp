@@ -8,8 +8,9 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
-#include "installer/system/error.hpp"
 #include "installer/net/fetch_protocol.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/interrupt.hpp"
 #include "installer/system/process.hpp"
 
 namespace wslgpu {
@@ -102,10 +103,23 @@ DownloadResult fetch_file_with(const std::string& helper, const DownloadRequest&
   cmd.in_root = false;  // host_path is a path on this machine
   cmd.stdin_data = encode_fetch_request(request);
   cmd.timeout = helper_timeout(request);
-  cmd.on_stderr_line = request.quiet ? relay_log_line_as_debug : relay_log_line;
+  auto progress = request.on_progress;
+  auto relay = request.quiet ? relay_log_line_as_debug : relay_log_line;
+  cmd.on_stderr_line = [progress, relay](const std::string& line) {
+    std::uint64_t done = 0, total = 0;
+    if (parse_fetch_progress_line(line, done, total)) {
+      if (progress) progress(done, total);
+      return;
+    }
+    relay(line);
+  };
   cmd.env = fetch_environment();
+  // A download may stop at any point: the partial file is kept and resumed.
+  cmd.stop_on_interrupt = true;
   RealProcessRunner runner("/");
   ProcessResult r = runner.run(cmd);
+  if (r.interrupted)
+    throw_interrupted("while downloading " + request.url + " (what was fetched is kept for the next run)");
   nlohmann::json answer = nlohmann::json::parse(r.out, nullptr, false);
   if (answer.is_object() && answer.contains("error") && answer["error"].is_string())
     throw StepFailure(answer["error"].get<std::string>());

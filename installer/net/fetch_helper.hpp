@@ -25,7 +25,7 @@ namespace wslgpu {
 // nothing to isolate); network URLs go to the helper, or are fetched here,
 // with a debug note, when the helper is not installed (a binary copied on
 // its own still works). The download's log lines go to spdlog either way;
-// REQUEST.on_progress is only called in-process.
+// REQUEST.on_progress is called either way (the helper sends progress lines).
 DownloadResult fetch_file(const DownloadRequest& request);
 
 // Runs the download in the helper at HELPER (a path). Throws StepFailure

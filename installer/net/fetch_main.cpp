@@ -37,7 +37,8 @@ int main() {
   std::string answer = wslgpu::answer_fetch_request(
       request,
       [](bool warning, const std::string& message) { write_all(2, wslgpu::fetch_log_line(warning, message) + "\n"); },
-      failed);
+      failed,
+      [](std::uint64_t done, std::uint64_t total) { write_all(2, wslgpu::fetch_progress_line(done, total) + "\n"); });
   write_all(1, answer + "\n");
   return failed ? 1 : 0;
 }

@@ -2,7 +2,8 @@
 // to each other: one request as JSON on the helper's standard input, one
 // answer as JSON on its standard output ({"sha256": ..., "bytes": ...} or
 // {"error": "..."}), and its log lines, "info<TAB>text" or
-// "warning<TAB>text", on its standard error.
+// "warning<TAB>text", and progress lines, "progress<TAB>DONE<TAB>TOTAL",
+// on its standard error.
 //
 // The helper's side lives here, apart from the caller's, so that the helper
 // links neither spdlog nor the process runner: it is kept small.
@@ -17,11 +18,19 @@ namespace wslgpu {
 std::string encode_fetch_request(const DownloadRequest& request);
 
 // The helper's side: downloads what TEXT asks for, passing the download's
-// log lines to LOG, and returns the answer. FAILED is set when the answer is
-// an error (a malformed request included).
-std::string answer_fetch_request(const std::string& text, const decltype(DownloadRequest::log)& log, bool& failed);
+// log lines to LOG and, when the request asks for progress, the bytes so far
+// to PROGRESS (at most ten times a second, and once at the end), and returns
+// the answer. FAILED is set when the answer is an error (a malformed request
+// included).
+std::string answer_fetch_request(const std::string& text, const decltype(DownloadRequest::log)& log, bool& failed,
+                                 const decltype(DownloadRequest::on_progress)& progress = nullptr);
 
 // One log line as the helper writes it, without the line break.
 std::string fetch_log_line(bool warning, const std::string& message);
+
+// A progress line, "progress<TAB>DONE<TAB>TOTAL" (TOTAL 0 when unknown), and
+// its reading (false for any other line).
+std::string fetch_progress_line(std::uint64_t done, std::uint64_t total);
+bool parse_fetch_progress_line(const std::string& line, std::uint64_t& done, std::uint64_t& total);
 
 }  // namespace wslgpu

@@ -19,6 +19,20 @@ bool Plan::changes_pending() const {
   return false;
 }
 
+std::uint64_t Plan::download_bytes() const {
+  std::uint64_t n = 0;
+  for (const auto& s : steps)
+    if (s.plan.verdict == Verdict::change) n += s.plan.download_bytes;
+  return n;
+}
+
+std::int64_t Plan::disk_bytes() const {
+  std::int64_t n = 0;
+  for (const auto& s : steps)
+    if (s.plan.verdict == Verdict::change) n += s.plan.disk_bytes;
+  return n;
+}
+
 bool Plan::refused() const { return !refusals.empty() || count(Verdict::refused) > 0; }
 
 std::size_t Plan::count(Verdict v) const {

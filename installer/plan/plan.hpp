@@ -47,6 +47,20 @@ struct StepPlan {
   std::vector<FileWrite> writes;       // file effects, applied by the runner
   std::vector<std::string> notices;    // told to the user after apply ("log in again ...")
   bool irreversible = false;           // apply cannot be undone (a command without undo)
+  // What install prints when the step starts ("installing 43 packages, 2.9
+  // GB to download"), so that a person always knows what is running; the
+  // summary when empty.
+  std::string activity;
+  // apt's figures for what apply downloads into /var/cache/apt/archives and
+  // adds to the disk (negative: frees), for the plan's totals and the
+  // disk-space guard (installer/guards/disk_space.hpp). 0 when nothing.
+  std::uint64_t download_bytes = 0;
+  std::int64_t disk_bytes = 0;
+  // Facts the tool keeps in its own state directory once an install has
+  // used this plan (committed, or converged), so that later plans need not
+  // ask again: the Windows profile folder found through interop. Not
+  // changes: written without a transaction, never undone.
+  std::vector<FileWrite> remember;
 };
 
 // How a variable of a [choose.VAR] table got its value, for the plan's
@@ -79,6 +93,9 @@ struct Plan {
 
   bool changes_pending() const;
   bool refused() const;
+  // The sums of the changing steps' download_bytes and disk_bytes.
+  std::uint64_t download_bytes() const;
+  std::int64_t disk_bytes() const;
   std::size_t count(Verdict v) const;
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "installer/system/units.hpp"
+
 namespace wslgpu {
 
 std::string paint(const TextStyle& style, const char* code, const std::string& text) {
@@ -115,6 +117,13 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
   if (refused) out += ", " + paint(style, "1;31", std::to_string(refused) + " refused");
   if (!plan.refusals.empty()) out += ", " + paint(style, "1;31", "the machine itself refused");
   out += ". Nothing has been changed.\n";
+  if (plan.download_bytes() > 0 || plan.disk_bytes() != 0) {
+    const std::int64_t disk = plan.disk_bytes();
+    out += "apt would download " + human_size(plan.download_bytes()) + " and " +
+           (disk >= 0 ? "use " + human_size(static_cast<std::uint64_t>(disk)) + " more"
+                      : "free " + human_size(static_cast<std::uint64_t>(-disk))) +
+           " of disk space.\n";
+  }
   if (plan.refused()) {
     out += "Install would stop before changing anything: fix what is refused above first.\n";
   } else if (changes) {
@@ -137,6 +146,10 @@ nlohmann::json plan_to_json(const Plan& plan) {
                      {"details", s.plan.details},
                      {"changes", s.plan.changes},
                      {"irreversible", s.plan.irreversible}});
+    if (s.plan.download_bytes || s.plan.disk_bytes) {
+      steps.back()["download_bytes"] = s.plan.download_bytes;
+      steps.back()["disk_bytes"] = s.plan.disk_bytes;
+    }
   }
   const HostFacts& h = plan.host;
   nlohmann::json choices = nlohmann::json::array();
@@ -156,6 +169,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
           {"vars", plan.vars},
           {"choices", choices},
           {"changes_pending", plan.changes_pending()},
+          {"space", {{"download_bytes", plan.download_bytes()}, {"disk_bytes", plan.disk_bytes()}}},
           {"refusals", plan.refusals},
           {"warnings", plan.warnings},
           {"counts",

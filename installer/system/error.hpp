@@ -18,6 +18,9 @@ enum class ExitCode : int {
   locked = 4,           // another run holds the lock
   needs_recovery = 5,   // an interrupted run must be rolled back or resumed first
   changes_pending = 10, // `plan --detailed-exitcode` and something would change
+  // 128 + the signal that stopped the run at a safe point, after what it had
+  // done was undone: 130 for Ctrl-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP.
+  interrupted = 130,
 };
 
 // Where something came from: a manifest position or a command-line option.
@@ -65,6 +68,16 @@ class InputError : public Error {
 class Refusal : public Error {
  public:
   explicit Refusal(const std::string& message) : Error(ExitCode::refused, message) {}
+};
+
+// A signal stopped the run (exit 128 + the signal; see ExitCode::interrupted).
+class Interrupted : public Error {
+ public:
+  Interrupted(int signo, const std::string& message) : Error(static_cast<ExitCode>(128 + signo), message), signal_(signo) {}
+  int signal() const { return signal_; }
+
+ private:
+  int signal_;
 };
 
 // A step could not do its work (exit 1): a command failed, a file was unreadable.

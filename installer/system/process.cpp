@@ -9,8 +9,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include <spdlog/spdlog.h>
+
+#include "installer/system/interrupt.hpp"
 
 namespace wslgpu {
 
@@ -50,6 +53,7 @@ std::vector<std::string> child_environment(const Command& cmd) {
 // that the child only reads it.
 struct ChildSetup {
   int in, out, err;
+  int status;             // the write end for kStatusFd, or -1
   const char* chroot_to;  // nullptr: run in our own root
   char* const* argv;
   char* const* envp;
@@ -62,6 +66,12 @@ struct ChildSetup {
   ::dup2(c.in, 0);
   ::dup2(c.out, 1);
   ::dup2(c.err, 2);
+  if (c.status >= 0) {
+    // dup2 clears close-on-exec on the copy; a pipe that already is
+    // kStatusFd keeps its own flag, so clear it by hand.
+    if (c.status == kStatusFd) ::fcntl(kStatusFd, F_SETFD, 0);
+    else ::dup2(c.status, kStatusFd);
+  }
   if (c.chroot_to && (::chroot(c.chroot_to) != 0 || ::chdir("/") != 0)) {
     const char msg[] = "wslgpu-setup: chroot into the target root failed\n";
     (void)!::write(2, msg, sizeof msg - 1);
@@ -80,8 +90,9 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
     return result;
   }
   spdlog::debug("run: {}", cmd.display());
-  int out_pipe[2], err_pipe[2], in_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(in_pipe, O_CLOEXEC) != 0) {
+  int out_pipe[2], err_pipe[2], in_pipe[2], status_pipe[2] = {-1, -1};
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(in_pipe, O_CLOEXEC) != 0 ||
+      (cmd.on_status_line && ::pipe2(status_pipe, O_CLOEXEC) != 0)) {
     result.err = std::string("pipe: ") + std::strerror(errno);
     return result;
   }
@@ -91,7 +102,7 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   argv.push_back(nullptr);
   for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  ChildSetup child{in_pipe[0], out_pipe[1], err_pipe[1],
+  ChildSetup child{in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1],
                    cmd.in_root && root_ != "/" && !root_.empty() ? root_.c_str() : nullptr, argv.data(), envp.data()};
 
   // vfork, not fork: the child shares our memory until it execs, so nothing
@@ -102,10 +113,12 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   ::close(in_pipe[0]);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
+  if (status_pipe[1] >= 0) ::close(status_pipe[1]);
   if (pid < 0) {
     ::close(in_pipe[1]);
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
+    if (status_pipe[0] >= 0) ::close(status_pipe[0]);
     result.err = std::string("vfork: ") + std::strerror(errno);
     return result;
   }
@@ -127,31 +140,62 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   ::close(in_pipe[1]);
 
   auto deadline = std::chrono::steady_clock::now() + cmd.timeout;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  int open_fds = 2;
+  // Standard output, standard error and, when asked for, the status pipe.
+  pollfd fds[3] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {status_pipe[0], POLLIN, 0}};
+  const int nfds = status_pipe[0] >= 0 ? 3 : 2;
+  int open_fds = nfds;
+  std::string status_text;
   std::size_t err_line_start = 0;  // the first byte of err not yet passed to on_stderr_line
+  std::size_t status_line_start = 0;
+  // After a signal, a program that may stop gets SIGTERM, and SIGKILL if it
+  // is still there 10 s later.
+  std::optional<std::chrono::steady_clock::time_point> kill_at;
   char buf[65536];
   while (open_fds > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto now = std::chrono::steady_clock::now();
+    if (cmd.stop_on_interrupt && !result.interrupted && interrupt_signal()) {
+      result.interrupted = true;
+      spdlog::info("stopping `{}` ({})", cmd.display(), signal_name(interrupt_signal()));
+      ::kill(-pid, SIGTERM);
+      kill_at = now + std::chrono::seconds(10);
+    }
+    if (kill_at && now >= *kill_at) {
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+      kill_at.reset();
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
     if (left.count() <= 0) {
       result.timed_out = true;
       ::kill(-pid, SIGKILL);
       ::kill(pid, SIGKILL);
       break;
     }
-    int n = ::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    int n = ::poll(fds, static_cast<nfds_t>(nfds), static_cast<int>(std::min<long long>(left.count(), 1000)));
     if (n < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
+    if (n <= 0) continue;
+    for (int i = 0; i < nfds; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
       if (got > 0) {
-        (i == 0 ? result.out : result.err).append(buf, static_cast<std::size_t>(got));
+        std::string& sink = i == 0 ? result.out : i == 1 ? result.err : status_text;
+        sink.append(buf, static_cast<std::size_t>(got));
         if (i == 1 && cmd.on_stderr_line) {
           std::size_t nl;
           while ((nl = result.err.find('\n', err_line_start)) != std::string::npos) {
             cmd.on_stderr_line(result.err.substr(err_line_start, nl - err_line_start));
             err_line_start = nl + 1;
           }
+        }
+        if (i == 2) {
+          std::size_t nl;
+          while ((nl = status_text.find('\n', status_line_start)) != std::string::npos) {
+            cmd.on_status_line(status_text.substr(status_line_start, nl - status_line_start));
+            status_line_start = nl + 1;
+          }
+          // Only the unfinished line is kept: apt reports thousands of lines.
+          status_text.erase(0, status_line_start);
+          status_line_start = 0;
         }
       } else if (got == 0 || errno != EINTR) {
         ::close(fds[i].fd);
@@ -163,13 +207,15 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   for (auto& f : fds)
     if (f.fd >= 0) ::close(f.fd);
   if (cmd.on_stderr_line && err_line_start < result.err.size()) cmd.on_stderr_line(result.err.substr(err_line_start));
+  if (cmd.on_status_line && !status_text.empty()) cmd.on_status_line(status_text);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
   if (result.exit_code == 127 && result.out.empty() && result.err.empty()) result.not_found = true;
-  spdlog::debug("exit {}{}: {}", result.exit_code, result.timed_out ? " (timed out)" : "", cmd.display());
+  spdlog::debug("exit {}{}: {}", result.exit_code,
+                result.timed_out ? " (timed out)" : result.interrupted ? " (stopped by a signal)" : "", cmd.display());
   if (!result.out.empty()) spdlog::trace("stdout:\n{}", result.out);
   // Lines already passed on as they came are not logged a second time.
   if (!result.err.empty() && !cmd.on_stderr_line) spdlog::debug("stderr:\n{}", result.err);

@@ -23,19 +23,34 @@ struct Command {
   // break), for programs whose progress the user should see while they run.
   // The lines are in ProcessResult::err too.
   std::function<void(const std::string&)> on_stderr_line;
+  // Called with each line the program writes to file descriptor kStatusFd,
+  // which is a pipe when this is set: apt's `-o APT::Status-Fd=3` and
+  // dpkg's `--status-fd 3`, the machine-readable progress they report.
+  std::function<void(const std::string&)> on_status_line;
+  // What a signal caught by the tool (installer/system/interrupt.hpp) does
+  // to the program: by default nothing, it runs to its end, since stopping
+  // dpkg halfway is what the tool exists to avoid. Set only for programs
+  // that may stop at any point without harm (a download, apt-get
+  // --download-only, a simulation): they get SIGTERM, and the result says
+  // `interrupted`.
+  bool stop_on_interrupt = false;
 
   // "apt-get -s install rocm-dev", quoted where needed, for messages and logs.
   std::string display() const;
 };
 
+// The descriptor a program writes its status lines to (Command::on_status_line).
+inline constexpr int kStatusFd = 3;
+
 struct ProcessResult {
   int exit_code = -1;      // the exit status, or 128+signal
   bool timed_out = false;  // killed after Command::timeout
   bool not_found = false;  // the program does not exist
+  bool interrupted = false;  // stopped because of a signal (Command::stop_on_interrupt)
   std::string out;         // standard output
   std::string err;         // standard error
 
-  bool ok() const { return exit_code == 0 && !timed_out && !not_found; }
+  bool ok() const { return exit_code == 0 && !timed_out && !not_found && !interrupted; }
 };
 
 class ProcessRunner {

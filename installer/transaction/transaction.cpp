@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "installer/system/error.hpp"
+#include "installer/system/interrupt.hpp"
 #include "installer/system/paths.hpp"
 #include "installer/formats/sha256.hpp"
 
@@ -163,15 +164,32 @@ RunResult Transactions::resume(Journal& journal, const Manifest& manifest, const
 void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const Plan& plan,
                                const RunCallbacks& callbacks, RunResult& result) {
   StepContext ctx{fs_, runner_, host_, manifest.name, state_dir_};
+  ctx.progress = callbacks.progress;
   const std::size_t total = plan.steps.size();
+  // A signal (installer/system/interrupt.hpp) is acted on between steps, the
+  // safe points: the step in progress has finished (or, for a download,
+  // stopped where it may), and everything applied so far is undone.
+  std::string last_step;
+  auto stop_for_signal = [&](int signo) {
+    result.interrupted = signo;
+    result.failed = true;
+    result.error = "interrupted by " + signal_name(signo) +
+                   (last_step.empty() ? std::string(" before the first step") : " after step \"" + last_step + "\"");
+    spdlog::info("{}; rolling back", result.error);
+    result.undone = rollback(journal, manifest, callbacks);
+    result.rc = 128 + signo;
+  };
   for (const auto& ps : plan.steps) {
+    if (int signo = interrupt_signal()) return stop_for_signal(signo);
     StepReport report{ps.id, ps.kind, false, false, ps.plan.summary, ""};
     if (ps.plan.verdict == Verdict::skipped || ps.plan.verdict == Verdict::noop) {
       if (callbacks.step_finished) callbacks.step_finished(report);
       result.steps.push_back(report);
       continue;
     }
-    if (callbacks.step_started) callbacks.step_started(ps.index, total, ps.id);
+    if (callbacks.step_started)
+      callbacks.step_started(ps.index, total, ps.id, ps.plan.activity.empty() ? ps.plan.summary : ps.plan.activity);
+    last_step = ps.id;
     const ManifestStep* ms = find_step(manifest, ps.id);
     try {
       if (!ms) throw StepFailure("the plan names step \"" + ps.id + "\", which the manifest does not have");
@@ -225,6 +243,20 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
           if (c.contains("diff")) report.diff += c["diff"].get<std::string>();
         for (const auto& n : ps.plan.notices) result.notices.push_back(n);
       }
+    } catch (const Interrupted& e) {
+      // The step stopped where it safely could (a download); it is undone
+      // with the others.
+      report.failed = true;
+      report.msg = e.what();
+      if (ps.plan.verdict != Verdict::verify)
+        journal.append({{"type", "outcome"}, {"step", ps.id}, {"status", "failed"}, {"msg", e.what()}});
+      if (callbacks.step_finished) callbacks.step_finished(report);
+      result.steps.push_back(report);
+      last_step = "";
+      stop_for_signal(e.signal());
+      result.error = "interrupted by " + signal_name(e.signal()) + " during step " + std::to_string(ps.index) + " \"" +
+                     ps.id + "\"";
+      return;
     } catch (const std::exception& e) {
       report.failed = true;
       report.msg = e.what();
@@ -242,12 +274,29 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
     if (callbacks.step_finished) callbacks.step_finished(report);
     result.steps.push_back(report);
   }
+  if (int signo = interrupt_signal()) return stop_for_signal(signo);
   journal.append({{"type", "end"}, {"status", "committed"}, {"time", now_iso()}});
+}
+
+void keep_remembered(FileSystem& fs, const Plan& plan) {
+  for (const auto& s : plan.steps)
+    for (const auto& w : s.plan.remember) {
+      if (!w.content) continue;
+      try {
+        auto info = fs.stat(w.path);
+        if (info && info->type == FileType::regular && fs.read(w.path) == *w.content) continue;
+        fs.write_atomic(w.path, *w.content, w.attrs);
+      } catch (const std::exception& e) {
+        // A memory only saves a later plan some time; failing to keep it is no failure.
+        spdlog::warn("could not keep {}: {}", w.path, e.what());
+      }
+    }
 }
 
 std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest& manifest,
                                                 const RunCallbacks& callbacks) {
   StepContext ctx{fs_, runner_, host_, manifest.name, state_dir_};
+  ctx.progress = callbacks.progress;
   auto records = journal.records();
   auto steps = fold(records);
   // The earliest backup of each path in the whole transaction is what the

@@ -44,13 +44,18 @@ struct RunResult {
   std::vector<std::string> undone;  // step ids rolled back, in order
   std::vector<std::string> notices;
   std::string error;
+  int interrupted = 0;  // the signal that stopped the run (installer/system/interrupt.hpp), or 0
 };
 
 // What the runner tells the user as it goes; every hook may be left empty.
 struct RunCallbacks {
-  std::function<void(std::size_t index, std::size_t total, const std::string& id)> step_started;
+  // ACTIVITY: what the step is about to do (StepPlan::activity, else its summary).
+  std::function<void(std::size_t index, std::size_t total, const std::string& id, const std::string& activity)>
+      step_started;
   std::function<void(const StepReport&)> step_finished;
   std::function<void(const std::string& id, const std::string& what)> step_undone;
+  // Where steps report the progress of long programs while they apply.
+  ProgressSink* progress = nullptr;
 };
 
 class Transactions {
@@ -87,6 +92,11 @@ class Transactions {
   const HostFacts& host_;
   std::string state_dir_;
 };
+
+// Writes what PLAN's steps asked to remember (StepPlan::remember) into the
+// state directory, each file only when its content differs: after a
+// committed or converged install, never after a failed one.
+void keep_remembered(FileSystem& fs, const Plan& plan);
 
 // The testing hook: with WSLGPU_SETUP_CRASH_AT=<step-id>:<before|after>, the
 // process kills itself with SIGKILL at that point of that step.

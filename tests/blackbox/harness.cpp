@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -102,6 +103,67 @@ RunResult run_tool(const std::vector<std::string>& args, const RunOptions& optio
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (result.exit_code == 127 && result.out.empty() && result.err.empty())
     FAIL("could not run " << WSLGPU_BINARY);
+  return result;
+}
+
+RunResult run_tool_in_terminal(const std::vector<std::string>& args, unsigned short columns, const RunOptions& options) {
+  std::vector<std::string> argv_storage = {WSLGPU_BINARY};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<std::string> env_storage;
+  for (char** e = environ; *e; ++e) {
+    std::string entry = *e;
+    if (entry.rfind("SUDO_USER=", 0) == 0 || entry.rfind("NO_COLOR=", 0) == 0 || entry.rfind("TERM=", 0) == 0) continue;
+    env_storage.push_back(entry);
+  }
+  env_storage.push_back("TERM=xterm");
+  env_storage.insert(env_storage.end(), options.env.begin(), options.env.end());
+  std::vector<char*> argv, envp;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  winsize ws{};
+  ws.ws_row = 40;
+  ws.ws_col = columns;
+  int master = -1;
+  pid_t pid = ::forkpty(&master, nullptr, nullptr, &ws);
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  RunResult result;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool timed_out = false;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      ::kill(pid, SIGKILL);
+      break;
+    }
+    pollfd fd{master, POLLIN, 0};
+    int n = ::poll(&fd, 1, static_cast<int>(left.count()));
+    if (n < 0 && errno == EINTR) continue;
+    REQUIRE(n >= 0);
+    char buf[4096];
+    ssize_t got = ::read(master, buf, sizeof buf);
+    if (got > 0) {
+      result.out.append(buf, static_cast<std::size_t>(got));
+    } else if (got < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;  // EIO: the terminal's last user has gone
+    }
+  }
+  ::close(master);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) FAIL("wslgpu-setup did not finish within 60 s on a terminal");
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
 }
 

@@ -30,6 +30,13 @@ struct RunOptions {
 // who runs the tests, plus OPTIONS.env.
 RunResult run_tool(const std::vector<std::string>& args, const RunOptions& options = {});
 
+// The same on a pseudo-terminal of COLUMNS columns, as a person at a
+// terminal runs it: standard input, output and error are the terminal, so
+// RunResult::out holds both output streams as the terminal received them
+// (with the terminal's CR LF line ends) and err is empty.
+RunResult run_tool_in_terminal(const std::vector<std::string>& args, unsigned short columns = 100,
+                               const RunOptions& options = {});
+
 // A temporary folder laid out as a WSL2 Ubuntu 24.04 machine:
 //   /proc/sys/kernel/osrelease  5.15.153.1-microsoft-standard-WSL2
 //   /dev/dxg                    a character device (1,3) when the tests run as

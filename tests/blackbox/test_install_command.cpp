@@ -195,3 +195,64 @@ TEST_CASE("a network download runs in the wslgpu-setup-fetch helper next to the 
         std::string::npos);
   CHECK(server.requests() == 1);
 }
+
+namespace {
+
+// A manifest with one download of BODY from URL, to /var/tmp/big.bin.
+std::string download_manifest(const wslgpu::testing::TempDir& tmp, const std::string& url, const std::string& body) {
+  std::string path = tmp.path() + "/download.toml";
+  std::ofstream(path) << "[manifest]\nname = \"download\"\ndescription = \"one download\"\nschema_version = 1\n\n"
+                         "[[step]]\nid = \"big\"\nkind = \"download\"\nurl = \""
+                      << url << "\"\nsha256 = \"" << wslgpu::sha256_hex(body)
+                      << "\"\ndest = \"/var/tmp/big.bin\"\ninsecure_http = true\n";
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("install on a terminal says which step starts and shows its progress on one line, rewritten in place") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  std::string body(3'000'000, 'p');
+  wslgpu::testing::TinyHttpServer server({body});
+  wslgpu::testing::TempDir tmp;
+  std::string manifest = download_manifest(tmp, server.url("/big.bin"), body);
+  RunResult r = run_tool_in_terminal(args(root, {"--not-wsl", "--no-color", "install", manifest, "--yes"}), 100);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("[1/1] big: downloading big.bin\r\n") != std::string::npos);
+  // The progress line: drawn after "\r" and a clear-to-end-of-line, never with a line break of its own.
+  auto line = r.out.find("\r\x1b[K  big: downloading big.bin ");
+  REQUIRE(line != std::string::npos);
+  CHECK(r.out.find(" of 3.0 MB", line) != std::string::npos);
+  // Cleared before the step's result is printed.
+  CHECK(r.out.find("\r\x1b[K  big                 changed") != std::string::npos);
+  CHECK(r.out.find("Transaction ") != std::string::npos);
+}
+
+TEST_CASE("without a terminal, progress is a line per 10 %; in JSON mode standard output is the result alone") {
+  if (!as_root()) return;
+  std::string body(3'000'000, 'q');
+  wslgpu::testing::TempDir tmp;
+  std::ofstream(tmp.path() + "/big.bin", std::ios::binary) << body;
+  std::string manifest = download_manifest(tmp, "file://" + tmp.path() + "/big.bin", body);
+  {
+    FakeWslRoot root;
+    RunResult r = run_tool(args(root, {"--not-wsl", "install", manifest, "--yes"}));
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(r.out.find('\r') == std::string::npos);
+    CHECK(r.out.find("[1/1] big: downloading big.bin\n") != std::string::npos);
+    CHECK(r.out.find("  big: downloading big.bin 3.0 MB of 3.0 MB, 100 %") != std::string::npos);
+    std::size_t lines = 0;
+    for (std::size_t at = r.out.find("  big: downloading"); at != std::string::npos; at = r.out.find("  big: downloading", at + 1))
+      ++lines;
+    CHECK(lines <= 10);
+  }
+  {
+    FakeWslRoot root;
+    RunResult r = run_tool(args(root, {"--not-wsl", "install", manifest, "--yes", "--output", "json"}));
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    auto j = nlohmann::json::parse(r.out);  // throws, failing the test, on anything but the result
+    CHECK(j["changed"] == true);
+  }
+}

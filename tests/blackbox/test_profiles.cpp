@@ -147,7 +147,7 @@ TEST_CASE("every bundled profile loads, with every step kind known, and validate
 }
 
 TEST_CASE("the rocm profile loads for every supported release and package choice") {
-  for (const char* version : {"6.1.3", "6.3.4", "6.4.2.1", "6.4.3", "7.0.2", "7.1.0", "7.1.1"})
+  for (const char* version : {"6.1.3", "6.3.4", "6.4.2.1", "6.4.3", "7.0.2", "7.1.0", "7.1.1", "7.2", "7.2.1", "7.2.2"})
     for (const char* package : {"rocm", "rocm-dev"}) {
       CAPTURE(version);
       CAPTURE(package);
@@ -168,7 +168,7 @@ TEST_CASE("the profiles default to the vendors' repositories, and plan shows the
   CHECK(j["vars"]["amdgpu_repo"] == "https://repo.radeon.com/amdgpu");
   CHECK(j["vars"]["rocm_key_url"] == "https://repo.radeon.com/rocm/rocm.gpg.key");
   CHECK(j["vars"]["rocm_pin_origin"] == "repo.radeon.com");
-  CHECK(j["vars"]["rocm_version"] == "6.4.2.1");
+  CHECK(j["vars"]["rocm_version"] == "7.2.2");
   RunResult c = run_tool({"--root", root.path(), "plan", "cuda", "--output", "json"}, kOffline);
   REQUIRE(c.exit_code == 0);
   auto k = nlohmann::json::parse(c.out);
@@ -196,42 +196,68 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   CHECK(r.err.empty());
   CHECK(
       contains(r.out, "Machine: WSL2 kernel 5.15.153.1-microsoft-standard-WSL2 · /dev/dxg ok · ubuntu 24.04 (noble)"));
-  // Offline, AMD's key cannot be fetched, so the repositories are refused
-  // (nothing is trusted unchecked), and without apt in this fake root
-  // apt_install cannot be planned.
+  // The default release, 7.2.2, is a librocdxg release: AMD's three
+  // repositories (amdgpu/30.30.2, rocm/apt/7.2.2, graphics/7.2.1), the
+  // standard runtime, and librocdxg's .deb with its pinned SHA-256. Without
+  // apt in this fake root apt_install cannot be planned.
+  // Offline, AMD's key cannot be fetched, so the repositories are refused.
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 11);
+  REQUIRE(lines.size() == 16);
   const std::string key_url = "https://repo.radeon.com/rocm/rocm.gpg.key";
-  CHECK(starts_with(lines[2], unreachable("   3  apt_repository  amdgpu-repo   ", key_url)));
-  CHECK(starts_with(lines[3], unreachable("   4  apt_repository  rocm-repo     ", key_url)));
-  lines[2] = lines[3] = "(key)";
+  CHECK(starts_with(lines[3], unreachable("   4  apt_repository  amdgpu-repo      ", key_url)));
+  CHECK(starts_with(lines[4], unreachable("   5  apt_repository  rocm-repo        ", key_url)));
+  CHECK(starts_with(lines[5], unreachable("   6  apt_repository  graphics-repo    ", key_url)));
+  lines[3] = lines[4] = lines[5] = "(key)";
   CHECK(
       joined(lines) ==
-      "   1  check           dxg           verify   /dev/dxg is a char_device\n"
-      "   2  apt_remove      distro-hsa    no-op    none of libhsa-runtime64-1, libhsakmt1 is installed\n"
+      "   1  check           dxg              verify   /dev/dxg is a char_device\n"
+      "   2  check           windows11        verify   Windows build is at least 22000\n"
+      "   3  apt_remove      distro-hsa       no-op    none of libhsa-runtime64-1, libhsakmt1 is installed\n"
       "(key)\n"
       "(key)\n"
-      "   5  apt_update      lists         change   refresh package lists (never refreshed)\n"
-      "   6  apt_install     rocm          refused  cannot be planned: `apt-get -s install` " +
+      "(key)\n"
+      "   7  apt_update      lists            change   refresh package lists (never refreshed by wslgpu-setup)\n"
+      "   8  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false\n"
+      "   9  apt_install     rocm7            refused  cannot be planned: `apt-get -s install` " +
           kNoApt +
           "\n"
-          "   7  apt_install     rocm7         skipped  skipped: rocm_version >= '7.1' is false\n"
-          "   8  profile_env     rocm-path     change   create /etc/profile.d/wslgpu-rocm.sh\n"
-          "   9  profile_env     rocm7-dxg     skipped  skipped: rocm_version >= '7.1' is false\n"
-          "  10  user_groups     gpu-groups    skipped  skipped: add_gpu_groups == 'true' is false\n"
-          "  11  check           rocminfo-gfx  verify   `/opt/rocm/bin/rocminfo` succeeds and prints /gfx[0-9a-f]+/\n");
+          "  10  download        rocdxg-download  change   download "
+          "https://github.com/ROCm/librocdxg/releases/download/v1.2.2/rocdxg-roct_1.2.2_amd64.deb to "
+          "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb\n"
+          "  11  deb_install     rocdxg           change   install the package in "
+          "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb (not there yet: an earlier step creates it)\n"
+          "  12  check           rocdxg-lib       verify   `test -f /opt/rocm/lib/librocdxg.so` succeeds\n"
+          "  13  profile_env     rocm-path        skipped  skipped: rocm_dxg_env != 'true' is false\n"
+          "  14  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh\n"
+          "  15  user_groups     gpu-groups       skipped  skipped: add_gpu_groups == 'true' is false\n"
+          "  16  check           rocminfo-gfx     verify   `/opt/rocm/bin/rocminfo` succeeds and prints "
+          "/gfx[0-9a-f]+/\n");
+  // The pinned hash of rocdxg-roct_1.2.2_amd64.deb (../shared/VENDOR-FACTS.md).
+  CHECK(contains(r.out, "sha256 28ded1254811192ebace1f76c0227580184af7b27ab2475fb9728295a702d541\n"));
+  // No interop in this root: the Windows 11 check warns, it does not refuse.
+  CHECK(contains(r.out, "warning: the Windows build is unknown ("));
   CHECK(contains(r.out,
                  "Check the network or the proxy (https_proxy), or pass --set rocm_key_url=file:///path/to/the/key "
                  "(a copy fetched elsewhere).\n"));
   CHECK(contains(
       r.out, "+case \":${PATH}:\" in *':/opt/rocm/bin:'*) ;; *) PATH=\"${PATH:+${PATH}:}\"'/opt/rocm/bin' ;; esac\n"));
+  CHECK(contains(r.out, "+export HSA_ENABLE_DXG_DETECTION='1'\n"));
   CHECK(contains(r.out, "on failure: warn and go on\n"));
   CHECK(contains(r.out,
-                 "\nPlan: 2 changes, 1 already done, 2 checks, 3 skipped, 3 refused. Nothing has been changed.\n"
+                 "\nPlan: 4 changes, 1 already done, 4 checks, 3 skipped, 4 refused. Nothing has been changed.\n"
                  "Install would stop before changing anything: fix what is refused above first.\n"));
 }
 
-TEST_CASE("plan rocm with a key of the pinned fingerprint adds AMD's two repositories with the key and pin 600") {
+TEST_CASE("plan rocm checks Windows 11 only for a librocdxg release") {
+  // The refusal on Windows 10 is tested with a fake interop in
+  // tests/unit/steps/test_check_windows.cpp; here, the legacy release plans no
+  // Windows check at all.
+  FakeWslRoot root;
+  CHECK(step_lines(plan(root, "rocm", {"rocm_version=6.4.2.1"}).out).at(1) ==
+        "   2  check           windows11        skipped  skipped: rocm_wsl == 'librocdxg' is false");
+}
+
+TEST_CASE("plan rocm with a key of the pinned fingerprint adds AMD's repositories with the key and pin 600, per release") {
   FakeWslRoot root;
   if (!root.dxg_is_device()) {
     MESSAGE("not running as root: /dev/dxg cannot be a character device; skipped");
@@ -242,20 +268,23 @@ TEST_CASE("plan rocm with a key of the pinned fingerprint adds AMD's two reposit
   // fetched key, by its fingerprint) does not touch the rest of the root.
   root.write("/var/lib/wslgpu-setup/.keep", "");
   auto before = snapshot(root.path());
-  RunResult r = plan(root, "rocm", {"rocm_key_fingerprint=" + key.fingerprint, "rocm_key_url=" + key.url});
+  RunResult r = plan(root, "rocm",
+                     {"rocm_key_fingerprint=" + key.fingerprint, "rocm_key_url=" + key.url, "rocm_version=6.4.2.1"});
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 11);
-  CHECK(lines[2] ==
-        "   3  apt_repository  amdgpu-repo   change   add /etc/apt/sources.list.d/amdgpu.sources, key "
+  REQUIRE(lines.size() == 16);
+  CHECK(lines[3] ==
+        "   4  apt_repository  amdgpu-repo      change   add /etc/apt/sources.list.d/amdgpu.sources, key "
         "amdgpu.asc (" +
             key.note() + "), pin 600");
-  CHECK(lines[3] ==
-        "   4  apt_repository  rocm-repo     change   add /etc/apt/sources.list.d/rocm.sources, key "
+  CHECK(lines[4] ==
+        "   5  apt_repository  rocm-repo        change   add /etc/apt/sources.list.d/rocm.sources, key "
         "rocm.asc (" +
             key.note() + "), pin 600");
-  // AMD's layout: amdgpu/<version>/ubuntu and rocm/apt/<version>, suite = codename, main.
+  CHECK(lines[5] == "   6  apt_repository  graphics-repo    skipped  skipped: graphics_dir != '' && (rocm_wsl == "
+                    "'legacy' || rocm_wsl == 'librocdxg') is false");
+  // AMD's layout up to 6.4.x: amdgpu/<version>/ubuntu and rocm/apt/<version>, suite = codename, main.
   for (const char* line :
        {"+URIs: https://repo.radeon.com/amdgpu/6.4.2.1/ubuntu\n", "+URIs: https://repo.radeon.com/rocm/apt/6.4.2.1\n",
         "+Suites: noble\n", "+Components: main\n", "+Architectures: amd64\n",
@@ -264,14 +293,27 @@ TEST_CASE("plan rocm with a key of the pinned fingerprint adds AMD's two reposit
         "+Pin: release o=repo.radeon.com\n", "+Pin-Priority: 600\n"})
     CHECK_MESSAGE(contains(r.out, line), line);
   // The lists of the repositories it would add are read with apt, which this root lacks.
-  CHECK(lines[5].rfind("   6  apt_install     rocm          refused  cannot be planned: could not read the package "
+  CHECK(lines[7].rfind("   8  apt_install     rocm             refused  cannot be planned: could not read the package "
                        "lists of the repositories this plan would add, so the plan cannot say what would be installed. "
                        "`apt-get update` could not run",
                        0) == 0);
-  CHECK(lines[5].size() > kNoApt.size());
-  CHECK(lines[5].substr(lines[5].size() - kNoApt.size()) == kNoApt);
+  CHECK(lines[7].size() > kNoApt.size());
+  CHECK(lines[7].substr(lines[7].size() - kNoApt.size()) == kNoApt);
   CHECK(contains(r.out,
-                 "\nPlan: 4 changes, 1 already done, 2 checks, 3 skipped, 1 refused. Nothing has been changed.\n"));
+                 "\nPlan: 4 changes, 1 already done, 2 checks, 8 skipped, 1 refused. Nothing has been changed.\n"));
+
+  // 7.x: the amdgpu driver repository is versioned apart, and a graphics repository joins.
+  RunResult seven = plan(root, "rocm", {"rocm_key_fingerprint=" + key.fingerprint, "rocm_key_url=" + key.url});
+  INFO(seven.out);
+  for (const char* line : {"+URIs: https://repo.radeon.com/amdgpu/30.30.2/ubuntu\n",
+                           "+URIs: https://repo.radeon.com/rocm/apt/7.2.2\n",
+                           "+URIs: https://repo.radeon.com/graphics/7.2.1/ubuntu\n",
+                           "+++ /etc/apt/sources.list.d/rocm-graphics.sources\n"})
+    CHECK_MESSAGE(contains(seven.out, line), line);
+  CHECK(contains(plan(root, "rocm", {"rocm_key_fingerprint=" + key.fingerprint, "rocm_key_url=" + key.url,
+                                     "rocm_version=7.2"})
+                     .out,
+                 "+URIs: https://repo.radeon.com/amdgpu/30.30/ubuntu\n"));
 
   auto after = snapshot(root.path());
   CHECK_MESSAGE(outside_state(before) == outside_state(after), snapshot_difference(before, after));
@@ -291,8 +333,8 @@ TEST_CASE("a key whose fingerprint is not the pinned one is refused, and install
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 11);
-  CHECK(lines[3] == "   4  apt_repository  rocm-repo     refused  the key at " + key.url + " is " +
+  REQUIRE(lines.size() == 16);
+  CHECK(lines[4] == "   5  apt_repository  rocm-repo        refused  the key at " + key.url + " is " +
                         wslgpu::format_fingerprint(key.fingerprint) + ", not the pinned " +
                         wslgpu::format_fingerprint(pinned));
   RunResult i = run_tool({"--root", root.path(), "--set", "rocm_key_fingerprint=" + pinned, "--set",
@@ -310,49 +352,54 @@ TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reaso
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(contains(r.out,
-                 "\n\nrefused by the manifest (rocm_version >= '7.0' && rocm_version < '7.1'): ROCm 7.0.2 shipped "
-                 "no WSL runtime (\"Unable to locate package hsa-runtime-rocr4wsl-amdgpu\"). Use 6.4.2.1, or 7.1 or "
-                 "later: --set rocm_version=6.4.2.1\n\n"));
+                 "\n\nrefused by the manifest (rocm_wsl == 'none'): ROCm 7.0.x shipped no WSL runtime (\"Unable to "
+                 "locate package hsa-runtime-rocr4wsl-amdgpu\"). Use 7.2.2 (librocdxg, Windows 11) or 7.2 (the last "
+                 "legacy release): --set rocm_version=7.2.2\n\n"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 11);
-  CHECK(lines[2] == "   3  apt_repository  amdgpu-repo   skipped  skipped: rocm_version < '7.0' is false");
-  CHECK(lines[5] == "   6  apt_install     rocm          skipped  skipped: rocm_version < '7.0' is false");
-  CHECK(lines[6] == "   7  apt_install     rocm7         skipped  skipped: rocm_version >= '7.1' is false");
+  REQUIRE(lines.size() == 16);
+  CHECK(lines[3] == "   4  apt_repository  amdgpu-repo      skipped  skipped: rocm_wsl == 'legacy' || rocm_wsl == "
+                    "'librocdxg' is false");
+  CHECK(lines[7] == "   8  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
+  CHECK(lines[8] == "   9  apt_install     rocm7            skipped  skipped: rocm_wsl == 'librocdxg' is false");
   CHECK(contains(r.out, ", the machine itself refused. Nothing has been changed.\n"));
 
   // install stops there, exit 3, before anything.
-  RunResult i = run_tool({"--root", root.path(), "--set", "rocm_version=7.0.2", "install", "rocm", "--yes"}, kOffline);
+  RunResult i =
+      run_tool({"--root", root.path(), "--set", "rocm_version=7.0.2", "install", "rocm", "--yes"}, kOffline);
   CHECK(i.exit_code == 3);
-  CHECK(i.err.rfind("error: refused by the manifest (rocm_version >= '7.0' && rocm_version < '7.1'): ROCm 7.0.2 "
-                    "shipped no WSL runtime",
-                    0) == 0);
+  CHECK(i.err.rfind("error: refused by the manifest (rocm_wsl == 'none'): ROCm 7.0.x shipped no WSL runtime", 0) ==
+        0);
   CHECK(contains(i.err, "Nothing was changed (exit 3).\n"));
 
-  // The releases before WSL support, and plain 6.4.2, are refused too.
+  // 7.1.x (a preview), the releases before WSL support, plain 6.4.2 and a
+  // release without a row are refused too, each with what to use instead.
+  CHECK(contains(plan(root, "rocm", {"rocm_version=7.1.1"}).out,
+                 "refused by the manifest (rocm_wsl == 'none'): ROCm 7.1.x supports WSL only as a preview (librocdxg "
+                 "had to be built from source). Use 7.2.2 (librocdxg, Windows 11) or 7.2 (the last legacy release): "
+                 "--set rocm_version=7.2.2\n"));
   CHECK(contains(plan(root, "rocm", {"rocm_version=6.0.2"}).out,
-                 "refused by the manifest (rocm_version < '6.1.3'): ROCm 6.0.2 predates WSL support (6.1.3). Use "
-                 "6.4.2.1: --set rocm_version=6.4.2.1\n"));
+                 "refused by the manifest (rocm_wsl == 'unlisted' && rocm_version < '6.1.3'): ROCm 6.0.2 predates WSL "
+                 "support (6.1.3). Use 7.2.2, or 6.4.2.1 on Windows 10: --set rocm_version=7.2.2\n"));
   CHECK(contains(plan(root, "rocm", {"rocm_version=6.4.2"}).out,
-                 "refused by the manifest (rocm_version == '6.4.2'): plain 6.4.2 lacks hsa-runtime-rocr4wsl-amdgpu; "
+                 "refused by the manifest (rocm_wsl == 'none'): plain 6.4.2 lacks hsa-runtime-rocr4wsl-amdgpu; "
                  "6.4.2.1 has it: --set rocm_version=6.4.2.1\n"));
+  CHECK(contains(plan(root, "rocm", {"rocm_version=7.1.0"}).out,
+                 "ROCm 7.1.0 has no row in this profile's release matrix (manifests/rocm.toml)"));
 }
 
-TEST_CASE("plan rocm --set rocm_version=7.1.0 switches to the standard runtime and dxg detection") {
+TEST_CASE("plan rocm --set rocm_version=7.2.1 uses amdgpu/30.30.1 and sets dxg detection system-wide") {
   FakeWslRoot root;
-  RunResult r = plan(root, "rocm", {"rocm_version=7.1.0"});
+  RunResult r = plan(root, "rocm", {"rocm_version=7.2.1"});
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_FALSE(contains(r.out, "refused by the manifest"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 11);
-  CHECK(lines[2] == "   3  apt_repository  amdgpu-repo   skipped  skipped: rocm_version < '7.0' is false");
-  CHECK(starts_with(lines[3],
-                    unreachable("   4  apt_repository  rocm-repo     ", "https://repo.radeon.com/rocm/rocm.gpg.key")));
-  CHECK(lines[5] == "   6  apt_install     rocm          skipped  skipped: rocm_version < '7.0' is false");
-  CHECK(lines[6] ==
-        "   7  apt_install     rocm7         refused  cannot be planned: `apt-get -s install` " + kNoApt);
-  CHECK(lines[8] == "   9  profile_env     rocm7-dxg     change   create /home/alice/.bashrc");
-  CHECK(contains(r.out, "export HSA_ENABLE_DXG_DETECTION="));
+  REQUIRE(lines.size() == 16);
+  CHECK(lines[7] == "   8  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
+  CHECK(lines[8] == "   9  apt_install     rocm7            refused  cannot be planned: `apt-get -s install` " + kNoApt);
+  CHECK(lines[13] == "  14  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh");
+  CHECK(contains(r.out, "amdgpu_dir=30.30.1"));
+  CHECK(contains(r.out, "+export HSA_ENABLE_DXG_DETECTION='1'\n"));
 }
 
 TEST_CASE("plan rocm on Ubuntu 22.04 skips removing the distribution's ROCm 5.7 runtime") {
@@ -361,14 +408,14 @@ TEST_CASE("plan rocm on Ubuntu 22.04 skips removing the distribution's ROCm 5.7 
   RunResult r = plan(root, "rocm");
   REQUIRE(r.exit_code == 0);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 11);
-  CHECK(lines[1] ==
-        "   2  apt_remove      distro-hsa    skipped  skipped: host.distro == 'ubuntu' && "
+  REQUIRE(lines.size() == 16);
+  CHECK(lines[2] ==
+        "   3  apt_remove      distro-hsa       skipped  skipped: host.distro == 'ubuntu' && "
         "host.distro_version == '24.04' is false");
   // 24.04 plans it.
   FakeWslRoot noble;
-  CHECK(step_lines(plan(noble, "rocm").out).at(1) ==
-        "   2  apt_remove      distro-hsa    no-op    none of libhsa-runtime64-1, libhsakmt1 is installed");
+  CHECK(step_lines(plan(noble, "rocm").out).at(2) ==
+        "   3  apt_remove      distro-hsa       no-op    none of libhsa-runtime64-1, libhsakmt1 is installed");
 }
 
 // ---------------------------------------------------------------- plan cuda
@@ -395,7 +442,7 @@ TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the too
         "  1  check           dxg         verify   /dev/dxg is a char_device\n"
         "  2  check           libcuda     verify   /usr/lib/wsl/lib/libcuda.so.1 exists\n"
         "(key)\n"
-        "  4  apt_update      lists       change   refresh package lists (never refreshed)\n"
+        "  4  apt_update      lists       change   refresh package lists (never refreshed by wslgpu-setup)\n"
         "  5  apt_install     toolkit     refused  cannot be planned: `apt-get -s install` " +
             kNoApt +
             "\n"
@@ -449,10 +496,12 @@ TEST_CASE("plan cuda says which toolkit cuda_version = auto chose and why; a rel
   CHECK(set.exit_code == 0);
   CHECK(contains(set.out, " · cuda_toolkit=13-0 · cuda_version=13.0\n"));
   CHECK_FALSE(contains(set.out, "\nChose "));  // the Variables line says it
-  RunResult bad = plan(root, "cuda", {"cuda_version=12.7"});
-  CHECK(bad.exit_code == 2);
-  CHECK(bad.err == "error: --set cuda_version: cuda_version \"12.7\" is not a row of [choose.cuda_version] (it has: "
-                   "auto, 13.3, 13.2, 13.1, 13.0, 12.9, 12.8, 12.6, 12.5, 12.4, 12.3, 12.2, 12.1, 12.0)\n");
+  // A release the table does not have is refused, naming those it has.
+  RunResult bad =
+      run_tool({"--root", root.path(), "--set", "cuda_version=12.7", "plan", "cuda", "--detailed-exitcode"}, kOffline);
+  CHECK(bad.exit_code == 3);
+  CHECK(contains(bad.out, "CUDA 12.7 is not a toolkit this profile knows for WSL (13.3, 13.2, 13.1, 13.0, 12.9, 12.8, "
+                          "12.6, 12.5, 12.4, 12.3, 12.2, 12.1, 12.0; there is no 12.7)."));
   // Profiles that do not name the driver's facts never run nvidia-smi.
   CHECK_FALSE(contains(plan(root, "rocm").out, "nvidia-smi:"));
 }
@@ -524,7 +573,7 @@ TEST_CASE("plan and install rocm on a Debian machine refuse before any change, n
   auto before = outside_state(snapshot(root.path()));
   RunResult plan = run_tool({"--root", root.path(), "plan", "rocm", "--detailed-exitcode"});
   CHECK(plan.exit_code == 3);
-  CHECK(contains(plan.out, "this machine runs Debian 12 (bookworm), but AMD publishes ROCm 6.4.2.1 for WSL only on "
+  CHECK(contains(plan.out, "this machine runs Debian 12 (bookworm), but AMD publishes ROCm 7.2.2 for WSL only on "
                            "Ubuntu 22.04 and 24.04. From Windows, install a supported distribution (`wsl --install -d "
                            "Ubuntu-24.04`) and run wslgpu-setup there."));
   RunResult install = run_tool({"--root", root.path(), "install", "rocm", "--yes"});
@@ -542,7 +591,7 @@ TEST_CASE("a Debian machine without VERSION_CODENAME is refused as unsupported, 
   root.write("/etc/os-release", "ID=debian\nVERSION_ID=\"13\"\n");
   RunResult r = run_tool({"--root", root.path(), "plan", "rocm"});
   CHECK(r.exit_code == 3);
-  CHECK(r.err == "error: this machine runs Debian 13, but AMD publishes ROCm 6.4.2.1 for WSL only on Ubuntu 22.04 and "
+  CHECK(r.err == "error: this machine runs Debian 13, but AMD publishes ROCm 7.2.2 for WSL only on Ubuntu 22.04 and "
                  "24.04. From Windows, install a supported distribution (`wsl --install -d Ubuntu-24.04`) and run "
                  "wslgpu-setup there. (--unsupported-distro plans and installs anyway, at your own risk.)\n");
   RunResult anyway = run_tool({"--root", root.path(), "--unsupported-distro", "plan", "rocm"});

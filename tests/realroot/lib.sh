@@ -26,15 +26,16 @@
 
 # Bump when anything that goes into the base tarball changes (the package
 # list, the customize hooks): the cache is keyed by it.
-HARNESS_VERSION=2
+HARNESS_VERSION=3
 
 REALROOT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REALROOT_CACHE=${WSLGPU_TEST_CACHE:-/var/cache/wslgpu-setup-tests}
 REALROOT_SUITE=bookworm
 # minbase already holds passwd (useradd, usermod, gpasswd, groupadd) and
-# gpgv (apt verifies InRelease with it). gpg is added because the systems
-# the tool targets have it, so a step may reasonably call it.
-REALROOT_BASE_PACKAGES=(gpg)
+# gpgv (apt verifies InRelease with it). gpg and python3 are added because
+# the systems the tool targets have them: a step may reasonably call gpg, and
+# Ansible's modules run on python3 (the ansible-* scenarios).
+REALROOT_BASE_PACKAGES=(gpg python3)
 REALROOT_WSL_KERNEL=5.15.153.1-microsoft-standard-WSL2
 REALROOT_USER=alice
 REALROOT_REPO_IN_ROOT=/srv/testrepo

@@ -79,8 +79,11 @@ manifest_rocm_from_testrepo() {
 # fetched by the tool on this side of the root (libcurl), so its URL is the
 # host path; the sources inside the root name the in-root repository. The
 # test roots are Debian 12, where AMD does not publish: --unsupported-distro.
+# The release is the test repository's (the legacy 6.4.2.1 layout), not the
+# profile's default (7.2.2, a librocdxg release the repository does not hold).
 rocm_profile_args() {
-  printf '%s\n' --unsupported-distro --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
+  printf '%s\n' --unsupported-distro --set "rocm_version=$TESTREPO_ROCM_VERSION" \
+    --set "rocm_repo=$TESTREPO_ROCM_REPO" --set "amdgpu_repo=$TESTREPO_AMDGPU_REPO" \
     --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_fingerprint=$TESTREPO_KEY_FINGERPRINT" \
     --set "rocm_pin_origin=$TESTREPO_ORIGIN" "$@"
 }

@@ -21,8 +21,9 @@ newer_major_refused() {
   assert_contains "$TOOL_ERR" "CUDA 13.0 needs NVIDIA's Windows driver 580 or later, and this one is 537.13 \\(nvidia-smi: driver 537.13, CUDA 12.2\\)\\." "the refusal"
   assert_contains "$TOOL_ERR" "On Windows, install NVIDIA's driver 580 or later, then run \`wsl --shutdown\`; or leave cuda_version at auto" "the refusal's advice"
   assert_contains "$TOOL_ERR" 'Nothing was changed \(exit 3\)' "the refusal"
-  # Plan's private apt update and simulations ran; nothing that installs.
-  assert_eq "$(traced_calls apt-get | grep -cE '^apt-get (install|purge|remove)' || true)" 0 "apt-get runs that change packages"
+  # Plan's private apt update, simulations and size queries ran; nothing that installs.
+  assert_eq "$(traced_calls apt-get | grep -E '^apt-get (install|purge|remove)' | grep -cv -- '--print-uris' || true)" 0 \
+    "apt-get runs that change packages"
   snapshot "$ROOT" "$tmp/after" --exclude "$REALROOT_STATE_DIR"
   assert_same_snapshot "$tmp/before" "$tmp/after" "a refused install changed the root"
 

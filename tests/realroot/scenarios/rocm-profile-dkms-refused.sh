@@ -41,7 +41,7 @@ refuse_rocm_7_0() {
   snapshot "$ROOT" "$tmp/before7" --exclude "$REALROOT_STATE_DIR"
   tool --root "$ROOT" "${sets[@]}" install rocm --yes
   assert_status 3 "install rocm with rocm_version=7.0.2"
-  assert_contains "$TOOL_ERR" "^error: refused by the manifest \(rocm_version >= '7.0' && rocm_version < '7.1'\): ROCm 7.0.2 shipped no WSL runtime" \
+  assert_contains "$TOOL_ERR" "^error: refused by the manifest \(rocm_wsl == 'none'\): ROCm 7.0.x shipped no WSL runtime" \
     "the 7.0 refusal"
   snapshot "$ROOT" "$tmp/after7" --exclude "$REALROOT_STATE_DIR"
   assert_same_snapshot "$tmp/before7" "$tmp/after7" "a refused install changed the root"

@@ -709,7 +709,7 @@ TEST_CASE("doctor amd.wsl-runtime: 6.x needs rocr4wsl, 7.0 has no WSL support, 7
     CHECK(f.status == FindingStatus::fail);
     CHECK(f.seen == "ROCm 7.1.0, but HSA_ENABLE_DXG_DETECTION=1 is not set");
     CHECK(contains(f.cause, "librocdxg bridge"));
-    CHECK(contains(f.fix, "`export HSA_ENABLE_DXG_DETECTION=1` to ~/.bashrc"));
+    CHECK(contains(f.fix, "sets it for every login shell in /etc/profile.d"));
   }
   {
     Machine m;
@@ -1375,4 +1375,43 @@ TEST_CASE("doctor reports a keyring that is not an OpenPGP key") {
   REQUIRE(f != nullptr);
   CHECK(f->status == FindingStatus::warn);
   CHECK(f->seen.rfind("/etc/apt/keyrings/vendor.asc cannot be read as an OpenPGP key (", 0) == 0);
+}
+
+TEST_CASE("doctor amd.librocdxg: present and the matrix's version for 7.2.x, never next to the legacy runtime") {
+  {
+    Machine m;
+    m.make_amd("7.2.2.70202-10~24.04");
+    m.packages["rocdxg-roct"] = "1.2.2";
+    m.fs.add_file("/opt/rocm/lib/librocdxg.so", "elf");
+    auto f = get(m.diagnose(), "amd.librocdxg");
+    CHECK(f.status == FindingStatus::ok);
+    CHECK(f.seen == "librocdxg 1.2.2 for ROCm 7.2.2 (/opt/rocm/lib/librocdxg.so)");
+  }
+  {
+    Machine m;
+    m.make_amd("7.2.1.70201-10~24.04");
+    auto f = get(m.diagnose(), "amd.librocdxg");
+    CHECK(f.status == FindingStatus::fail);
+    CHECK(f.seen == "ROCm 7.2.1 without librocdxg: /opt/rocm/lib/librocdxg.so is missing");
+    CHECK(contains(f.fix, "sudo wslgpu-setup install rocm --set rocm_version=7.2.1"));
+  }
+  {
+    // A librocdxg the profile's matrix does not pair with this release.
+    Machine m;
+    m.make_amd("7.2.2.70202-10~24.04");
+    m.packages["rocdxg-roct"] = "1.1.0";
+    m.fs.add_file("/opt/rocm/lib/librocdxg.so", "elf");
+    auto f = get(m.diagnose(), "amd.librocdxg");
+    CHECK(f.status == FindingStatus::warn);
+    CHECK(f.seen == "librocdxg 1.1.0 with ROCm 7.2.2; the rocm profile pairs 7.2.2 with librocdxg 1.2.2");
+  }
+  {
+    Machine m;
+    m.make_amd();  // 6.4.2 with hsa-runtime-rocr4wsl-amdgpu
+    m.packages["rocdxg-roct"] = "1.2.2";
+    auto f = get(m.diagnose(), "amd.librocdxg");
+    CHECK(f.status == FindingStatus::fail);
+    CHECK(f.seen ==
+          "both the legacy WSL runtime (hsa-runtime-rocr4wsl-amdgpu) and librocdxg (rocdxg-roct) are installed");
+  }
 }

@@ -468,3 +468,43 @@ TEST_CASE("the download helper gets the proxy and certificate settings from our 
   CHECK(env.count("WSLGPU_TEST_SECRET") == 0);
   CHECK(env.count("SSL_CERT_FILE") == 0);
 }
+
+TEST_CASE("the download helper sends its progress, and the last report is the whole file") {
+  std::string body = test_body(300000);
+  TinyHttpServer server({body});
+  TempDir tmp;
+  auto req = request_for(server, body, tmp.path() + "/cache/pkg.deb");
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> seen;
+  req.on_progress = [&](std::uint64_t done, std::uint64_t total) { seen.emplace_back(done, total); };
+  fetch_file_with(WSLGPU_FETCH_BINARY, req);
+  REQUIRE(!seen.empty());
+  CHECK(seen.back() == std::make_pair<std::uint64_t, std::uint64_t>(body.size(), body.size()));
+  for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i].first >= seen[i - 1].first);
+}
+
+TEST_CASE("progress lines of the helper's protocol are read back, and nothing else is taken for one") {
+  std::uint64_t done = 0, total = 0;
+  CHECK(parse_fetch_progress_line(fetch_progress_line(1234, 5678), done, total));
+  CHECK(done == 1234);
+  CHECK(total == 5678);
+  for (const char* line : {"info\tprogress", "progress\t", "progress\t12", "progress\t12\tx", "progress\t-1\t2", "progress 1 2"})
+    CHECK_MESSAGE(!parse_fetch_progress_line(line, done, total), line);
+}
+
+TEST_CASE("a file URL reports its progress as it is copied") {
+  std::string body = test_body(200000);
+  TempDir tmp;
+  std::ofstream(tmp.path() + "/src.bin", std::ios::binary) << body;
+  DownloadRequest req;
+  req.url = "file://" + tmp.path() + "/src.bin";
+  req.sha256 = sha256_hex(body);
+  req.host_path = tmp.path() + "/dest.bin";
+  std::uint64_t last = 0, whole = 0;
+  req.on_progress = [&](std::uint64_t done, std::uint64_t total) {
+    last = done;
+    whole = total;
+  };
+  download_file(req);
+  CHECK(last == body.size());
+  CHECK(whole == body.size());
+}

@@ -14,6 +14,7 @@
 #include "installer/system/error.hpp"
 #include "installer/system/paths.hpp"
 #include "installer/system/process.hpp"
+#include "steps/apt_freshness.hpp"
 #include "steps/step.hpp"
 #include "support/fakes.hpp"
 
@@ -73,6 +74,9 @@ const std::map<std::string, std::string> kAptEnv = {{"DEBIAN_FRONTEND", "noninte
 const Argv kDpkgOptions = {"-o", "Dpkg::Options::=--force-confdef", "-o", "Dpkg::Options::=--force-confold",
                            "-o", "DPkg::Lock::Timeout=120"};
 
+// What keeps apt's simulation from writing its planner log and caches in the target.
+const Argv kNoWrites = {"-o", "Dir::Log::Planner=", "-o", "Dir::Cache::pkgcache=", "-o", "Dir::Cache::srcpkgcache="};
+
 Argv concat(std::initializer_list<Argv> parts) {
   Argv out;
   for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
@@ -118,10 +122,15 @@ TEST_CASE("apt_install plan resolves the whole transaction with apt-get -s and l
   w.runner.on({"apt-get", "-s"}, ok(kRocmSimulation));
   auto step = make_step("apt_install", "packages = [\"rocm-dev\", \"bash\"]\n");
   StepPlan p = step->plan(w.ctx);
-  REQUIRE(w.runner.calls.size() == 1);
-  CHECK(w.runner.calls[0].argv == Argv{"apt-get", "-s", "install", "--no-install-recommends", "-o",
-                                       "Debug::pkgDepCache::AutoInstall=1", "rocm-dev"});
+  REQUIRE(w.runner.calls.size() == 2);
+  CHECK(w.runner.calls[0].argv == concat({{"apt-get", "-s", "install", "--no-install-recommends", "-o",
+                                           "Debug::pkgDepCache::AutoInstall=1"},
+                                          kNoWrites,
+                                          {"rocm-dev"}}));
   CHECK(w.runner.calls[0].env == kAptEnv);
+  // apt's sizes, asked the same way (the fake answers nothing: the plan says no sizes).
+  CHECK(w.runner.calls[1].argv ==
+        concat({{"apt-get", "install", "--print-uris", "--no-install-recommends"}, kNoWrites, {"rocm-dev"}}));
   CHECK(p.verdict == Verdict::change);
   CHECK(p.summary == "install 3 packages: rocm-core, hsa-runtime-rocr4wsl-amdgpu, rocm-dev");
   CHECK(p.details == std::vector<std::string>{
@@ -143,8 +152,9 @@ TEST_CASE("apt_install with install_recommends lets apt add recommended packages
   w.runner.on({"apt-get", "-s"}, ok(kRocmSimulation));
   auto step = make_step("apt_install", "packages = [\"rocm-dev\"]\ninstall_recommends = true\n");
   step->plan(w.ctx);
-  REQUIRE(w.runner.calls.size() == 1);
-  CHECK(w.runner.calls[0].argv == Argv{"apt-get", "-s", "install", "-o", "Debug::pkgDepCache::AutoInstall=1", "rocm-dev"});
+  REQUIRE(w.runner.calls.size() == 2);
+  CHECK(w.runner.calls[0].argv ==
+        concat({{"apt-get", "-s", "install", "-o", "Debug::pkgDepCache::AutoInstall=1"}, kNoWrites, {"rocm-dev"}}));
 }
 
 TEST_CASE("apt_install refuses a transaction that pulls in a DKMS package, however deep") {
@@ -246,9 +256,9 @@ TEST_CASE("apt_install apply runs apt non-interactively and undo purges exactly 
   w.runner.on({"apt-get", "-s", "purge"}, ok("Purg hsa-runtime-rocr4wsl-amdgpu [1.14.0]\nPurg rocm-dev [6.4.2]\n"));
   step->undo(w.ctx, data);
   REQUIRE(w.runner.calls.size() == 4);
-  CHECK(w.runner.calls[1].argv == Argv{"apt-cache", "madison", "libc6"});
-  CHECK(w.runner.calls[2].argv == Argv{"apt-get", "-s", "purge", "-o", "Debug::pkgDepCache::AutoInstall=1",
-                                       "hsa-runtime-rocr4wsl-amdgpu", "rocm-dev"});
+  CHECK(w.runner.calls[1].argv == concat({{"apt-cache", "madison"}, kNoWrites, {"libc6"}}));
+  CHECK(w.runner.calls[2].argv == concat({{"apt-get", "-s", "purge", "-o", "Debug::pkgDepCache::AutoInstall=1"}, kNoWrites,
+                                          {"hsa-runtime-rocr4wsl-amdgpu", "rocm-dev"}}));
   CHECK(w.runner.calls[3].argv ==
         concat({{"apt-get", "purge", "-y"}, kDpkgOptions, {"hsa-runtime-rocr4wsl-amdgpu", "rocm-dev"}}));
   CHECK(w.runner.calls[3].env == kAptEnv);
@@ -260,6 +270,82 @@ TEST_CASE("apt_install lock_timeout reaches apt as DPkg::Lock::Timeout") {
   make_step("apt_install", "packages = [\"rocm-dev\"]\nlock_timeout = 600\n")->apply(w.ctx, StepPlan{});
   REQUIRE(w.runner.calls.size() == 1);
   CHECK(w.runner.calls[0].argv.at(9) == "DPkg::Lock::Timeout=600");
+}
+
+namespace {
+
+// A progress display that keeps what it was told.
+struct SeenProgress : ProgressSink {
+  std::vector<ProgressEvent> events;
+  void update(const ProgressEvent& ev) override { events.push_back(ev); }
+};
+
+}  // namespace
+
+TEST_CASE("apt_install plan says what apt would download and the disk space it would use, in apt's figures") {
+  AptWorld w;
+  w.runner.on({"apt-get", "-s"}, ok(kRocmSimulation));
+  w.runner.on({"apt-get", "install", "--print-uris"},
+              ok("Need to get 2936 MB of archives.\n"
+                 "After this operation, 10.2 GB of additional disk space will be used.\n"
+                 "'https://repo.radeon.com/rocm/apt/6.4.2/pool/main/r/rocm-dev/rocm-dev_6.4.2_amd64.deb' "
+                 "rocm-dev_6.4.2_amd64.deb 2936000123 SHA256:00\n"));
+  StepPlan p = make_step("apt_install", "packages = [\"rocm-dev\"]\n")->plan(w.ctx);
+  CHECK(p.download_bytes == 2936000123ULL);
+  CHECK(p.disk_bytes == 10200000000LL);
+  CHECK(p.summary ==
+        "install 3 packages: rocm-core, hsa-runtime-rocr4wsl-amdgpu, rocm-dev (2.9 GB to download, 10 GB more on disk)");
+  CHECK(p.activity == "installing 3 packages, 2.9 GB to download");
+  CHECK(p.details.front() == "apt: 2.9 GB to download (2.9 GB of packages), 10 GB of disk space used");
+  CHECK(w.runner.calls[1].stop_on_interrupt);  // a query: stopping it is harmless
+}
+
+TEST_CASE("apt_install downloads first, where a signal may stop it, then installs with apt's status shown") {
+  AptWorld w;
+  SeenProgress seen;
+  w.ctx.progress = &seen;
+  std::vector<std::string> order;
+  w.runner.on({"apt-get", "-o", "APT::Status-Fd=3", "install", "-y", "--download-only"}, [&](const Command& c) {
+    order.push_back("download");
+    CHECK(c.stop_on_interrupt);
+    c.on_status_line("dlstatus:1:50.0000:Retrieving file 1 of 2");
+    return ok();
+  });
+  w.runner.on({"apt-get", "-o", "APT::Status-Fd=3", "install", "-y"}, [&](const Command& c) {
+    order.push_back("install");
+    CHECK_FALSE(c.stop_on_interrupt);  // dpkg is never stopped halfway
+    c.on_status_line("pmstatus:rocm-dev:20.0000:Unpacking rocm-dev (amd64)");
+    w.fs.add_file("/var/lib/dpkg/status", status_text({{"libc6", "2.36-9"}, {"bash", "5.2.15-2"}, {"rocm-dev", "6.4.2"}}));
+    return ok();
+  });
+  StepPlan plan;
+  plan.download_bytes = 1000;
+  plan.changes = nlohmann::json::parse(R"([{"type":"package","action":"install","name":"rocm-dev"},
+                                           {"type":"package","action":"install","name":"rocm-core"}])");
+  make_step("apt_install", "packages = [\"rocm-dev\"]\n")->apply(w.ctx, plan);
+  CHECK(order == std::vector<std::string>{"download", "install"});
+  REQUIRE(seen.events.size() == 2);
+  CHECK(seen.events[0].phase == ProgressEvent::Phase::download);
+  CHECK(seen.events[0].bytes_done == 500);
+  CHECK(seen.events[0].bytes_total == 1000);
+  CHECK(seen.events[1].phase == ProgressEvent::Phase::unpack);
+  CHECK(seen.events[1].subject == "rocm-dev");
+  CHECK(seen.events[1].items == 2);
+}
+
+TEST_CASE("apt_install stopped by a signal while downloading installs nothing and says so") {
+  AptWorld w;
+  w.runner.on({"apt-get", "install", "-y", "--download-only"}, [&](const Command&) {
+    ProcessResult r;
+    r.exit_code = 128 + 15;
+    r.interrupted = true;
+    return r;
+  });
+  StepPlan plan;
+  plan.download_bytes = 1000;
+  auto step = make_step("apt_install", "packages = [\"rocm-dev\"]\n");
+  CHECK_THROWS_AS(step->apply(w.ctx, plan), Interrupted);
+  CHECK(w.runner.calls.size() == 1);  // no `apt-get install` after it
 }
 
 TEST_CASE("apt_install undo leaves alone a package the user removed since, and runs nothing then") {
@@ -313,6 +399,10 @@ std::function<ProcessResult(const Command&)> madison(std::map<std::string, std::
   return [versions](const Command& c) {
     std::string out;
     for (std::size_t i = 2; i < c.argv.size(); ++i) {
+      if (c.argv[i] == "-o" || c.argv[i] == "-c") {
+        ++i;
+        continue;
+      }
       auto it = versions.find(c.argv[i]);
       if (it == versions.end()) continue;
       for (const auto& v : it->second) out += c.argv[i] + " | " + v + " | file:/srv/repo  Packages\n";
@@ -352,13 +442,19 @@ TEST_CASE("apt_install downgrades to the version asked for, with the exactly pin
   CHECK(p.fingerprint["apt:request"] == "cuda-toolkit-12-6=12.6.2-1 cuda-nvcc-12-6=12.6.2-1");
   CHECK(p.changes[0]["action"] == "downgrade");
   CHECK(p.changes[0]["from"] == "12.6.3-1");
-  REQUIRE(w.runner.calls.size() == 4);
-  CHECK(w.runner.calls[0].argv == Argv{"apt-cache", "madison", "cuda-toolkit-12-6"});
-  CHECK(w.runner.calls[1].argv == Argv{"apt-get", "-s", "install", "--no-install-recommends", "--auto-remove", "-o",
-                                       "Debug::pkgDepCache::AutoInstall=1", "cuda-toolkit-12-6=12.6.2-1"});
+  REQUIRE(w.runner.calls.size() == 5);
+  CHECK(w.runner.calls[0].argv == concat({{"apt-cache", "madison"}, kNoWrites, {"cuda-toolkit-12-6"}}));
+  CHECK(w.runner.calls[1].argv == concat({{"apt-get", "-s", "install", "--no-install-recommends", "--auto-remove", "-o",
+                                           "Debug::pkgDepCache::AutoInstall=1"},
+                                          kNoWrites,
+                                          {"cuda-toolkit-12-6=12.6.2-1"}}));
   CHECK(has_arg(w.runner.calls[2], "cuda-nvcc-12-6=12.6.2-1"));
   // Whether undo could fetch the versions it replaces: it could.
-  CHECK(w.runner.calls[3].argv == Argv{"apt-cache", "madison", "cuda-toolkit-12-6", "cuda-nvcc-12-6"});
+  CHECK(w.runner.calls[3].argv == concat({{"apt-cache", "madison"}, kNoWrites, {"cuda-toolkit-12-6", "cuda-nvcc-12-6"}}));
+  // apt's sizes, for the same request.
+  CHECK(w.runner.calls[4].argv ==
+        concat({{"apt-get", "install", "--print-uris", "--no-install-recommends", "--allow-downgrades"}, kNoWrites,
+                {"cuda-toolkit-12-6=12.6.2-1", "cuda-nvcc-12-6=12.6.2-1"}}));
   CHECK(std::none_of(p.details.begin(), p.details.end(),
                      [](const std::string& d) { return d.find("undo cannot") != std::string::npos; }));
 
@@ -370,12 +466,12 @@ TEST_CASE("apt_install downgrades to the version asked for, with the exactly pin
   });
   w.runner.on({"apt-mark"}, ok());
   nlohmann::json data = step->apply(w.ctx, p);
-  REQUIRE(w.runner.calls.size() == 6);
-  CHECK(w.runner.calls[4].argv ==
+  REQUIRE(w.runner.calls.size() == 7);
+  CHECK(w.runner.calls[5].argv ==
         concat({{"apt-get", "install", "-y", "--no-install-recommends", "--allow-downgrades"}, kDpkgOptions,
                 {"cuda-toolkit-12-6=12.6.2-1", "cuda-nvcc-12-6=12.6.2-1"}}));
   // Named for its version only, the dependency stays automatic.
-  CHECK(w.runner.calls[5].argv == Argv{"apt-mark", "auto", "cuda-nvcc-12-6"});
+  CHECK(w.runner.calls[6].argv == Argv{"apt-mark", "auto", "cuda-nvcc-12-6"});
   CHECK(data["upgraded"] == nlohmann::json::parse(R"([
     {"name":"cuda-toolkit-12-6","from":"12.6.3-1","to":"12.6.2-1","architecture":"amd64","auto":false},
     {"name":"cuda-nvcc-12-6","from":"12.6.3-1","to":"12.6.2-1","architecture":"amd64","auto":true}])"));
@@ -388,7 +484,7 @@ TEST_CASE("apt_install downgrades to the version asked for, with the exactly pin
   w.runner.calls.clear();
   step->undo(w.ctx, data);
   REQUIRE(w.runner.calls.size() == 3);
-  CHECK(w.runner.calls[0].argv == Argv{"apt-cache", "madison", "cuda-toolkit-12-6", "cuda-nvcc-12-6"});
+  CHECK(w.runner.calls[0].argv == concat({{"apt-cache", "madison"}, kNoWrites, {"cuda-toolkit-12-6", "cuda-nvcc-12-6"}}));
   CHECK(w.runner.calls[1].argv ==
         concat({{"apt-get", "install", "-y", "--purge", "--no-install-recommends", "--allow-downgrades"}, kDpkgOptions,
                 {"cuda-toolkit-12-6=12.6.3-1", "cuda-nvcc-12-6=12.6.3-1"}}));
@@ -545,7 +641,7 @@ TEST_CASE("apt_install plan resolves against sources an earlier step would add, 
   runner.on({"apt-get", "-s"}, ok(kRocmSimulation));
   StepPlan p = make_step("apt_install", "packages = [\"rocm-dev\"]\n")->plan(ctx);
 
-  REQUIRE(runner.calls.size() == 2);
+  REQUIRE(runner.calls.size() == 3);  // update, simulation, sizes
   REQUIRE(scratch.rfind("/var/lib/wslgpu-setup/plan-apt/", 0) == 0);
   Argv options = {"-c", scratch + "/plan.conf",
                   "-o", "Dir::Etc::SourceList=" + scratch + "/sources.list",
@@ -556,7 +652,9 @@ TEST_CASE("apt_install plan resolves against sources an earlier step would add, 
                   "-o", "Dir::Etc::TrustedParts=" + scratch + "/trusted.gpg.d",
                   "-o", "Dir::State::Lists=" + scratch + "/lists",
                   "-o", "Dir::Cache=" + scratch + "/cache",
-                  "-o", "Dir::State::status=/var/lib/dpkg/status"};
+                  "-o", "Dir::State::status=/var/lib/dpkg/status",
+                  "-o", "Dir::Cache::Archives=/var/cache/apt/archives/"};
+  options.insert(options.end(), kNoWrites.begin(), kNoWrites.end());
   CHECK(runner.calls[0].argv == concat({{"apt-get", "update", "--error-on=any", "-o", "APT::Sandbox::User=root"}, options}));
   CHECK(runner.calls[1].argv == concat({{"apt-get", "-s", "install", "--no-install-recommends", "-o",
                                          "Debug::pkgDepCache::AutoInstall=1"},
@@ -590,9 +688,11 @@ TEST_CASE("apt_install plan uses the plain simulation when no earlier step chang
   HostFacts host;
   StepContext ctx{overlay, runner, host, "test"};
   make_step("apt_install", "packages = [\"rocm-dev\"]\n")->plan(ctx);
-  REQUIRE(runner.calls.size() == 1);
-  CHECK(runner.calls[0].argv == Argv{"apt-get", "-s", "install", "--no-install-recommends", "-o",
-                                     "Debug::pkgDepCache::AutoInstall=1", "rocm-dev"});
+  REQUIRE(runner.calls.size() == 2);
+  CHECK(runner.calls[0].argv ==
+        concat({{"apt-get", "-s", "install", "--no-install-recommends", "-o", "Debug::pkgDepCache::AutoInstall=1"},
+                kNoWrites,
+                {"rocm-dev"}}));
   CHECK_FALSE(std::filesystem::exists(root.path() + "/var/lib/wslgpu-setup"));
 }
 
@@ -643,8 +743,9 @@ TEST_CASE("apt_remove plans with apt's simulation, records versions and undo rei
   w.runner.on({"apt-get", "install"}, ok());
   auto step = make_step("apt_remove", "packages = [\"libhsakmt1\", \"libhsa-runtime64-1\", \"not-there\"]\n");
   StepPlan p = step->plan(w.ctx);
-  CHECK(w.runner.calls.at(0).argv == Argv{"apt-get", "-s", "remove", "-o", "Debug::pkgDepCache::AutoInstall=1",
-                                          "libhsakmt1", "libhsa-runtime64-1"});
+  CHECK(w.runner.calls.at(0).argv == concat({{"apt-get", "-s", "remove", "-o", "Debug::pkgDepCache::AutoInstall=1"},
+                                             kNoWrites,
+                                             {"libhsakmt1", "libhsa-runtime64-1"}}));
   CHECK(p.verdict == Verdict::change);
   CHECK(p.summary == "remove libhsa-runtime64-1 5.7.1-2build1, libhsakmt1 5.7.0-1build1");
   CHECK(p.changes[1] == nlohmann::json{{"type", "package"}, {"action", "remove"}, {"name", "libhsakmt1"}, {"version", "5.7.0-1build1"}});
@@ -677,25 +778,72 @@ TEST_CASE("apt_remove undo says plainly when apt can no longer fetch the removed
 
 // ----------------------------------------------------------------- apt_update
 
-TEST_CASE("apt_update refreshes lists older than a sources file, however fresh they are") {
-  TempDir root;
-  root.write("var/lib/apt/lists/x_InRelease", "list\n");
-  auto old = std::filesystem::file_time_type::clock::now() - std::chrono::minutes(5);
-  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists/x_InRelease", old);
-  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists", old);
-  root.write("etc/apt/sources.list.d/rocm.sources", "Types: deb\n");
-  RootedFileSystem fs(root.path());
+namespace {
+
+std::int64_t now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// A machine with one source and its lists, refreshed by the tool AGO seconds ago.
+struct ListsWorld {
+  MemoryFileSystem fs;
   FakeProcessRunner runner;
   HostFacts host;
   StepContext ctx{fs, runner, host, "test"};
-  StepPlan p = make_step("apt_update", "max_age = 3600\n")->plan(ctx);
-  CHECK(p.verdict == Verdict::change);
-  CHECK(p.summary == "refresh package lists (/etc/apt/sources.list.d/rocm.sources is newer than them)");
+  explicit ListsWorld(std::int64_t ago) {
+    fs.add_file("/etc/apt/sources.list.d/debian.sources", "Types: deb\nURIs: https://deb.invalid/debian\n");
+    fs.add_file("/var/lib/apt/lists/deb.invalid_debian_dists_bookworm_InRelease", "list\n");
+    fs.add_file("/var/lib/apt/lists/lock", "");
+    write_lists_record(fs, "/var/lib/wslgpu-setup", now_s() - ago);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("apt_update is a no-op while the tool's own refresh of exactly these sources is fresher than max_age") {
+  ListsWorld w(120);
+  auto step = make_step("apt_update", "max_age = 3600\n");
+  StepPlan p = step->plan(w.ctx);
+  CHECK(p.verdict == Verdict::noop);
+  CHECK(p.summary == "package lists are 2 minutes old, fresher than max_age (60 minutes)");
+  CHECK(w.runner.calls.empty());
+  // Touching a file changes nothing: times are not looked at.
+  w.fs.add_file("/etc/apt/sources.list.d/debian.sources", "Types: deb\nURIs: https://deb.invalid/debian\n");
+  w.fs.add_file("/etc/apt/sources.list.d/debian.list.save", "deb old\n");  // apt does not read it
+  CHECK(step->plan(w.ctx).verdict == Verdict::noop);
 }
 
-TEST_CASE("apt_update leaves a stamp after a refresh, for updates that found every list unchanged") {
+TEST_CASE("apt_update refreshes when the sources changed, however fresh the lists, and records the refresh") {
+  ListsWorld w(60);
+  auto step = make_step("apt_update", "max_age = 3600\n");
+  // What an earlier apt_repository step of the same plan would write.
+  OverlayFileSystem overlay(w.fs);
+  overlay.write_atomic("/etc/apt/sources.list.d/rocm.sources", "Types: deb\nURIs: https://repo.radeon.com/rocm\n", {});
+  StepContext plan_ctx{overlay, w.runner, w.host, "test"};
+  StepPlan p = step->plan(plan_ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "refresh package lists (the sources changed since the last refresh)");
+  CHECK(p.activity == "refreshing the package lists");
+
+  // Applied: the source is on disk, apt refreshes, the record says so.
+  w.fs.add_file("/etc/apt/sources.list.d/rocm.sources", "Types: deb\nURIs: https://repo.radeon.com/rocm\n");
+  w.runner.on({"apt-get", "update"}, [&](const Command&) {
+    w.fs.add_file("/var/lib/apt/lists/repo.radeon.com_rocm_dists_noble_InRelease", "list\n");
+    return ok();
+  });
+  step->apply(w.ctx, p);
+  REQUIRE(w.runner.calls.size() == 1);
+  CHECK(w.runner.calls[0].argv == Argv{"apt-get", "update", "--error-on=any"});
+  CHECK(w.runner.calls[0].env == kAptEnv);
+  CHECK(w.runner.calls[0].stop_on_interrupt);  // lists are renamed into place: stopping apt leaves no torn list
+  auto fresh = lists_freshness(w.fs, "/var/lib/wslgpu-setup", now_s());
+  CHECK(fresh.matches);
+  CHECK(step->plan(w.ctx).verdict == Verdict::noop);
+}
+
+TEST_CASE("apt_update converges after a refresh that moved no file time (a source replaced by one of the same URI)") {
   // A vendor's list replaced by a .sources of the same URI: apt finds the
-  // same lists and moves nothing, so only the stamp says it ran.
+  // same lists and moves nothing; the record says the refresh ran.
   TempDir root;
   root.write("var/lib/apt/lists/x_InRelease", "list\n");
   auto old = std::filesystem::file_time_type::clock::now() - std::chrono::minutes(5);
@@ -711,56 +859,58 @@ TEST_CASE("apt_update leaves a stamp after a refresh, for updates that found eve
   StepPlan before = step->plan(ctx);
   REQUIRE(before.verdict == Verdict::change);
   step->apply(ctx, before);
-  CHECK(fs.stat("/var/lib/wslgpu-setup/apt-update-succeeded"));
+  CHECK(fs.stat("/var/lib/wslgpu-setup/apt-lists.json"));
   StepPlan after = step->plan(ctx);
   CHECK(after.verdict == Verdict::noop);
   CHECK(after.summary.rfind("package lists are ", 0) == 0);
 }
 
-TEST_CASE("apt_update skips fresh lists when max_age says so, and refreshes old ones with --error-on=any") {
-  TempDir root;
-  root.write("var/lib/apt/lists/x_InRelease", "list\n");
-  root.write("var/lib/apt/lists/lock", "");
-  RootedFileSystem fs(root.path());
-  FakeProcessRunner runner;
-  HostFacts host;
-  StepContext ctx{fs, runner, host, "test"};
+TEST_CASE("install, rollback, install again: the second refresh is not needed, since the lists stayed") {
+  ListsWorld w(0);
+  w.fs.add_file("/etc/apt/sources.list.d/cuda-wsl-ubuntu.sources", "Types: deb\nURIs: https://nvidia.invalid/\n");
+  w.fs.add_file("/var/lib/apt/lists/nvidia.invalid_InRelease", "list\n");
+  write_lists_record(w.fs, "/var/lib/wslgpu-setup", now_s() - 30);  // the first install's refresh
+  w.fs.remove("/etc/apt/sources.list.d/cuda-wsl-ubuntu.sources");   // the rollback; no refresh runs
   auto step = make_step("apt_update", "max_age = 3600\n");
-  StepPlan fresh = step->plan(ctx);
-  CHECK(fresh.verdict == Verdict::noop);
-  CHECK(fresh.summary.rfind("package lists are ", 0) == 0);
-  CHECK(fresh.summary.find("fresher than max_age (60 minutes)") != std::string::npos);
+  CHECK(step->plan(w.ctx).verdict == Verdict::change);  // the sources now differ from the refresh
+  OverlayFileSystem overlay(w.fs);
+  overlay.write_atomic("/etc/apt/sources.list.d/cuda-wsl-ubuntu.sources", "Types: deb\nURIs: https://nvidia.invalid/\n", {});
+  StepContext again{overlay, w.runner, w.host, "test"};
+  CHECK(step->plan(again).verdict == Verdict::noop);  // the same install again
+  // But when someone else's `apt-get update` has deleted the removed source's lists since, it refreshes.
+  w.fs.remove("/var/lib/apt/lists/nvidia.invalid_InRelease");
+  StepPlan p = step->plan(again);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "refresh package lists (the package lists changed since the last refresh)");
+}
 
-  auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 3 + 1);
-  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists/x_InRelease", old);
-  // The folder's mtime counts as a refresh too (apt renames fresh lists into it).
-  std::filesystem::last_write_time(root.path() + "/var/lib/apt/lists", old);
-  StepPlan stale = step->plan(ctx);
+TEST_CASE("apt_update refreshes when max_age has passed, when there is no record, and always without max_age") {
+  ListsWorld old(3 * 86400 + 60);
+  auto step = make_step("apt_update", "max_age = 3600\n");
+  StepPlan stale = step->plan(old.ctx);
   CHECK(stale.verdict == Verdict::change);
   CHECK(stale.summary == "refresh package lists (last refresh 3 days ago)");
 
-  runner.on({"apt-get", "update"}, ok());
-  step->apply(ctx, stale);
-  REQUIRE(runner.calls.size() == 1);
-  CHECK(runner.calls[0].argv == Argv{"apt-get", "update", "--error-on=any"});
-  CHECK(runner.calls[0].env == kAptEnv);
-}
+  ListsWorld future(-3600);  // the clock went back an hour since
+  CHECK(step->plan(future.ctx).verdict == Verdict::change);
 
-TEST_CASE("apt_update without max_age always refreshes, and a failing source fails the step") {
   MemoryFileSystem fs;
   FakeProcessRunner runner;
   runner.on({"apt-get", "update"}, fail(100, "E: Failed to fetch https://repo.radeon.com/rocm/apt/6.4.2/dists/noble/InRelease\n"));
   HostFacts host;
   StepContext ctx{fs, runner, host, "test"};
-  auto step = make_step("apt_update", "");
-  StepPlan p = step->plan(ctx);
+  auto always = make_step("apt_update", "");
+  StepPlan p = always->plan(ctx);
   CHECK(p.verdict == Verdict::change);
-  CHECK(p.summary == "refresh package lists (never refreshed)");
-  CHECK_THROWS_WITH_AS(step->apply(ctx, p),
+  CHECK(p.summary == "refresh package lists (never refreshed by wslgpu-setup)");
+  CHECK_THROWS_WITH_AS(always->apply(ctx, p),
                        "could not refresh the package lists: `apt-get update` exited 100:\n"
                        "E: Failed to fetch https://repo.radeon.com/rocm/apt/6.4.2/dists/noble/InRelease\n"
                        "Check the network and the sources named above (`ls /etc/apt/sources.list.d`).",
                        StepFailure);
+  CHECK(!read_lists_record(fs, "/var/lib/wslgpu-setup"));  // a failed refresh is not recorded
+  ListsWorld fresh(10);
+  CHECK(always->plan(fresh.ctx).verdict == Verdict::change);  // max_age 0: every run refreshes
 }
 
 // ------------------------------------------------------------- apt_repository

@@ -318,6 +318,51 @@ TEST_CASE("wslconfig: without a Windows home, interop finds it with 5-second tim
   CHECK(m.runner.calls[1].timeout == std::chrono::seconds(5));
 }
 
+TEST_CASE("wslconfig: the folder interop found is remembered by the install, and a later plan asks nothing") {
+  const std::string cmd = "/mnt/c/Windows/System32/cmd.exe";
+  const std::string memory = "/var/lib/wslgpu-setup/windows-home";
+  Machine m;
+  m.host.windows_home_guessed = true;
+  m.fs.add_file(cmd, "MZ");
+  m.fs.add_dir("/mnt/d/Users/bob");
+  ProcessResult echo;
+  echo.exit_code = 0;
+  echo.out = "D:\\Users\\bob\r\n";
+  m.runner.on({cmd}, echo);
+  ProcessResult conv;
+  conv.exit_code = 0;
+  conv.out = "/mnt/d/Users/bob\n";
+  m.runner.on({"wslpath"}, conv);
+  auto first = m.plan(*build_ok(kMemory));
+  CHECK(m.runner.calls.size() == 2);
+  REQUIRE(first.remember.size() == 1);  // for the install to keep, not a change of the machine
+  CHECK(first.remember[0].path == memory);
+  CHECK(*first.remember[0].content == "/mnt/d/Users/bob\n");
+  CHECK(first.verdict == Verdict::change);
+
+  // What the install kept: the next plan uses it and runs nothing.
+  m.fs.add_file(memory, "/mnt/d/Users/bob\n");
+  m.runner.calls.clear();
+  auto later = m.plan(*build_ok(kMemory));
+  CHECK(m.runner.calls.empty());
+  REQUIRE(later.writes.size() == 1);
+  CHECK(later.writes[0].path == "/mnt/d/Users/bob/.wslconfig");
+  CHECK(later.remember.empty());
+
+  // Only while it is a folder under /mnt/*/Users/: otherwise interop is asked again.
+  for (const char* bad : {"/mnt/d/Users/gone\n", "/etc\n", "/mnt/d/Users/bob/../../../etc\n", "/mnt/d/Users\n", ""}) {
+    m.fs.add_file(memory, bad);
+    m.runner.calls.clear();
+    auto again = m.plan(*build_ok(kMemory));
+    CHECK_MESSAGE(m.runner.calls.size() == 2, bad);
+    CHECK(again.remember.size() == 1);
+  }
+  // --windows-home still wins over the memory.
+  m.fs.add_file(memory, "/mnt/d/Users/bob\n");
+  m.host.windows_home_guessed = false;
+  CHECK(m.plan(*build_ok(kMemory)).writes[0].path == kPath);
+}
+
 TEST_CASE("wslconfig: when interop hangs or is off, the step refuses and asks for --windows-home") {
   Machine m;
   m.host.windows_home = "";

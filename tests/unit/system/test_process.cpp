@@ -50,3 +50,18 @@ TEST_CASE("a program that does not exist is reported as not found") {
   CHECK(r.not_found);
   CHECK_FALSE(r.ok());
 }
+
+TEST_CASE("a program's status descriptor is a pipe of its own, read line by line as it arrives") {
+  RealProcessRunner runner("/");
+  Command cmd = host_command({"sh", "-c", "echo out; echo 'dlstatus:1:50:x' >&3; echo err >&2; printf 'pmstatus:a:60:y' >&3"});
+  std::vector<std::string> lines;
+  cmd.on_status_line = [&](const std::string& line) { lines.push_back(line); };
+  ProcessResult r = runner.run(cmd);
+  CHECK(r.ok());
+  CHECK(r.out == "out\n");
+  CHECK(r.err == "err\n");
+  CHECK(lines == std::vector<std::string>{"dlstatus:1:50:x", "pmstatus:a:60:y"});
+  // Without a listener there is no descriptor 3.
+  Command plain = host_command({"sh", "-c", "echo x >&3"});
+  CHECK_FALSE(runner.run(plain).ok());
+}

@@ -6,8 +6,11 @@
 #include <fstream>
 #include <thread>
 
+#include <signal.h>
+
 #include "installer/system/error.hpp"
 #include "installer/system/filesystem.hpp"
+#include "installer/system/interrupt.hpp"
 #include "installer/transaction/journal.hpp"
 #include "installer/transaction/lock.hpp"
 #include "installer/manifest/manifest.hpp"
@@ -85,6 +88,55 @@ TEST_CASE("a failing step rolls back every earlier step and leaves no folder beh
   CHECK_FALSE(f.fs.stat("/opt"));
   auto records = Journal::open(tx.tx_root(), r.transaction_id).records();
   CHECK(summarize(r.transaction_id, records).status == "rolled_back");
+}
+
+TEST_CASE("a signal during a step lets it finish, then undoes every applied step, and the run says so") {
+  Fixture f;
+  Manifest m = f.manifest(R"(
+[manifest]
+name = "t"
+schema_version = 1
+[[step]]
+id = "motd"
+kind = "file"
+path = "/etc/motd"
+content = "new\n"
+[[step]]
+id = "slow"
+kind = "command"
+argv = ["do-it"]
+undo = ["undo-it"]
+[[step]]
+id = "deep"
+kind = "file"
+path = "/opt/a/b/c.conf"
+content = "c\n"
+)");
+  InterruptScope scope(nullptr, nullptr);
+  bool finished = false;
+  f.runner.on({"do-it"}, [&](const Command&) {
+    ::raise(SIGINT);  // Ctrl-C while the program works; it still ends as it would have
+    finished = true;
+    ProcessResult r;
+    r.exit_code = 0;
+    return r;
+  });
+  f.runner.on({"undo-it"}, ProcessResult{0, false, false, false, "", ""});
+  Plan plan = resolve_plan(m, "t.toml", f.fs, f.runner, f.host);
+  Transactions tx(f.fs, f.runner, f.host, "/var/lib/wslgpu-setup");
+  RunResult r = tx.run(m, plan, nlohmann::json::object(), RunCallbacks{});
+
+  CHECK(finished);
+  CHECK(r.interrupted == SIGINT);
+  CHECK(r.rc == 130);
+  CHECK(r.failed);
+  CHECK(r.error == "interrupted by SIGINT after step \"slow\"");
+  CHECK(r.undone == std::vector<std::string>{"slow", "motd"});
+  CHECK(slurp(f.root.path() + "/etc/motd") == "old\n");
+  CHECK_FALSE(std::filesystem::exists(f.root.path() + "/opt/a"));  // the step after it never ran
+  CHECK(f.runner.calls.back().argv == std::vector<std::string>{"undo-it"});
+  Journal j = Journal::open(tx.tx_root(), r.transaction_id);
+  CHECK(summarize(r.transaction_id, j.records()).status == "rolled_back");
 }
 
 TEST_CASE("a committed transaction rolls back later, and refuses when its files drifted") {

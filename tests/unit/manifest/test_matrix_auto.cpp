@@ -1,7 +1,7 @@
-// [choose.VAR] tables: a variable's value picks a row of variables, "auto"
-// lets the table pick from the machine's facts (the lazily probed
-// nvidia-smi facts here), a fallback row when they say nothing; and the
-// probe runs only for a manifest that names those facts.
+// [matrix] with `auto`: the selector's value "auto" lets the table pick its
+// row from the machine's facts (the lazily probed nvidia-smi facts here), a
+// fallback row when they say nothing; and the probe runs only for a
+// manifest that names those facts.
 #include <doctest/doctest.h>
 
 #include "installer/host/host.hpp"
@@ -22,17 +22,27 @@ schema_version = 1
 cuda_version = "auto"
 package = "cuda-toolkit-${cuda_toolkit}"
 
-[choose.cuda_version]
+cuda_toolkit = "unlisted"
+cuda_min_driver = ""
+
+[matrix.cuda_version]
 auto = "host.nvidia_cuda >= cuda_version"
 auto_why = "the newest the driver supports (${host.nvidia_smi})"
 fallback = "12.6"
 fallback_why = "nvidia-smi said nothing useful (${host.nvidia_smi})"
-rows = [
-  { cuda_version = "13.1", cuda_toolkit = "13-1", cuda_min_driver = "580" },
-  { cuda_version = "13.0", cuda_toolkit = "13-0", cuda_min_driver = "580" },
-  { cuda_version = "12.6", cuda_toolkit = "12-6", cuda_min_driver = "525" },
-  { cuda_version = "12.2", cuda_toolkit = "12-2", cuda_min_driver = "525" },
-]
+
+[matrix.cuda_version."13.1"]
+cuda_toolkit = "13-1"
+cuda_min_driver = "580"
+[matrix.cuda_version."13.0"]
+cuda_toolkit = "13-0"
+cuda_min_driver = "580"
+[matrix.cuda_version."12.6"]
+cuda_toolkit = "12-6"
+cuda_min_driver = "525"
+[matrix.cuda_version."12.2"]
+cuda_toolkit = "12-2"
+cuda_min_driver = "525"
 
 [guards]
 refuse_if = [{ when = "host.nvidia_driver != '' && host.nvidia_driver < cuda_min_driver", reason = "needs ${cuda_min_driver}" }]
@@ -116,11 +126,11 @@ TEST_CASE("a value set with --set names its row, and the manifest's guards see t
   CHECK(m.guards.warn_if.at(0).reason == "newer than 12.2");
 }
 
-TEST_CASE("a value that is no row is an error listing the rows") {
+TEST_CASE("a value that is no row keeps the columns' defaults, for a refuse_if to name") {
   Driver d({"537.13", "12.2", ""});
-  CHECK(error_of(kToolkits, d.host, {{"cuda_version", "12.7"}}) ==
-        "--set cuda_version: cuda_version \"12.7\" is not a row of [choose.cuda_version] (it has: auto, 13.1, 13.0, "
-        "12.6, 12.2)");
+  Manifest m = load(kToolkits, d.host, {{"cuda_version", "12.7"}});
+  CHECK(m.vars["cuda_toolkit"] == "unlisted");
+  CHECK(m.choices.at(0).how == "set");
 }
 
 TEST_CASE("a recorded choice takes the same row again, whatever the driver says now") {
@@ -155,7 +165,9 @@ TEST_CASE("auto with no row and no fallback is a refusal that says how to choose
     load(text, old.host);
     FAIL("loaded");
   } catch (const InputError& e) {
-    CHECK(std::string(e.what()).find("unknown key \"auto_why2\"") != std::string::npos);
+    // Any other plain key is taken for a row, which must be a table.
+    CHECK(std::string(e.what()).find("the row for cuda_version = \"auto_why2\" must be a table of variables, not a "
+                                     "string") != std::string::npos);
   }
   text.replace(text.find("auto_why2 = "), std::string("auto_why2 = ").size(), "# ");
   try {
@@ -163,28 +175,24 @@ TEST_CASE("auto with no row and no fallback is a refusal that says how to choose
     FAIL("loaded");
   } catch (const Refusal& e) {
     CHECK(std::string(e.what()) ==
-          "cuda_version = \"auto\" found no row of [choose.cuda_version] for this machine (host.nvidia_cuda >= "
+          "cuda_version = \"auto\" found no row of [matrix.cuda_version] for this machine (host.nvidia_cuda >= "
           "cuda_version holds for none) and the table has no fallback.\n  Choose one with --set "
           "cuda_version=VALUE (13.1, 13.0, 12.6, 12.2).");
   }
 }
 
-TEST_CASE("[choose] tables are checked: rows alike, the variable defined, the fallback a row") {
+TEST_CASE("auto's keys are checked: the fallback a row, its texts beside an auto condition, its names known") {
   HostFacts host = wslgpu::testing::fake_wsl_host();
-  const std::string head = "[manifest]\nname = \"t\"\nschema_version = 1\n[vars]\nv = \"a\"\nw = \"1\"\n";
+  const std::string head = "[manifest]\nname = \"t\"\nschema_version = 1\n[vars]\nv = \"auto\"\nw = \"1\"\n";
   const std::string step = "[[step]]\nid = \"f\"\nkind = \"file\"\npath = \"/etc/x\"\ncontent = \"${v}\"\n";
-  CHECK(error_of(head + "[choose.x]\nrows = [{ x = \"a\" }]\n" + step, host) ==
-        "test.toml:7:9: [choose.x] chooses a value for \"x\", which [vars] does not define (define it there, with its "
-        "default)");
-  CHECK(error_of(head + "[choose.v]\nrows = [{ v = \"a\", k = \"1\" }, { v = \"b\" }]\n" + step, host) ==
-        "test.toml:8:31: this row of [choose.v] has the keys v, the first row k, v: every row defines the same "
-        "variables");
-  CHECK(error_of(head + "[choose.v]\nrows = [{ v = \"a\", w = \"1\" }]\n" + step, host) ==
-        "test.toml:7:9: \"w\" is defined both in [vars] and by the rows of [choose.v]; a row's variables come from the "
-        "row alone");
-  CHECK(error_of(head + "[choose.v]\nauto = \"'a' == 'a'\"\nfallback = \"zz\"\nrows = [{ v = \"a\" }]\n" + step,
-                 host) == "test.toml:9:12: \"fallback\" must name a row of [choose.v] by its v (did you mean \"a\"?)");
-  CHECK(error_of(head + "[choose.v]\nfallback = \"a\"\nrows = [{ v = \"a\" }]\n" + step, host) ==
-        "test.toml:7:1: [choose.v]: \"fallback\", \"auto_why\" and \"fallback_why\" belong to an \"auto\" condition, "
-        "which this table does not have");
+  CHECK(error_of(head + "[matrix.v]\nauto = \"'a' == 'a'\"\nfallback = \"zz\"\n[matrix.v.a]\nw = \"2\"\n" + step,
+                 host) == "test.toml:9:12: \"fallback\" must name a row of [matrix.v] (it has: a)");
+  CHECK(error_of(head + "[matrix.v]\nfallback = \"a\"\n[matrix.v.a]\nw = \"2\"\n" + step, host) ==
+        "test.toml:8:12: \"fallback\" in [matrix.v] belongs to an \"auto\" condition, which this table does not have");
+  CHECK(error_of(head + "[matrix.v]\nauto = \"x == '1'\"\n[matrix.v.a]\nw = \"2\"\n" + step, host) ==
+        "test.toml:8:8: condition refers to \"x\", which is neither a variable nor a host fact");
+  // The rows are tried in file order, not in the order of their names.
+  Manifest m =
+      load(head + "[matrix.v]\nauto = \"w == '2'\"\n[matrix.v.zz]\nw = \"2\"\n[matrix.v.aa]\nw = \"2\"\n" + step, host);
+  CHECK(m.vars["v"] == "zz");
 }

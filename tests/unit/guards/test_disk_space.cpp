@@ -1,0 +1,72 @@
+// The disk-space guard (installer/guards/disk_space.hpp) with a stand-in for
+// statvfs: refusals before the first change, naming what is needed and what is free.
+#include <doctest/doctest.h>
+
+#include "installer/guards/disk_space.hpp"
+#include "support/fakes.hpp"
+
+using namespace wslgpu;
+using wslgpu::testing::MemoryFileSystem;
+
+namespace {
+
+Plan plan_needing(std::uint64_t download, std::int64_t disk) {
+  Plan plan;
+  PlannedStep s;
+  s.id = "rocm";
+  s.plan.verdict = Verdict::change;
+  s.plan.download_bytes = download;
+  s.plan.disk_bytes = disk;
+  plan.steps.push_back(s);
+  PlannedStep done;  // a no-op step's figures do not count
+  done.id = "old";
+  done.plan.download_bytes = 99'000'000'000;
+  plan.steps.push_back(done);
+  return plan;
+}
+
+// The root on device 1; the archives on device ARCHIVES_DEVICE.
+FreeSpaceProbe probe(std::uint64_t root_free, std::uint64_t archives_free, std::uint64_t archives_device,
+                     int* calls = nullptr) {
+  return [=](const std::string& path) -> std::optional<FreeSpace> {
+    if (calls) ++*calls;
+    if (path == "/fake/var/cache/apt/archives") return FreeSpace{archives_free, archives_device};
+    return FreeSpace{root_free, 1};
+  };
+}
+
+}  // namespace
+
+TEST_CASE("a plan that fits, or needs nothing, is let through, and a converged one reads no free space at all") {
+  MemoryFileSystem fs;
+  CHECK(guard_disk_space(plan_needing(1'000'000'000, 2'000'000'000), fs, probe(10'000'000'000, 0, 1)).empty());
+  int calls = 0;
+  CHECK(guard_disk_space(plan_needing(0, -5'000'000), fs, probe(0, 0, 1, &calls)).empty());
+  CHECK(calls == 0);
+}
+
+TEST_CASE("on one filesystem, download and installed size add up, with the margin, and both numbers are named") {
+  MemoryFileSystem fs;
+  auto refusals = guard_disk_space(plan_needing(2'900'000'000, 7'300'000'000), fs, probe(10'000'000'000, 0, 1));
+  REQUIRE(refusals.size() == 1);
+  CHECK(refusals[0].rfind("not enough disk space: apt needs 2.9 GB to download into /var/cache/apt/archives and 7.3 "
+                          "GB more on disk once installed, 11 GB with a margin of 1.1 GB, but the filesystem of / has "
+                          "10 GB free.\nNothing was changed.",
+                          0) == 0);
+  // The margin counts: exactly what apt needs is not enough.
+  CHECK(guard_disk_space(plan_needing(0, 1'000'000'000), fs, probe(1'000'000'000, 0, 1)).size() == 1);
+  CHECK(guard_disk_space(plan_needing(0, 1'000'000'000), fs, probe(1'200'000'000, 0, 1)).empty());
+}
+
+TEST_CASE("with the archives on another filesystem, each must hold its part") {
+  MemoryFileSystem fs;
+  auto refusals = guard_disk_space(plan_needing(2'000'000'000, 1'000'000'000), fs,
+                                   probe(50'000'000'000, 500'000'000, 2));
+  REQUIRE(refusals.size() == 1);
+  CHECK(refusals[0].find("apt needs 2.0 GB to download into /var/cache/apt/archives, 2.3 GB with a margin of 300 MB, "
+                         "but the filesystem of /var/cache/apt/archives has 500 MB free") != std::string::npos);
+  CHECK(guard_disk_space(plan_needing(2'000'000'000, 1'000'000'000), fs, probe(50'000'000'000, 5'000'000'000, 2)).empty());
+  auto root_full = guard_disk_space(plan_needing(2'000'000'000, 1'000'000'000), fs, probe(100'000'000, 5'000'000'000, 2));
+  REQUIRE(root_full.size() == 1);
+  CHECK(root_full[0].find("the filesystem of / has 100 MB free") != std::string::npos);
+}
