@@ -94,7 +94,7 @@ struct Resolved {
   Plan plan;
 };
 
-// CHOSEN: [choose] rows a transaction recorded (resume), else empty.
+// CHOSEN: [matrix] rows a transaction recorded (resume), else empty.
 Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, const Variables& sets, bool changing,
                  const std::map<std::string, std::string>& chosen = {}) {
   Manifest manifest = load_manifest(source, sets, s.host, LoadOptions{g.unsupported_distro, chosen});

@@ -63,7 +63,7 @@ struct StepPlan {
   std::vector<FileWrite> remember;
 };
 
-// How a variable of a [choose.VAR] table got its value, for the plan's
+// How the selector of a [matrix.VAR] table with auto got its value, for the plan's
 // header: "cuda_version = 13.1 (auto): the newest toolkit ...".
 struct VariableChoice {
   std::string variable;  // "cuda_version"

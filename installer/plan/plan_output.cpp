@@ -65,7 +65,7 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
     }
     out += vars + "\n";
   }
-  // What a [choose] table chose, and why: the row behind a version the
+  // What a [matrix] auto chose, and why: the row behind a version the
   // user did not name is worth a line of its own.
   for (const auto& c : plan.choices) {
     if (c.how == "default" || c.how == "set") continue;  // the Variables line shows them
