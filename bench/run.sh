@@ -13,7 +13,9 @@
 # What it measures (docs/performance.md explains each method):
 #   a  plan and install of the ROCm profile on a converged root, against an
 #      Ansible playbook doing the same work (chroot connection) and against
-#      `apt-get install` of the same, already installed, packages
+#      `apt-get install` of the same, already installed, packages; and plan
+#      and install of the wslconfig profile, converged, with a stand-in for
+#      Windows' cmd.exe that takes 100 ms as interop does
 #   b  peak resident memory of each command on the bundled profiles
 #   c  plan time of generated manifests of 10, 100 and 1000 file/check steps
 #   d  the runner's overhead on a real install: wall time minus the time
@@ -196,18 +198,36 @@ bench_converged() {
   local -a apt=(chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive
     apt-get install -y -q "${PKGS[@]}")
 
+  # The wslconfig profile finds the Windows profile folder through interop:
+  # cmd.exe /c echo %USERPROFILE% and wslpath. Stand-ins that answer as
+  # Windows does, cmd.exe after the 100 ms a real one takes to start, show
+  # what a converged plan of it costs (nothing of interop, once an install
+  # has remembered the folder).
+  bench_fake_interop
+  local -a wsl_plan wsl_install
+  mapfile -t wsl_plan < <(printf '%s\n' "$WSLGPU_BIN" --root "$ROOT" --no-color plan wslconfig)
+  mapfile -t wsl_install < <(printf '%s\n' "$WSLGPU_BIN" --root "$ROOT" --no-color install wslconfig --yes)
+  "${wsl_install[@]}" >"$tmp/wslconfig-first.log" 2>&1 || {
+    cat "$tmp/wslconfig-first.log" >&2
+    fail "the first install of the wslconfig profile failed"
+  }
+  "${wsl_install[@]}" >"$tmp/wslconfig-second.log" 2>&1 || true
+  grep -q 'Nothing to do' "$tmp/wslconfig-second.log" || say "note: the second wslconfig install did not say 'Nothing to do':"$'\n'"$(cat "$tmp/wslconfig-second.log")"
+
   say "a: converged plan and install vs Ansible vs apt-get ($BENCH_WARMUP warm-up, $BENCH_RUNS rounds)"
   json_spec "$BENCH_WARMUP" "$BENCH_RUNS" \
     "$(json_cmd plan "${tool_plan[@]}")" \
     "$(json_cmd install "${tool_install[@]}")" \
     "$(json_cmd ansible "${ansible[@]}")" \
     "$(json_cmd apt-get "${apt[@]}")" \
+    "$(json_cmd "plan wslconfig" "${wsl_plan[@]}")" \
+    "$(json_cmd "install wslconfig" "${wsl_install[@]}")" \
     "$(json_cmd spawn-floor /bin/true)" >"$tmp/a.spec"
   "$PY" "$BENCH_DIR/measure.py" "$tmp/a.spec" "$out/converged.json"
   "$PY" -c 'import json, sys; print(json.dumps({"label": sys.argv[1], "profile": sys.argv[2], "sets": sys.argv[3:]}))' \
     "$PROFILE_LABEL" "$PROFILE" "${SETS[@]}" >"$out/profile.json"
 
-  # The test repository holds 15 packages, so apt-get above loads a tiny
+  # The test repository holds 17 packages, so apt-get above loads a tiny
   # cache. A real distribution's lists are what apt-get meets on a user's
   # machine: this machine's own (Debian 12) lists and sources are bound,
   # read-only, under neutral names in the root's /run, and apt-get is
@@ -258,6 +278,29 @@ bench_converged() {
     peak_rss "plan $n steps" "$tmp/rss-steps.tsv" "$WSLGPU_BIN" --root "$ROOT" --not-wsl --no-color plan "$tmp/steps-$n.toml" || true
   done
   rss_json "$tmp/rss-steps.tsv" >"$out/rss-steps.json"
+}
+
+# bench_fake_interop: cmd.exe and wslpath in the root, as WSL's interop
+# answers for the user alice on a 16-CPU Windows machine; cmd.exe sleeps the
+# 100 ms a real one takes to start.
+bench_fake_interop() {
+  mkdir -p "$ROOT/mnt/c/Windows/System32" "$ROOT/usr/local/bin"
+  cat >"$ROOT/mnt/c/Windows/System32/cmd.exe" <<'EOF'
+#!/bin/sh
+# The bench's stand-in for Windows' cmd.exe through interop (cmd.exe /c echo TEXT).
+sleep 0.1
+case "$3" in
+  %USERPROFILE%) printf 'C:\\Users\\alice\r\n' ;;
+  %NUMBER_OF_PROCESSORS%) printf '16\r\n' ;;
+  *) printf '%s\r\n' "$3" ;;
+esac
+EOF
+  cat >"$ROOT/usr/local/bin/wslpath" <<'EOF'
+#!/bin/sh
+# The bench's stand-in for WSL's wslpath -u.
+[ "$2" = 'C:\Users\alice' ] && echo /mnt/c/Users/alice
+EOF
+  chmod 0755 "$ROOT/mnt/c/Windows/System32/cmd.exe" "$ROOT/usr/local/bin/wslpath"
 }
 
 # bench_apt_full_lists TMP OUT: apt-get install of the installed packages

@@ -75,9 +75,8 @@ std::optional<ListsRecord> read_lists_record(const FileSystem& fs, const std::st
 }
 
 void write_lists_record(FileSystem& fs, const std::string& state_dir, std::int64_t now) {
-  nlohmann::json j = {{"sources_sha256", apt_sources_digest(fs)},
-                      {"lists_sha256", apt_lists_digest(fs)},
-                      {"refreshed", now}};
+  nlohmann::json j = {
+      {"sources_sha256", apt_sources_digest(fs)}, {"lists_sha256", apt_lists_digest(fs)}, {"refreshed", now}};
   fs.write_atomic(state_dir + kRecord, j.dump() + "\n", FileAttrs{0644, 0, 0});
 }
 

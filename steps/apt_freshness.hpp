@@ -45,10 +45,10 @@ void write_lists_record(FileSystem& fs, const std::string& state_dir, std::int64
 
 // How the lists stand against the sources FS holds now.
 struct ListsFreshness {
-  bool recorded = false;  // a record exists at all
-  bool matches = false;   // it is of exactly these sources and these lists
-  std::int64_t age_s = 0; // since that refresh, when it matches
-  std::string why;        // when it does not match: "the sources changed since the last refresh"
+  bool recorded = false;   // a record exists at all
+  bool matches = false;    // it is of exactly these sources and these lists
+  std::int64_t age_s = 0;  // since that refresh, when it matches
+  std::string why;         // when it does not match: "the sources changed since the last refresh"
 };
 ListsFreshness lists_freshness(const FileSystem& fs, const std::string& state_dir, std::int64_t now);
 

@@ -211,6 +211,7 @@ RunCallbacks text_callbacks(const GlobalOptions& g, bool enabled) {
     std::cout << "  " << r.id << std::string(r.id.size() < 20 ? 20 - r.id.size() : 1, ' ') << status << "\n"
               << std::flush;
   };
+  cb.undo_started = [display](const std::string& id) { display->undo_started(id); };
   cb.step_undone = [display](const std::string& id, const std::string& what) {
     display->clear();
     std::cout << "  undo " << id << ": " << what << "\n" << std::flush;
@@ -500,7 +501,7 @@ static int finish_rollback(const GlobalOptions& g, const ChangeOptions& o, RunRe
   if (!signo) return finish_run(g, o, r, "rolled back");
   r.interrupted = signo;
   r.rc = 128 + signo;
-  if (o.output == OutputFormat::json) return finish_run(g, o, r, "rolled back");
+  if (o.output == OutputFormat::json || g.verbosity < 0) return finish_run(g, o, r, "rolled back");
   std::cerr << "error: interrupted (" << signal_name(signo) << ") during the rollback, which was finished first\n";
   std::cout << "Transaction " << r.transaction_id << " rolled back " << r.undone.size()
             << (r.undone.size() == 1 ? " step" : " steps") << "; the machine is as it was before it (exit " << r.rc
@@ -638,6 +639,30 @@ int run_list(const GlobalOptions&) {
       description = "(does not parse: run `wslgpu-setup validate " + std::string(m.name) + "`)";
     }
     std::cout << std::string(m.name) << std::string(width - m.name.size() + 2, ' ') << description << "\n";
+  }
+  return 0;
+}
+
+int run_list_vars(const std::string& profile_or_file) {
+  ManifestSource source = find_manifest(profile_or_file);
+  toml::table doc;
+  try {
+    doc = toml::parse(source.text, source.display);
+  } catch (const toml::parse_error& e) {
+    throw InputError(
+        SourcePos{source.display, e.source().begin.line, e.source().begin.column},
+        std::string(e.description()) + " (`wslgpu-setup validate " + profile_or_file + "` lists every error)");
+  }
+  if (const auto* vars = doc["vars"].as_table()) {
+    for (const auto& [name, value] : *vars) {
+      std::cout << name.str() << "=";
+      if (const auto* text = value.as_string()) {
+        std::cout << text->get();
+      } else {  // a number or a boolean, as TOML writes it (validate rejects the rest)
+        value.visit([](const auto& v) { std::cout << v; });
+      }
+      std::cout << "\n";
+    }
   }
   return 0;
 }

@@ -49,6 +49,10 @@ struct InstallOptions {
 int run_validate(const GlobalOptions& g, const std::vector<std::string>& profiles);
 int run_plan(const GlobalOptions& g, const PlanOptions& options);
 int run_list(const GlobalOptions& g);
+// `list --vars PROFILE`: the [vars] of a bundled profile or a .toml file, one
+// NAME=DEFAULT a line, as written (not substituted); what --set may change.
+// Reads no machine, so the bash completion can ask it for `--set` names.
+int run_list_vars(const std::string& profile_or_file);
 int run_kinds(const GlobalOptions& g);
 int run_install(const GlobalOptions& g, const InstallOptions& options);
 int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOptions& options);

@@ -17,6 +17,10 @@
 #include "installer/manifest/suggest.hpp"
 #include "installer/system/error.hpp"
 
+#ifndef WSLGPU_GIT_REVISION  // set by CMake (cmake/version.cmake)
+#define WSLGPU_GIT_REVISION "unknown"
+#endif
+
 namespace {
 
 const char* kExitCodes =
@@ -62,7 +66,8 @@ int main(int argc, char** argv) {
   app.footer(kExitCodes);
   app.require_subcommand(1);
   app.fallthrough();
-  app.set_version_flag("--version", std::string("wslgpu-setup ") + WSLGPU_VERSION);
+  app.set_version_flag("--version",
+                       std::string("wslgpu-setup ") + WSLGPU_VERSION + " (git " + WSLGPU_GIT_REVISION + ")");
 
   GlobalOptions g;
   bool no_color = false;
@@ -134,6 +139,9 @@ int main(int argc, char** argv) {
   history->add_option("--output,-o", history_output, "text or json")->check(CLI::IsMember({"text", "json"}));
 
   auto* list = app.add_subcommand("list", "List the bundled profiles");
+  std::string list_vars;
+  list->add_option("--vars", list_vars,
+                   "Print the variables of this profile (or .toml file) that --set can change, NAME=DEFAULT");
   auto* kinds = app.add_subcommand("kinds", "List the step kinds a manifest can use");
 
   auto* doctor = app.add_subcommand("doctor", "Diagnose GPU compute on this machine, read-only (exit 1 when a check fails)");
@@ -185,7 +193,7 @@ int main(int argc, char** argv) {
       return run_recover(g, recover_rollback, recover_options);
     }
     if (*history) return run_history(g, history_show, format(history_output));
-    if (*list) return run_list(g);
+    if (*list) return list_vars.empty() ? run_list(g) : run_list_vars(list_vars);
     if (*kinds) return run_kinds(g);
     if (*doctor) {
       doctor_options.output = format(doctor_output);

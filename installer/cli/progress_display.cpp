@@ -18,11 +18,16 @@ constexpr auto kRateWindow = std::chrono::seconds(5);
 
 const char* verb(ProgressEvent::Phase phase) {
   switch (phase) {
-    case ProgressEvent::Phase::download: return "downloading";
-    case ProgressEvent::Phase::unpack: return "unpacking";
-    case ProgressEvent::Phase::configure: return "configuring";
-    case ProgressEvent::Phase::remove: return "removing";
-    case ProgressEvent::Phase::work: return "working on";
+    case ProgressEvent::Phase::download:
+      return "downloading";
+    case ProgressEvent::Phase::unpack:
+      return "unpacking";
+    case ProgressEvent::Phase::configure:
+      return "configuring";
+    case ProgressEvent::Phase::remove:
+      return "removing";
+    case ProgressEvent::Phase::work:
+      return "working on";
   }
   return "";
 }
@@ -35,17 +40,23 @@ ProgressDisplay::ProgressDisplay(std::ostream& out, Mode mode, std::size_t width
 std::string ProgressDisplay::describe(const ProgressEvent& ev, double rate) {
   const bool download = ev.phase == ProgressEvent::Phase::download;
   std::string s = verb(ev.phase);
-  if (!ev.subject.empty()) s += " " + ev.subject;
-  else if (ev.phase == ProgressEvent::Phase::work) s = "working";
-  if (download && ev.bytes_total > 0) s += " " + human_size(ev.bytes_done) + " of " + human_size(ev.bytes_total);
-  else if (download && ev.bytes_done > 0) s += " " + human_size(ev.bytes_done) + " so far";
+  if (!ev.subject.empty())
+    s += " " + ev.subject;
+  else if (ev.phase == ProgressEvent::Phase::work)
+    s = "working";
+  if (download && ev.bytes_total > 0)
+    s += " " + human_size(ev.bytes_done) + " of " + human_size(ev.bytes_total);
+  else if (download && ev.bytes_done > 0)
+    s += " " + human_size(ev.bytes_done) + " so far";
   if (ev.items > 0 && ev.item > 0)
-    s += std::string(", ") + (download ? "file " : "package ") + std::to_string(ev.item) + " of " + std::to_string(ev.items);
+    s += std::string(", ") + (download ? "file " : "package ") + std::to_string(ev.item) + " of " +
+         std::to_string(ev.items);
   if (ev.percent >= 0) s += ", " + std::to_string(static_cast<int>(std::floor(ev.percent))) + " %";
   if (download && rate > 0) {
     s += ", " + human_size(static_cast<std::uint64_t>(rate)) + "/s";
     if (ev.bytes_total > ev.bytes_done)
-      s += ", " + human_duration(static_cast<std::uint64_t>(static_cast<double>(ev.bytes_total - ev.bytes_done) / rate)) +
+      s += ", " +
+           human_duration(static_cast<std::uint64_t>(static_cast<double>(ev.bytes_total - ev.bytes_done) / rate)) +
            " left";
   }
   return s;
@@ -73,6 +84,15 @@ void ProgressDisplay::step_started(std::size_t index, std::size_t total, const s
   last_phase_ = ProgressEvent::Phase::work;
   downloading_ = false;
   out_ << "[" << index << "/" << total << "] " << id << ": " << activity << "\n" << std::flush;
+}
+
+void ProgressDisplay::undo_started(const std::string& id) {
+  clear();
+  step_ = "undo " + id;
+  last_decile_ = -1;
+  samples_.clear();
+  last_phase_ = ProgressEvent::Phase::work;
+  downloading_ = false;
 }
 
 void ProgressDisplay::clear() {

@@ -29,6 +29,9 @@ class ProgressDisplay : public ProgressSink {
 
   // "[INDEX/TOTAL] ID: ACTIVITY" on a line of its own.
   void step_started(std::size_t index, std::size_t total, const std::string& id, const std::string& activity);
+  // An undo begins: its progress lines say "undo ID" (no line of its own:
+  // the undo's result follows).
+  void undo_started(const std::string& id);
   // Takes the progress line away (on a terminal), before a step's result is printed.
   void clear();
   void update(const ProgressEvent& event) override;

@@ -29,8 +29,10 @@ std::optional<double> percent_of(std::string_view s) {
       scale = 1;
       continue;
     }
-    if (scale > 0) v += (c - '0') * (scale /= 10);
-    else v = v * 10 + (c - '0');
+    if (scale > 0)
+      v += (c - '0') * (scale /= 10);
+    else
+      v = v * 10 + (c - '0');
   }
   if (!std::isfinite(v) || v > 100.0001) return std::nullopt;
   return std::min(v, 100.0);
@@ -69,12 +71,18 @@ std::optional<AptStatusLine> parse_apt_status_line(std::string_view line) {
   std::string_view rest = line, kind, first, percent;
   if (!take_field(rest, kind)) return std::nullopt;
   AptStatusLine out;
-  if (kind == "dlstatus") out.kind = AptStatusLine::Kind::download;
-  else if (kind == "pmstatus") out.kind = AptStatusLine::Kind::package;
-  else if (kind == "pmerror") out.kind = AptStatusLine::Kind::error;
-  else if (kind == "pmconffile") out.kind = AptStatusLine::Kind::conffile;
-  else if (kind == "media-change") out.kind = AptStatusLine::Kind::media_change;
-  else return std::nullopt;
+  if (kind == "dlstatus")
+    out.kind = AptStatusLine::Kind::download;
+  else if (kind == "pmstatus")
+    out.kind = AptStatusLine::Kind::package;
+  else if (kind == "pmerror")
+    out.kind = AptStatusLine::Kind::error;
+  else if (kind == "pmconffile")
+    out.kind = AptStatusLine::Kind::conffile;
+  else if (kind == "media-change")
+    out.kind = AptStatusLine::Kind::media_change;
+  else
+    return std::nullopt;
   if (out.kind == AptStatusLine::Kind::conffile || out.kind == AptStatusLine::Kind::media_change) {
     out.message = std::string(rest);
     return out;
@@ -160,7 +168,8 @@ std::optional<ProgressEvent> AptProgress::feed(std::string_view line) {
   if (starts_with(m, "Preparing to configure ") || starts_with(m, "Configuring ") || starts_with(m, "Installed "))
     phase = Phase::configure;
   else if (starts_with(m, "Preparing for removal of ") || starts_with(m, "Removing ") ||
-           starts_with(m, "Completely removing ") || starts_with(m, "Completely removed ") || starts_with(m, "Removed "))
+           starts_with(m, "Completely removing ") || starts_with(m, "Completely removed ") ||
+           starts_with(m, "Removed "))
     phase = Phase::remove;
   else if (starts_with(m, "Preparing ") || starts_with(m, "Unpacking ") || starts_with(m, "Installing "))
     phase = Phase::unpack;
@@ -191,21 +200,30 @@ std::optional<ProgressEvent> DpkgProgress::feed(std::string_view line) {
   ev.item = 1;
   ev.items = 1;
   if (st->kind == DpkgStatusLine::Kind::processing) {
-    if (st->word == "install" || st->word == "upgrade") ev = {Phase::unpack, st->package, 0, 0, 1, 1, 0};
-    else if (st->word == "configure") ev = {Phase::configure, st->package, 0, 0, 1, 1, 50};
-    else if (st->word == "remove" || st->word == "purge") ev = {Phase::remove, st->package, 0, 0, 1, 1, 0};
-    else ev = {Phase::work, st->package, 0, 0, 0, 0, -1};  // trigproc, disappear
+    if (st->word == "install" || st->word == "upgrade")
+      ev = {Phase::unpack, st->package, 0, 0, 1, 1, 0};
+    else if (st->word == "configure")
+      ev = {Phase::configure, st->package, 0, 0, 1, 1, 50};
+    else if (st->word == "remove" || st->word == "purge")
+      ev = {Phase::remove, st->package, 0, 0, 1, 1, 0};
+    else
+      ev = {Phase::work, st->package, 0, 0, 0, 0, -1};  // trigproc, disappear
     phase_ = ev.phase;
     return ev;
   }
   const std::string& s = st->word;
   if (phase_ == Phase::remove) {
     // A removal passes through the same states backwards.
-    if (s == "half-configured") ev = {Phase::remove, st->package, 0, 0, 1, 1, 25};
-    else if (s == "half-installed") ev = {Phase::remove, st->package, 0, 0, 1, 1, 50};
-    else if (s == "config-files") ev = {Phase::remove, st->package, 0, 0, 1, 1, 75};
-    else if (s == "not-installed") ev = {Phase::remove, st->package, 0, 0, 1, 1, 100};
-    else return std::nullopt;
+    if (s == "half-configured")
+      ev = {Phase::remove, st->package, 0, 0, 1, 1, 25};
+    else if (s == "half-installed")
+      ev = {Phase::remove, st->package, 0, 0, 1, 1, 50};
+    else if (s == "config-files")
+      ev = {Phase::remove, st->package, 0, 0, 1, 1, 75};
+    else if (s == "not-installed")
+      ev = {Phase::remove, st->package, 0, 0, 1, 1, 100};
+    else
+      return std::nullopt;
   } else if (s == "half-installed") {
     ev = {Phase::unpack, st->package, 0, 0, 1, 1, 25};
   } else if (s == "unpacked") {

@@ -46,8 +46,8 @@ std::vector<std::string> guard_disk_space(const Plan& plan, const FileSystem& fs
   if (archives->filesystem == root->filesystem) {
     std::uint64_t need = download + installed;
     if (root->free_bytes < with_margin(need))
-      out.push_back(refusal("apt needs " + (download ? fetch + " and " : std::string()) + more, need, "/",
-                            root->free_bytes));
+      out.push_back(
+          refusal("apt needs " + (download ? fetch + " and " : std::string()) + more, need, "/", root->free_bytes));
     return out;
   }
   if (download && archives->free_bytes < with_margin(download))

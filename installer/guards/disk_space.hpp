@@ -38,6 +38,7 @@ using FreeSpaceProbe = std::function<std::optional<FreeSpace>(const std::string&
 // The refusal, one full message, when PLAN's changing steps need more than
 // the root (FS) has free; empty when they fit, need nothing, or the free
 // space cannot be read. PROBE is free_space, or a test's stand-in.
-std::vector<std::string> guard_disk_space(const Plan& plan, const FileSystem& fs, const FreeSpaceProbe& probe = free_space);
+std::vector<std::string> guard_disk_space(const Plan& plan, const FileSystem& fs,
+                                          const FreeSpaceProbe& probe = free_space);
 
 }  // namespace wslgpu

@@ -73,9 +73,12 @@ int interrupt_signal() { return g_signal; }
 
 std::string signal_name(int signo) {
   switch (signo) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
   }
   return "signal " + std::to_string(signo);
 }

@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +51,12 @@ std::vector<std::string> child_environment(const Command& cmd) {
   return out;
 }
 
+int open_descriptor_limit() {
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 65536) return 65536;
+  return static_cast<int>(rl.rlim_cur);
+}
+
 // What the child does between vfork and exec, set up before the vfork so
 // that the child only reads it.
 struct ChildSetup {
@@ -57,7 +65,20 @@ struct ChildSetup {
   const char* chroot_to;  // nullptr: run in our own root
   char* const* argv;
   char* const* envp;
+  int max_fd;             // the descriptor limit, read before the vfork
 };
+
+// Descriptors our own caller left open without close-on-exec (a CI runner's
+// pipe on 3, a shell's here-document) must not reach apt or dpkg: a child
+// that writes to "its" descriptor 3 would write into someone else's pipe,
+// and one that holds a pipe open keeps its reader from seeing EOF.
+// close_range is one system call; kernels before 5.9 fall back to a loop.
+void close_inherited(int first, int max_fd) {
+#ifdef SYS_close_range
+  if (::syscall(SYS_close_range, static_cast<unsigned>(first), ~0U, 0U) == 0) return;
+#endif
+  for (int fd = first; fd < max_fd; ++fd) ::close(fd);
+}
 
 // The child's side of vfork: only async-signal-safe system calls, no writes
 // to the parent's memory but errno, and no return: exec or _exit.
@@ -72,6 +93,7 @@ struct ChildSetup {
     if (c.status == kStatusFd) ::fcntl(kStatusFd, F_SETFD, 0);
     else ::dup2(c.status, kStatusFd);
   }
+  close_inherited(c.status >= 0 ? kStatusFd + 1 : kStatusFd, c.max_fd);
   if (c.chroot_to && (::chroot(c.chroot_to) != 0 || ::chdir("/") != 0)) {
     const char msg[] = "wslgpu-setup: chroot into the target root failed\n";
     (void)!::write(2, msg, sizeof msg - 1);
@@ -103,7 +125,8 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   ChildSetup child{in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1],
-                   cmd.in_root && root_ != "/" && !root_.empty() ? root_.c_str() : nullptr, argv.data(), envp.data()};
+                   cmd.in_root && root_ != "/" && !root_.empty() ? root_.c_str() : nullptr, argv.data(), envp.data(),
+                   open_descriptor_limit()};
 
   // vfork, not fork: the child shares our memory until it execs, so nothing
   // is copied (fork copied the page tables of the whole process, measurable

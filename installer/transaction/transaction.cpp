@@ -314,6 +314,7 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
     if (!ms) throw StepFailure("cannot undo step \"" + s.id + "\": the manifest no longer has it");
     crash_point(s.id, "undo");
     nlohmann::json data = s.undo ? *s.undo : nlohmann::json{{"partial", true}, {"pre", s.pre}};
+    if (callbacks.undo_started) callbacks.undo_started(s.id);
     if (s.undo || s.failed || !s.pre.empty()) ms->step->undo(ctx, data);
     std::string what;
     for (const auto& d : s.dirs) {

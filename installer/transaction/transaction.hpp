@@ -53,6 +53,7 @@ struct RunCallbacks {
   std::function<void(std::size_t index, std::size_t total, const std::string& id, const std::string& activity)>
       step_started;
   std::function<void(const StepReport&)> step_finished;
+  std::function<void(const std::string& id)> undo_started;  // before a step's undo runs
   std::function<void(const std::string& id, const std::string& what)> step_undone;
   // Where steps report the progress of long programs while they apply.
   ProgressSink* progress = nullptr;

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include <toml++/toml.h>
+
 #include "harness.hpp"
 
 using namespace wslgpu::blackbox;
@@ -56,10 +58,17 @@ TEST_CASE("--help prints the exit statuses and exits 0") {
   CHECK(r.out.find("10  changes pending (plan --detailed-exitcode)") != std::string::npos);
 }
 
-TEST_CASE("--version prints the version") {
+TEST_CASE("--version prints the version and the git revision it was built from") {
   RunResult r = run_tool({"--version"});
   CHECK(r.exit_code == 0);
-  CHECK(r.out == "wslgpu-setup " WSLGPU_VERSION "\n");
+  const std::string head = "wslgpu-setup " WSLGPU_VERSION " (git ";
+  REQUIRE(r.out.rfind(head, 0) == 0);
+  REQUIRE(r.out.size() > head.size() + 2);
+  CHECK(r.out.substr(r.out.size() - 2) == ")\n");
+  std::string revision = r.out.substr(head.size(), r.out.size() - head.size() - 2);
+  INFO("revision: ", revision);
+  CHECK((revision == "unknown" ||
+         (revision.size() >= 4 && revision.find_first_not_of("0123456789abcdef") == std::string::npos)));
 }
 
 TEST_CASE("a relative --root exits 2 and says it must be absolute") {
@@ -100,6 +109,63 @@ TEST_CASE("list shows every bundled profile with its description") {
   }
   CHECK(listed == expected);
   CHECK(std::find(listed.begin(), listed.end(), "wslconfig") != listed.end());
+}
+
+TEST_CASE("list --vars prints each bundled profile's variables as NAME=DEFAULT, reading no machine") {
+  int profiles = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(source_dir() + "/manifests")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++profiles;
+    const std::string name = entry.path().stem().string();
+    CAPTURE(name);
+    std::string expected;  // the [vars] of the source, sorted by name, strings as they are
+    toml::table doc = toml::parse_file(entry.path().string());
+    REQUIRE(doc["vars"].as_table());
+    for (const auto& [key, value] : *doc["vars"].as_table()) {
+      std::ostringstream text;
+      if (const auto* s = value.as_string())
+        text << s->get();
+      else
+        value.visit([&](const auto& v) { text << v; });
+      expected += std::string(key.str()) + "=" + text.str() + "\n";
+    }
+    RunResult r = run_tool({"--root", "/no-such-root", "list", "--vars", name});
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out == expected);
+  }
+  CHECK(profiles >= 3);
+  RunResult rocm = run_tool({"list", "--vars", "rocm"});
+  CHECK(rocm.out.find("\nrocm_version=") != std::string::npos);
+}
+
+TEST_CASE("list --vars reads a manifest file too, numbers and booleans as TOML writes them") {
+  wslgpu::testing::TempDir dir;
+  dir.write("mine.toml",
+            "[manifest]\nname = \"mine\"\nschema_version = 1\n\n[vars]\nb = \"${a}/x\"\na = 600\n"
+            "on = false\n\n[[step]]\nid = \"f\"\nkind = \"file\"\npath = \"/etc/x\"\ncontent = \"\"\n");
+  RunResult r = run_tool({"list", "--vars", dir.path() + "/mine.toml"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == "a=600\nb=${a}/x\non=false\n");
+
+  dir.write("none.toml", "[manifest]\nname = \"none\"\nschema_version = 1\n");
+  RunResult none = run_tool({"list", "--vars", dir.path() + "/none.toml"});
+  CHECK(none.exit_code == 0);
+  CHECK(none.out.empty());
+}
+
+TEST_CASE("list --vars of an unknown profile or a broken file exits 2") {
+  RunResult r = run_tool({"list", "--vars", "rocn"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("error: rocn: no bundled profile is called \"rocn\" (did you mean \"rocm\"?)", 0) == 0);
+
+  wslgpu::testing::TempDir dir;
+  dir.write("bad.toml", "[vars]\nx = \n");
+  RunResult bad = run_tool({"list", "--vars", dir.path() + "/bad.toml"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.rfind("error: " + dir.path() + "/bad.toml:2:", 0) == 0);
+  CHECK(bad.err.find("lists every error") != std::string::npos);
 }
 
 TEST_CASE("kinds lists the step kinds with a summary") {

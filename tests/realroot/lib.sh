@@ -276,20 +276,28 @@ realroot_setup() {
 
 _ROOT_SEQ=0
 
-# with_root [--bare] FN ARGS...: runs FN ARGS in a fresh root (see the top of
-# this file). Returns FN's status. With WSLGPU_KEEP_FAILED=1, the changes a
-# failing FN made (the overlay's upper layer) are kept for inspection.
+# with_root [--bare] [--fs-size SIZE] FN ARGS...: runs FN ARGS in a fresh
+# root (see the top of this file). --fs-size puts the root's changes on a
+# tmpfs of SIZE (mount's size=, such as 48M), so that the root's filesystem
+# has only that much room: overlayfs reports its upper layer's free space.
+# Returns FN's status. With WSLGPU_KEEP_FAILED=1, the changes a failing FN
+# made (the overlay's upper layer) are kept for inspection.
 with_root() {
-  local layers=$REALROOT_RUN/wsl:$REALROOT_RUN/base wsl=1
-  if [[ ${1:-} == --bare ]]; then
-    layers=$REALROOT_RUN/base wsl=0
-    shift
-  fi
+  local layers=$REALROOT_RUN/wsl:$REALROOT_RUN/base wsl=1 fs_size=""
+  while [[ ${1:-} == --* ]]; do
+    case $1 in
+      --bare) layers=$REALROOT_RUN/base wsl=0; shift ;;
+      --fs-size) fs_size=${2:?--fs-size needs a size}; shift 2 ;;
+      *) fail "with_root: unknown option $1" ;;
+    esac
+  done
   local fn=${1:?with_root needs a function name}
   shift
   declare -F "$fn" >/dev/null || fail "with_root: no function named $fn"
   _ROOT_SEQ=$((_ROOT_SEQ + 1))
   local t=${REALROOT_SCENARIO_TMP:?}/root-$_ROOT_SEQ status=0
+  mkdir -p "$t"
+  if [[ -n $fs_size ]]; then mount -t tmpfs -o "size=$fs_size,mode=0755" wslgpu-small-root "$t"; fi
   mkdir -p "$t"/{upper,work,merged}
   printf '%s\n' "$REALROOT_WSL_KERNEL" >"$t/osrelease"
   # --kill-child: if the scenario is killed (its timeout), the namespace's
@@ -303,6 +311,7 @@ with_root() {
     say "with_root $fn: failed (exit $status)"
     if [[ ${WSLGPU_KEEP_FAILED:-0} == 1 ]]; then _keep_failed_root "$t" "$fn" "$wsl"; fi
   fi
+  if [[ -n $fs_size ]]; then umount "$t"; fi
   rm -rf "$t"
   return "$status"
 }
@@ -459,18 +468,27 @@ REALROOT_SNAPSHOT_SKIP=(/proc /dev /sys /run /tmp /srv/testrepo /var/cache/apt /
 REALROOT_SNAPSHOT_SKIP_GLOBS=(/var/lib/dpkg/lock /var/lib/dpkg/lock-frontend /var/lib/dpkg/triggers/Lock
   '/var/lib/dpkg/*-old' '/var/cache/debconf/*-old' /etc/passwd- /etc/group- /etc/shadow- /etc/gshadow-)
 
-# snapshot ROOT OUT [--exclude /PATH]...: writes to OUT every file's path,
-# type, mode, owner (numeric), size and sha256 (a symlink's target instead,
-# a device's numbers), the dpkg installed set, the packages apt marks as
-# automatically installed, /etc/group and /etc/gshadow.
-# --exclude leaves out more (for example the tool's own state folder).
+# snapshot ROOT OUT [--exclude /PATH]... [--keep /PATH]...: writes to OUT
+# every file's path, type, mode, owner (numeric), size and sha256 (a
+# symlink's target instead, a device's numbers), the dpkg installed set, the
+# packages apt marks as automatically installed, /etc/group and /etc/gshadow.
+# --exclude leaves out more (for example the tool's own state folder); --keep
+# puts back one of the paths left out by default (/var/log, /var/cache/apt,
+# /var/lib/apt/lists), for a test that proves nothing was written there either.
 snapshot() {
   local root=${1:?snapshot ROOT OUT} out=${2:?snapshot ROOT OUT}
   shift 2
   local -a skip=("${REALROOT_SNAPSHOT_SKIP[@]}") globs=("${REALROOT_SNAPSHOT_SKIP_GLOBS[@]}") expr=()
+  local keep i
   while (($#)); do
     case $1 in
       --exclude) skip+=("${2:?--exclude needs a path}"); shift 2 ;;
+      --keep)
+        keep=${2:?--keep needs a path}
+        for i in "${!skip[@]}"; do [[ ${skip[$i]} != "$keep" ]] || unset 'skip[i]'; done
+        skip=("${skip[@]}")
+        shift 2
+        ;;
       *) fail "snapshot: unknown argument $1" ;;
     esac
   done
@@ -655,7 +673,8 @@ assert_not_installed() {
 # crash_every_step_then_recover STEP...: for each STEP, a run SIGKILLed before
 # and after it (WSLGPU_SETUP_CRASH_AT), then `recover --rollback` (the root
 # must be as before the run) and `recover --resume` (it must match an
-# uninterrupted run), each in a fresh root. Every point runs, so that one
+# uninterrupted run, and be converged: a plan then exits 0 and runs no
+# apt), each in a fresh root. Every point runs, so that one
 # failure does not hide the others. The scenario defines:
 #   crash_install_args   prints the arguments after --root, one per line,
 #                        up to the manifest (e.g. --not-wsl, install, FILE)
@@ -710,5 +729,28 @@ crash_then_recover() {
   else
     assert_same_snapshot "$REALROOT_SCENARIO_TMP/reference" "$REALROOT_SCENARIO_TMP/after" \
       "recover --resume after a crash at $point did not reach the state of an uninterrupted run"
+    crash_then_converged "$point"
   fi
+}
+
+# After a resumed run: the root is converged, so a plan of the same install
+# exits 0 with --detailed-exitcode and runs no apt at all (an unattended
+# fleet's next run must not refresh the lists or report a change).
+crash_then_converged() {
+  local point=$1 args=() plan_args=() a replaced=0
+  mapfile -t args < <(crash_install_args)
+  for a in "${args[@]}"; do
+    if ((replaced == 0)) && [[ $a == install ]]; then
+      plan_args+=(plan)
+      replaced=1
+    else
+      plan_args+=("$a")
+    fi
+  done
+  trace_commands apt-get apt-cache apt
+  tool --root "$ROOT" "${plan_args[@]}" --detailed-exitcode
+  assert_status 0 "plan --detailed-exitcode after recover --resume from a crash at $point (converged)"
+  local calls
+  calls=$(traced_calls)
+  [[ -z $calls ]] || fail "the plan after recover --resume from a crash at $point called apt:"$'\n'"$calls"
 }

@@ -14,7 +14,8 @@
 #   WSLGPU_KEEP_FAILED=1     keep a failed root's changes (see docs/testing.md)
 #   WSLGPU_KEEP_DIR          where to keep them (default /var/tmp/wslgpu-realroot-kept)
 #   WSLGPU_TEST_CACHE        where the base tarball is cached (default /var/cache/wslgpu-setup-tests)
-#   WSLGPU_REALROOT_TIMEOUT  seconds per scenario (default 300)
+#   WSLGPU_REALROOT_TIMEOUT  seconds per scenario (default 300, or what a
+#                            scenario's "# realroot-timeout: SECONDS" line says)
 #   WSLGPU_REALROOT_VERBOSE=1  print every scenario's log, passed ones too
 set -Eeuo pipefail
 
@@ -71,8 +72,10 @@ for file in "${scenarios[@]}"; do
   mkdir -p "$tmp"
   start=$EPOCHREALTIME
   status=0
+  limit=${WSLGPU_REALROOT_TIMEOUT:-$(sed -n 's/^# realroot-timeout: \([0-9][0-9]*\)$/\1/p' "$file" | head -n 1)}
+  limit=${limit:-300}
   REALROOT_SCENARIO=$name REALROOT_SCENARIO_TMP=$tmp \
-    timeout --kill-after=10 "${WSLGPU_REALROOT_TIMEOUT:-300}" \
+    timeout --kill-after=10 "$limit" \
     bash -Eeuo pipefail -c 'source "$1"; source "$2"; declare -F scenario >/dev/null || fail "$2 defines no function scenario"; scenario' \
     realroot "$here/lib.sh" "$file" >"$log" 2>&1 || status=$?
   took=$(elapsed_since "$start")
@@ -83,7 +86,7 @@ for file in "${scenarios[@]}"; do
   else
     failed=$((failed + 1))
     why=""
-    ((status != 124 && status != 137)) || why=" (timed out after ${WSLGPU_REALROOT_TIMEOUT:-300} s)"
+    ((status != 124 && status != 137)) || why=" (timed out after $limit s)"
     printf 'FAIL  %-40s %6s s%s\n' "$name" "$took" "$why"
     sed 's/^/      | /' "$log"
   fi

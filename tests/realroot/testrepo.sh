@@ -8,6 +8,11 @@
 #   rocm-extras -> amdgpu-dkms       a harmless-looking name that pulls a DKMS package in
 #   cuda -> cuda-drivers -> nvidia-driver-550   NVIDIA's "never install these under WSL"
 #   broken-postinst                   its postinst exits 1, so dpkg fails mid-install
+# And two for what a real ROCm install is like:
+#   slow-postinst                     its postinst waits (up to 60 s) until /run/slow-postinst.release
+#                                     exists, after touching /run/slow-postinst.started: a signal
+#                                     can be sent while dpkg is busy
+#   huge-package                      a few bytes that say Installed-Size 2 GB, for the disk-space guard
 #
 # The repository is signed with a key generated for the run (an InRelease
 # and a Release.gpg), so that Signed-By and key checks run for real. Layout:
@@ -212,6 +217,23 @@ EOF
   printf 'fake libnvidia-ml\n' | _file nvidia-driver-550 /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.127.05 0644
   _deb cuda-drivers 560.35.05-1 "nvidia-driver-550" "CUDA driver meta package"
   _deb cuda 12.6.3-1 "cuda-toolkit-12-6, cuda-drivers" "CUDA meta package (toolkit and drivers)"
+
+  _deb slow-postinst 1.0-1 "" "A package whose configuration takes its time"
+  printf 'installed by slow-postinst\n' | _file slow-postinst /usr/share/slow-postinst/marker 0644
+  _script slow-postinst postinst <<'EOF'
+#!/bin/sh
+touch /run/slow-postinst.started
+i=0
+while [ ! -e /run/slow-postinst.release ] && [ "$i" -lt 600 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+EOF
+
+  # dpkg-deb keeps an Installed-Size the control file gives (in KiB).
+  _deb huge-package 1.0-1 "" "A package that says it needs 2 GB"
+  printf 'Installed-Size: 2000000\n' >>"$_stage/huge-package/DEBIAN/control"
+  printf 'installed by huge-package\n' | _file huge-package /opt/huge-package/README 0644
 
   _deb broken-postinst 1.0-1 "" "A package whose configuration fails"
   printf 'installed by broken-postinst\n' | _file broken-postinst /usr/share/broken-postinst/marker 0644

@@ -91,7 +91,8 @@ TEST_CASE("without a terminal: a line per 10 %, counted apart for the download a
   ProgressDisplay d(out, ProgressDisplay::Mode::lines, 0, clock.fn());
   d.step_started(2, 3, "rocm", "installing 2 packages");
   for (int p = 0; p <= 100; p += 5) d.update(download(static_cast<std::uint64_t>(p), 100));
-  for (int p = 0; p <= 96; p += 3) d.update(ProgressEvent{Phase::unpack, "rocm-dev", 0, 0, 1, 2, static_cast<double>(p)});
+  for (int p = 0; p <= 96; p += 3)
+    d.update(ProgressEvent{Phase::unpack, "rocm-dev", 0, 0, 1, 2, static_cast<double>(p)});
   std::istringstream lines(out.str());
   std::string line;
   int downloads = 0, installs = 0;
@@ -115,4 +116,13 @@ TEST_CASE("on a terminal, the end of a download is drawn even when it comes soon
   clock.now += 10ms;
   d.update(download(3'000'000, 3'000'000));
   CHECK(out.str().find("downloading 3.0 MB of 3.0 MB, 100 %") != std::string::npos);
+}
+
+TEST_CASE("an undo's progress lines name the step being undone") {
+  std::ostringstream out;
+  FakeClock clock;
+  ProgressDisplay d(out, ProgressDisplay::Mode::lines, 0, clock.fn());
+  d.undo_started("rocm");
+  d.update(ProgressEvent{Phase::remove, "rocm-core", 0, 0, 1, 4, 21});
+  CHECK(out.str() == "  undo rocm: removing rocm-core, package 1 of 4, 21 %\n");
 }

@@ -64,29 +64,32 @@ TEST_CASE("a dlstatus line gives the file being fetched and apt's percentage of 
 }
 
 TEST_CASE("pmstatus and pmerror lines name the package; the message keeps its colons") {
-  auto st = parse_apt_status_line("pmstatus:hsa-runtime-rocr4wsl-amdgpu:23.8095:Unpacking hsa-runtime-rocr4wsl-amdgpu (amd64)");
+  auto st = parse_apt_status_line(
+      "pmstatus:hsa-runtime-rocr4wsl-amdgpu:23.8095:Unpacking hsa-runtime-rocr4wsl-amdgpu (amd64)");
   REQUIRE(st);
   CHECK(st->kind == AptStatusLine::Kind::package);
   CHECK(st->package == "hsa-runtime-rocr4wsl-amdgpu");
   CHECK(st->percent == doctest::Approx(23.8095));
   CHECK(st->message == "Unpacking hsa-runtime-rocr4wsl-amdgpu (amd64)");
 
-  auto err = parse_apt_status_line("pmerror:broken-postinst:60.0000:installed broken-postinst package post-installation "
-                                   "script subprocess returned error exit status 1: see: the log");
+  auto err = parse_apt_status_line(
+      "pmerror:broken-postinst:60.0000:installed broken-postinst package post-installation "
+      "script subprocess returned error exit status 1: see: the log");
   REQUIRE(err);
   CHECK(err->kind == AptStatusLine::Kind::error);
-  CHECK(err->message == "installed broken-postinst package post-installation script subprocess returned error exit "
-                        "status 1: see: the log");
+  CHECK(err->message ==
+        "installed broken-postinst package post-installation script subprocess returned error exit "
+        "status 1: see: the log");
   // A line broken off by a CR (a terminal in the way) still reads.
   CHECK(parse_apt_status_line("dlstatus:1:0.0000:Retrieving file 1 of 1\r").has_value());
 }
 
 TEST_CASE("broken and foreign status lines are skipped, never guessed at") {
-  for (const char* line : {"", "dlstatus", "dlstatus:", "dlstatus:1", "dlstatus:1:50", "dlstatus:x:50:m",
-                           "dlstatus:-1:50:m", "dlstatus:1:1e5:m", "dlstatus:1:150:m", "dlstatus:1:5.5.5:m",
-                           "dlstatus:1::m", "pmstatus::10:m", "pmstatus:two words:10:m", "pmstatus:pkg:abc:m",
-                           "pmstatus:pkg:.5:m", "status: rocm-core: installed", "Get:1 file:/srv/testrepo bookworm",
-                           "pmstatus:pkg:10", "whatever:1:2:3"}) {
+  for (const char* line :
+       {"", "dlstatus", "dlstatus:", "dlstatus:1", "dlstatus:1:50", "dlstatus:x:50:m", "dlstatus:-1:50:m",
+        "dlstatus:1:1e5:m", "dlstatus:1:150:m", "dlstatus:1:5.5.5:m", "dlstatus:1::m", "pmstatus::10:m",
+        "pmstatus:two words:10:m", "pmstatus:pkg:abc:m", "pmstatus:pkg:.5:m", "status: rocm-core: installed",
+        "Get:1 file:/srv/testrepo bookworm", "pmstatus:pkg:10", "whatever:1:2:3"}) {
     CHECK_MESSAGE(!parse_apt_status_line(line).has_value(), "\"" << line << "\"");
   }
   // The kinds nobody asks for here are recognised, and say nothing for progress.
@@ -137,7 +140,8 @@ TEST_CASE("a failing postinst is kept as apt's error; a purge is removing, packa
   for (const auto& line : lines_of(capture("apt-status-install-failing.txt"))) failing.feed(line);
   REQUIRE(failing.errors().size() == 1);
   CHECK(failing.errors()[0] ==
-        "broken-postinst: installed broken-postinst package post-installation script subprocess returned error exit status 1");
+        "broken-postinst: installed broken-postinst package post-installation script subprocess returned error exit "
+        "status 1");
 
   auto events = apt_events("apt-status-purge.txt", 0, 5);
   std::size_t removing = 0, most = 0;
@@ -162,8 +166,8 @@ TEST_CASE("dpkg's status lines: stages and states, the package's architecture ke
   CHECK(s->kind == DpkgStatusLine::Kind::status);
   CHECK(s->package == "libc6:amd64");
   CHECK(s->word == "unpacked");
-  for (const char* line : {"", "status:", "status: x", "processing: install:", "processing: : x", "status: x: two words",
-                           "pmstatus:x:1:y", "error: x: y"})
+  for (const char* line : {"", "status:", "status: x", "processing: install:", "processing: : x",
+                           "status: x: two words", "pmstatus:x:1:y", "error: x: y"})
     CHECK_MESSAGE(!parse_dpkg_status_line(line).has_value(), "\"" << line << "\"");
 
   for (const char* name : {"dpkg-status-install.txt", "dpkg-status-purge.txt"})
@@ -206,7 +210,8 @@ TEST_CASE("apt's sizes: remote files are summed exactly, the rounded figures are
   AptSizes s = parse_apt_sizes(
       "Need to get 2936 MB of archives.\n"
       "After this operation, 10.2 GB of additional disk space will be used.\n"
-      "'https://repo.radeon.com/rocm/apt/6.4.2/pool/main/r/rocm-core/rocm-core_6.4.2_amd64.deb' rocm-core_6.4.2_amd64.deb "
+      "'https://repo.radeon.com/rocm/apt/6.4.2/pool/main/r/rocm-core/rocm-core_6.4.2_amd64.deb' "
+      "rocm-core_6.4.2_amd64.deb "
       "1234567 SHA256:00\n"
       "'https://repo.radeon.com/rocm/apt/6.4.2/pool/main/r/rocm-dev/rocm-dev_6.4.2_amd64.deb' rocm-dev_6.4.2_amd64.deb "
       "2935000000 SHA256:11\n"
@@ -216,7 +221,8 @@ TEST_CASE("apt's sizes: remote files are summed exactly, the rounded figures are
   CHECK(s.archive_bytes == 2936000000ULL);
   CHECK(s.disk_bytes == 10200000000LL);
 
-  AptSizes freed = parse_apt_sizes("Need to get 0 B of archives.\nAfter this operation, 5120 kB disk space will be freed.\n");
+  AptSizes freed =
+      parse_apt_sizes("Need to get 0 B of archives.\nAfter this operation, 5120 kB disk space will be freed.\n");
   CHECK(freed.known);
   CHECK(freed.disk_bytes == -5120000);
   CHECK(!parse_apt_sizes("Reading package lists...\nE: Unable to locate package x\n").known);

@@ -60,13 +60,15 @@ TEST_CASE("on one filesystem, download and installed size add up, with the margi
 
 TEST_CASE("with the archives on another filesystem, each must hold its part") {
   MemoryFileSystem fs;
-  auto refusals = guard_disk_space(plan_needing(2'000'000'000, 1'000'000'000), fs,
-                                   probe(50'000'000'000, 500'000'000, 2));
+  auto refusals =
+      guard_disk_space(plan_needing(2'000'000'000, 1'000'000'000), fs, probe(50'000'000'000, 500'000'000, 2));
   REQUIRE(refusals.size() == 1);
   CHECK(refusals[0].find("apt needs 2.0 GB to download into /var/cache/apt/archives, 2.3 GB with a margin of 300 MB, "
                          "but the filesystem of /var/cache/apt/archives has 500 MB free") != std::string::npos);
-  CHECK(guard_disk_space(plan_needing(2'000'000'000, 1'000'000'000), fs, probe(50'000'000'000, 5'000'000'000, 2)).empty());
-  auto root_full = guard_disk_space(plan_needing(2'000'000'000, 1'000'000'000), fs, probe(100'000'000, 5'000'000'000, 2));
+  CHECK(guard_disk_space(plan_needing(2'000'000'000, 1'000'000'000), fs, probe(50'000'000'000, 5'000'000'000, 2))
+            .empty());
+  auto root_full =
+      guard_disk_space(plan_needing(2'000'000'000, 1'000'000'000), fs, probe(100'000'000, 5'000'000'000, 2));
   REQUIRE(root_full.size() == 1);
   CHECK(root_full[0].find("the filesystem of / has 100 MB free") != std::string::npos);
 }

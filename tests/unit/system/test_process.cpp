@@ -2,10 +2,13 @@
 // tests (sh, true), outside any root.
 #include <doctest/doctest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "installer/system/process.hpp"
+
+#include <unistd.h>
 
 using namespace wslgpu;
 
@@ -61,7 +64,33 @@ TEST_CASE("a program's status descriptor is a pipe of its own, read line by line
   CHECK(r.out == "out\n");
   CHECK(r.err == "err\n");
   CHECK(lines == std::vector<std::string>{"dlstatus:1:50:x", "pmstatus:a:60:y"});
-  // Without a listener there is no descriptor 3.
+  // Without a listener there is no descriptor 3, even when our caller left
+  // one open (CI runners do).
+  int inherited[2];
+  REQUIRE(::pipe(inherited) == 0);
+  int saved3 = ::dup(kStatusFd);
+  REQUIRE(::dup2(inherited[1], kStatusFd) == kStatusFd);
   Command plain = host_command({"sh", "-c", "echo x >&3"});
-  CHECK_FALSE(runner.run(plain).ok());
+  bool wrote = runner.run(plain).ok();
+  if (saved3 >= 0) ::dup2(saved3, kStatusFd), ::close(saved3);
+  else ::close(kStatusFd);
+  ::close(inherited[0]);
+  ::close(inherited[1]);
+  CHECK_FALSE(wrote);
+}
+
+TEST_CASE("descriptors the caller left open without close-on-exec do not reach the child") {
+  RealProcessRunner runner("/");
+  int leaked[2];
+  REQUIRE(::pipe(leaked) == 0);  // no O_CLOEXEC, as a careless caller would
+  Command cmd = host_command({"sh", "-c", "ls /proc/self/fd"});
+  ProcessResult r = runner.run(cmd);
+  ::close(leaked[0]);
+  ::close(leaked[1]);
+  REQUIRE(r.ok());
+  std::vector<std::string> fds;
+  std::istringstream in(r.out);
+  for (std::string fd; in >> fd;) fds.push_back(fd);
+  // 0, 1, 2, and the lowest free one, which ls opens to read /proc/self/fd.
+  CHECK(fds == std::vector<std::string>{"0", "1", "2", "3"});
 }

@@ -1,0 +1,34 @@
+# WSLGPU_GIT_REVISION: the commit the build is made from (`git rev-parse
+# --short HEAD`), or "unknown" outside a git checkout (a source tarball).
+# `wslgpu-setup --version` prints it after the project version.
+# WSLGPU_SOURCE_DATE_EPOCH: that commit's time (the manual pages' date), or
+# empty.
+#
+# Read when CMake configures. So that a new commit is seen without asking,
+# the files that name HEAD's commit are configure dependencies: a commit
+# (or checkout) reruns CMake, which recompiles main.cpp only.
+find_package(Git QUIET)
+set(WSLGPU_GIT_REVISION unknown)
+if(GIT_EXECUTABLE)
+  execute_process(COMMAND ${GIT_EXECUTABLE} -C ${CMAKE_SOURCE_DIR} rev-parse --short HEAD
+    OUTPUT_VARIABLE revision OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE failed)
+  if(NOT failed AND revision)
+    set(WSLGPU_GIT_REVISION ${revision})
+    execute_process(COMMAND ${GIT_EXECUTABLE} -C ${CMAKE_SOURCE_DIR} log -1 --format=%ct
+      OUTPUT_VARIABLE WSLGPU_SOURCE_DATE_EPOCH OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    execute_process(COMMAND ${GIT_EXECUTABLE} -C ${CMAKE_SOURCE_DIR} rev-parse --symbolic-full-name HEAD
+      OUTPUT_VARIABLE ref OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    set(names HEAD packed-refs)
+    if(ref MATCHES "^refs/")
+      list(APPEND names ${ref})
+    endif()
+    foreach(name IN LISTS names)
+      execute_process(COMMAND ${GIT_EXECUTABLE} -C ${CMAKE_SOURCE_DIR} rev-parse --path-format=absolute --git-path ${name}
+        OUTPUT_VARIABLE path OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+      if(path AND EXISTS ${path})
+        set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${path})
+      endif()
+    endforeach()
+  endif()
+endif()
+message(STATUS "wslgpu-setup ${PROJECT_VERSION}, git revision ${WSLGPU_GIT_REVISION}")

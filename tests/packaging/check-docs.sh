@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tests/packaging/check-docs.sh PROGRAM SOURCE_DIR: the manual page and the
+# bash completion against the program's own --help, so that neither can
+# fall behind the command line (docs/packaging.md):
+#   - every command, every option of the program and of each command, every
+#     exit status and every bundled profile is in wslgpu-setup(1);
+#   - every --option the page names exists (bar a few of other programs);
+#   - the completion offers exactly the commands, and after "COMMAND -"
+#     exactly that command's options and the global ones.
+# Prints what is missing or extra; exits 1 if anything is.
+set -uo pipefail
+program=${1:?usage: check-docs.sh PROGRAM SOURCE_DIR}
+src=${2:?usage: check-docs.sh PROGRAM SOURCE_DIR}
+page=$src/packaging/man/wslgpu-setup.1.scd
+completion=$src/packaging/bash-completion/wslgpu-setup
+bad=0
+problem() { echo "FAIL $*"; bad=1; }
+
+# The option names of a --help text: "  -o,--output TEXT ..." -> -o --output
+options_of() { awk '/^Options:/ { on = 1; next } /^[A-Z][a-z ]*:/ { on = 0 } on && /^  -/ { print $1 }' | tr ',' '\n' | sort -u; }
+main_help=$("$program" --help) || { echo "cannot run $program --help"; exit 1; }
+mapfile -t commands < <(awk '/^Subcommands:/ { on = 1; next } /^[A-Z][a-z ]*:/ { on = 0 } on && NF { print $1 }' <<<"$main_help")
+mapfile -t global < <(options_of <<<"$main_help")
+# "  130 interrupted by Ctrl-C (SIGINT); 143 by SIGTERM, 129 by SIGHUP: ..." names three.
+mapfile -t statuses < <(awk '/^Exit status:/ { on = 1; next }
+  on && /^  [0-9]+ / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) print $i }' <<<"$main_help")
+mapfile -t profiles < <("$program" list | awk '{ print $1 }')
+((${#commands[@]} >= 5 && ${#global[@]} >= 5 && ${#statuses[@]} >= 5)) ||
+  { echo "cannot read the commands, options and exit statuses from $program --help:"; echo "$main_help"; exit 1; }
+
+# A word in the page's source, as a whole word (scdoc marks it *bold*).
+in_page() { grep -qE -- "(^|[^A-Za-z0-9_-])$1([^A-Za-z0-9_-]|\$)" "$page"; }
+
+all_options=("${global[@]}")
+for cmd in "${commands[@]}"; do
+  grep -qE "^\*$cmd\*( |$)" "$page" || problem "wslgpu-setup(1) has no entry for the command $cmd"
+  mapfile -t own < <("$program" "$cmd" --help | options_of)
+  all_options+=("${own[@]}")
+  for opt in "${own[@]}"; do in_page "$opt" || problem "wslgpu-setup(1) does not name $cmd's option $opt"; done
+done
+for opt in "${global[@]}"; do in_page "$opt" || problem "wslgpu-setup(1) does not name the global option $opt"; done
+for status in "${statuses[@]}"; do
+  grep -qE "^(\*[0-9]+\*, )*\*$status\*(, \*[0-9]+\*)*\$" "$page" || problem "wslgpu-setup(1) does not describe exit status $status"
+done
+for p in "${profiles[@]}"; do in_page "\*$p\*" || problem "wslgpu-setup(1) does not name the bundled profile $p"; done
+
+# Options the page names that are other programs' (wsl.exe, sudo, apt-get).
+others=" --update --shutdown --error-on -E "
+known=" ${all_options[*]} "
+while read -r opt; do
+  [[ $known == *" $opt "* || $others == *" $opt "* ]] || problem "wslgpu-setup(1) names $opt, which no command has"
+done < <(grep -oE -- '(^|[^A-Za-z0-9_-])--[a-z][a-z-]*' "$page" | sed 's/^[^-]*//' | sort -u)
+
+# The completion, run as bash runs it.
+complete_line() {
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+    _wslgpu_setup; printf "%s\n" "${COMPREPLY[@]}"' complete "$completion" "$@" | sort -u
+}
+same_set() {  # WHAT EXPECTED GOT: both newline lists
+  local missing extra
+  missing=$(comm -23 <(sort -u <<<"$2") <(sort -u <<<"$3") | tr '\n' ' ')
+  extra=$(comm -13 <(sort -u <<<"$2") <(sort -u <<<"$3") | tr '\n' ' ')
+  [[ -z $missing ]] || problem "$1: the completion lacks $missing"
+  [[ -z $extra ]] || problem "$1: the completion offers $extra, which --help does not list"
+}
+same_set "commands" "$(printf '%s\n' "${commands[@]}")" "$(complete_line wslgpu-setup "")"
+same_set "global options" "$(printf '%s\n' "${global[@]}")" "$(complete_line wslgpu-setup -)"
+for cmd in "${commands[@]}"; do
+  mapfile -t own < <("$program" "$cmd" --help | options_of)
+  same_set "options of $cmd" "$(printf '%s\n' "${own[@]}" "${global[@]}")" "$(complete_line wslgpu-setup "$cmd" -)"
+done
+
+if ((bad)); then exit 1; fi
+echo "docs check: ok (${#commands[@]} commands, ${#global[@]} global options, ${#statuses[@]} exit statuses, ${#profiles[@]} profiles in wslgpu-setup(1) and the completion)"
