@@ -314,7 +314,7 @@ Command apt_query(const std::vector<std::string>& head, const std::vector<std::s
 }  // namespace
 
 AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig& config,
-                            std::vector<std::string>& errors) {
+                            std::vector<std::string>& errors, std::string* output) {
   // Debug::pkgDepCache::AutoInstall makes apt say which package pulled in
   // which, for "pulled in by" messages.
   std::vector<std::string> options = {"-o", "Debug::pkgDepCache::AutoInstall=1"};
@@ -323,6 +323,7 @@ AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& ar
   ProcessResult r = ctx.runner.run(cmd);
   if (r.interrupted) throw_interrupted("while planning; nothing was changed");
   if (r.not_found || r.timed_out) throw StepFailure(command_failure(cmd, r));
+  if (output) *output = r.out + "\n" + r.err;
   if (r.exit_code != 0) {
     errors = apt_error_lines(r.err + "\n" + r.out);
     if (errors.empty()) errors.push_back(command_failure(cmd, r));
@@ -360,7 +361,7 @@ void report_apt_progress(Command& cmd, StepContext& ctx, std::uint64_t download_
 nlohmann::json package_change(const AptAction& a) {
   nlohmann::json j = {{"type", "package"}, {"action", apt_action_name(a.kind)}, {"name", a.name}};
   j["version"] = a.version.empty() ? a.old_version : a.version;
-  if (a.kind == AptAction::Kind::upgrade) j["from"] = a.old_version;
+  if (a.kind == AptAction::Kind::upgrade || a.kind == AptAction::Kind::downgrade) j["from"] = a.old_version;
   if (!a.architecture.empty()) j["architecture"] = a.architecture;
   return j;
 }
@@ -371,6 +372,8 @@ std::string describe_action(const AptAction& a) {
       return "install " + a.name + " " + a.version + (a.origin.empty() ? "" : " (" + a.origin + ")");
     case AptAction::Kind::upgrade:
       return "upgrade " + a.name + " " + a.old_version + " -> " + a.version + (a.origin.empty() ? "" : " (" + a.origin + ")");
+    case AptAction::Kind::downgrade:
+      return "downgrade " + a.name + " " + a.old_version + " -> " + a.version + (a.origin.empty() ? "" : " (" + a.origin + ")");
     case AptAction::Kind::configure: return "configure " + a.name + " " + a.version;
     case AptAction::Kind::remove: return "remove " + a.name + (a.old_version.empty() ? "" : " " + a.old_version);
     case AptAction::Kind::purge: return "purge " + a.name + (a.old_version.empty() ? "" : " " + a.old_version);

@@ -81,9 +81,10 @@ class PlanAptConfig {
 // Runs `apt-get -s ARGS...` with CONFIG's options. Returns the parsed
 // transaction; throws StepFailure when apt could not run at all. When apt
 // ran but could not resolve the request, ERRORS receives its error lines and
-// the transaction is empty.
+// the transaction is empty. OUTPUT, when given, receives everything apt
+// printed (its "unmet dependencies" report is not made of error lines).
 AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig& config,
-                            std::vector<std::string>& errors);
+                            std::vector<std::string>& errors, std::string* output = nullptr);
 
 // What `apt-get install --print-uris ARGS...` says the install would fetch
 // and take on disk (apt's own figures); unknown (known == false) when apt

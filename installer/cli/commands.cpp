@@ -56,12 +56,19 @@ struct Session {
     options.windows_home = g.windows_home;
     if (const char* sudo_user = std::getenv("SUDO_USER")) options.sudo_user = sudo_user;
     host = probe_host(fs, g.root, options);
+    // Only for manifests that name host.nvidia_*: one run, with a timeout.
+    host.nvidia_driver = std::make_shared<const LazyNvidiaDriver>(
+        [this] { return probe_nvidia_driver(fs, runner, std::chrono::seconds(10)); });
   }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 };
 
 // Everything needed to resolve a plan again later: stored as plan.json in
 // each transaction and written by `plan --out`.
 nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source, const Plan& plan) {
+  nlohmann::json chosen = nlohmann::json::object();
+  for (const auto& c : plan.choices) chosen[c.variable] = c.value;
   nlohmann::json fingerprints = nlohmann::json::object();
   for (const auto& s : plan.steps) fingerprints[s.id] = {{"action", verdict_name(s.plan.verdict)},
                                                           {"facts", s.plan.fingerprint},
@@ -76,6 +83,7 @@ nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source,
           {"windows_home", g.windows_home},
           {"not_wsl", g.not_wsl},
           {"unsupported_distro", g.unsupported_distro},
+          {"choices", chosen},
           {"fingerprints", fingerprints},
           {"plan", plan_to_json(plan)}};
 }
@@ -86,11 +94,14 @@ struct Resolved {
   Plan plan;
 };
 
-Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, const Variables& sets, bool changing) {
-  Manifest manifest = load_manifest(source, sets, s.host, LoadOptions{g.unsupported_distro});
+// CHOSEN: [matrix] rows a transaction recorded (resume), else empty.
+Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, const Variables& sets, bool changing,
+                 const std::map<std::string, std::string>& chosen = {}) {
+  Manifest manifest = load_manifest(source, sets, s.host, LoadOptions{g.unsupported_distro, chosen});
   Plan plan = resolve_plan(manifest, source.display, s.fs, s.runner, s.host);
   GuardOptions guard_options{g.not_wsl, changing, ::geteuid() == 0, g.unsupported_distro};
   plan.refusals = guard_environment(s.host, manifest.guards, manifest.vars, s.fs, guard_options);
+  plan.warnings = guard_warnings(s.host, manifest.guards, manifest.vars);
   for (auto& refusal : guard_disk_space(plan, s.fs)) plan.refusals.push_back(std::move(refusal));
   return {std::move(source), std::move(manifest), std::move(plan)};
 }
@@ -100,7 +111,8 @@ Manifest manifest_of(const Journal& journal, Session& s) {
   nlohmann::json record = journal.read_plan();
   ManifestSource source{record.value("source", ""), record.value("manifest_text", ""), false};
   return load_manifest(source, record.value("sets", Variables{}), s.host,
-                       LoadOptions{record.value("unsupported_distro", false)});
+                       LoadOptions{record.value("unsupported_distro", false),
+                                   record.value("choices", std::map<std::string, std::string>{})});
 }
 
 // Reads the answer with poll and read rather than std::getline, so that a
@@ -150,6 +162,10 @@ std::string refusal_text(const Plan& plan) {
     out += "error: step " + std::to_string(s.index) + " \"" + s.id + "\": " + s.plan.summary + "\n";
     for (const auto& d : s.plan.details) out += "  " + d + "\n";
   }
+  // A refusal about a release the user did not name says which one was chosen.
+  for (const auto& c : plan.choices)
+    if (c.how == "auto" || c.how == "fallback")
+      out += "Chose " + c.variable + "=" + c.value + " (" + c.how + ")" + (c.why.empty() ? "" : ": " + c.why) + "\n";
   return out + "Nothing was changed (exit 3).\n";
 }
 
@@ -322,7 +338,7 @@ int run_validate(const GlobalOptions& g, const std::vector<std::string>& profile
   for (const auto& profile : profiles) {
     try {
       ManifestSource source = find_manifest(profile);
-      Manifest m = load_manifest(source, sets, s.host, LoadOptions{g.unsupported_distro});
+      Manifest m = load_manifest(source, sets, s.host, LoadOptions{g.unsupported_distro, {}});
       std::cout << source.display << ": ok (" << m.steps.size() << (m.steps.size() == 1 ? " step)" : " steps)") << "\n";
     } catch (const InputError& e) {
       all_ok = false;
@@ -555,7 +571,8 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
   ManifestSource source{record.value("source", ""), record.value("manifest_text", ""), false};
   g.not_wsl = record.value("not_wsl", g.not_wsl);
   g.unsupported_distro = record.value("unsupported_distro", g.unsupported_distro);
-  Resolved r = resolve(g, s, source, record.value("sets", Variables{}), true);
+  Resolved r = resolve(g, s, source, record.value("sets", Variables{}), true,
+                       record.value("choices", std::map<std::string, std::string>{}));
   throw_if_interrupted("while planning the rest of the run; nothing was changed, and it can still be resumed");
   if (r.plan.refused()) {
     std::cerr << refusal_text(r.plan);

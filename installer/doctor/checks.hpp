@@ -32,6 +32,7 @@ struct DoctorScan {
   bool amd = false;                              // AMD checks apply
   std::string rocm_version;                      // rocm-core's version, "" when unknown
   std::optional<ProcessResult> nvidia_smi_full;  // `nvidia-smi` without arguments, when it ran
+  std::string cuda_toolkit;                      // nvcc's release ("12.6"), "" when unknown
 
   void add(std::string id, std::string group, FindingStatus status, std::string seen, std::string cause = "",
            std::string fix = "");

@@ -142,7 +142,7 @@ std::string matrix_rocdxg_version(const DoctorScan& scan, const std::string& rel
     if (host.codename.empty()) host.codename = "noble";
     try {
       Manifest m = load_manifest(ManifestSource{std::string(bundled.path), std::string(bundled.content), true},
-                                 {{"rocm_version", release}}, host, LoadOptions{true});
+                                 {{"rocm_version", release}}, host, LoadOptions{true, {}});
       auto it = m.vars.find("rocdxg_version");
       return it == m.vars.end() ? "" : it->second;
     } catch (const std::exception&) {

@@ -1,13 +1,19 @@
 // Doctor, NVIDIA group (only when the driver stubs are mounted or an NVIDIA
 // package is installed): the Windows driver's stubs in /usr/lib/wsl/lib, no
 // Linux NVIDIA driver inside WSL, the stubs reachable by the dynamic linker,
-// no libcuda copies shadowing them (the harmless ldconfig warning), and what
-// `nvidia-smi -L` and `nvcc --version` say.
+// no libcuda copies shadowing them (the harmless ldconfig warning), what
+// `nvidia-smi -L` and `nvcc --version` say, and whether the toolkit is newer
+// than the CUDA the Windows driver supports (the minimum drivers come from
+// the bundled cuda profile's [matrix.cuda_version] table, the one matrix).
 #include <regex>
 #include <sstream>
 #include <string>
 
+#include <toml++/toml.h>
+
 #include "installer/doctor/checks.hpp"
+#include "installer/host/nvidia_driver.hpp"
+#include "installer/manifest/bundled_manifests.hpp"
 
 namespace wslgpu::doctor {
 
@@ -214,7 +220,71 @@ void check_nvcc(DoctorScan& scan) {
              "sudo apt remove nvidia-cuda-toolkit, then sudo wslgpu-setup install cuda.");
     return;
   }
+  scan.cuda_toolkit = m[1].str();
   scan.add("nvidia.nvcc", kGroup, FindingStatus::ok, "nvcc " + m[1].str() + " (" + nvcc + ")");
+}
+
+// The oldest Windows driver that runs a toolkit of MAJOR ("13"), from the
+// bundled cuda profile's [matrix.cuda_version] rows; "" when it has no such release.
+std::string min_driver_for_major(const std::string& major) {
+  for (const auto& m : bundled_manifests()) {
+    if (m.name != "cuda") continue;
+    try {
+      toml::table t = toml::parse(m.content, std::string(m.path));
+      const toml::table* rows = t["matrix"]["cuda_version"].as_table();
+      if (!rows) return "";
+      std::string lowest;
+      for (const auto& [version, row] : *rows) {
+        const toml::table* r = row.as_table();
+        if (!r) continue;  // auto, fallback and their texts
+        std::string v(version.str());
+        std::string driver = (*r)["cuda_min_driver"].value_or(std::string());
+        if (v.substr(0, v.find('.')) != major || driver.empty()) continue;
+        if (lowest.empty() || compare_versions(driver, lowest) < 0) lowest = driver;
+      }
+      return lowest;
+    } catch (const std::exception&) {
+      return "";
+    }
+  }
+  return "";
+}
+
+void check_toolkit_against_driver(DoctorScan& scan) {
+  if (scan.cuda_toolkit.empty() || !scan.nvidia_smi_full) return;  // nvidia.nvcc or nvidia.smi explain why
+  NvidiaDriverFacts driver = nvidia_driver_from(*scan.nvidia_smi_full, scan.machine.command_timeout);
+  if (driver.cuda.empty()) return;  // windows.nvidia-driver says why the CUDA version is unknown
+  const std::string& toolkit = scan.cuda_toolkit;
+  const std::string major = toolkit.substr(0, toolkit.find('.'));
+  if (compare_versions(toolkit, driver.cuda) <= 0) {
+    scan.add("nvidia.cuda-driver", kGroup, FindingStatus::ok,
+             "the CUDA " + toolkit + " toolkit is not newer than the CUDA " + driver.cuda +
+                 " the Windows driver supports");
+    return;
+  }
+  const std::string minimum = min_driver_for_major(major);
+  const std::string fix_toolkit =
+      "or install the toolkit this driver supports: sudo wslgpu-setup install cuda (cuda_version=auto chooses it).";
+  bool runs = !minimum.empty() && !driver.driver.empty() && compare_versions(driver.driver, minimum) >= 0;
+  if (runs) {
+    scan.add("nvidia.cuda-driver", kGroup, FindingStatus::warn,
+             "the CUDA " + toolkit + " toolkit is newer than the CUDA " + driver.cuda + " NVIDIA's Windows driver " +
+                 driver.driver + " supports",
+             "It runs under minor-version compatibility (driver " + minimum + " or later for CUDA " + major +
+                 ".x), with limits: PTX it compiles cannot be JIT-compiled by this driver (\"the provided PTX was "
+                 "compiled with an unsupported toolchain\"), and newer runtime calls fail.",
+             "On Windows, update NVIDIA's driver, then run `wsl --shutdown`; " + fix_toolkit);
+    return;
+  }
+  scan.add("nvidia.cuda-driver", kGroup, FindingStatus::fail,
+           "the CUDA " + toolkit + " toolkit needs a newer Windows driver than " +
+               (driver.driver.empty() ? std::string("this one") : driver.driver) + " (it supports CUDA " + driver.cuda +
+               ")",
+           "CUDA " + major + ".x programs need NVIDIA's driver " +
+               (minimum.empty() ? std::string("for CUDA ") + major : minimum + " or later") +
+               " on Windows (minor-version compatibility); with this driver they fail to start.",
+           "On Windows, install NVIDIA's driver " + (minimum.empty() ? std::string("for CUDA ") + toolkit : minimum + " or later") +
+               ", then run `wsl --shutdown`; " + fix_toolkit);
 }
 
 }  // namespace
@@ -227,6 +297,7 @@ void check_nvidia(DoctorScan& scan) {
   check_libcuda_copies(scan);
   check_nvidia_smi(scan);
   check_nvcc(scan);
+  check_toolkit_against_driver(scan);
 }
 
 }  // namespace wslgpu::doctor

@@ -1,13 +1,15 @@
 // Doctor, Windows group: what only Windows knows, asked through interop
 // (each call with a timeout): the Windows build (`cmd.exe /c ver`), the WSL
 // release (`wsl.exe --version`, which prints UTF-16 unless WSL_UTF8=1, or
-// `wslinfo --wsl-version` without interop) and the NVIDIA Windows driver
-// (the Driver Version nvidia-smi reports). Without interop, the finding says
-// how to check by hand.
+// `wslinfo --wsl-version` without interop). Without interop, the finding says
+// how to check by hand. The NVIDIA Windows driver's version and the newest
+// CUDA it supports come from nvidia-smi inside WSL (the driver's own copy),
+// which needs no interop.
 #include <regex>
 #include <string>
 
 #include "installer/doctor/checks.hpp"
+#include "installer/formats/nvidia_smi.hpp"
 #include "steps/windows_interop.hpp"
 
 namespace wslgpu::doctor {
@@ -137,6 +139,7 @@ void check_wsl_release(DoctorScan& scan, const Interop& interop) {
            "WSL " + version + (kernel.empty() ? "" : " (its kernel " + kernel + ")"));
 }
 
+// From nvidia-smi inside WSL (the Windows driver's own copy): no interop needed.
 void check_nvidia_driver(DoctorScan& scan) {
   if (!scan.nvidia || !scan.nvidia_smi_full) return;  // nvidia.stubs or nvidia.smi already explain why
   const ProcessResult& r = *scan.nvidia_smi_full;
@@ -146,7 +149,9 @@ void check_nvidia_driver(DoctorScan& scan) {
              "Check by hand on Windows: `nvidia-smi` (Driver Version 465.89 or later).");
     return;
   }
-  std::string version = version_after(r.out, "Driver Version");
+  NvidiaSmiHeader header = parse_nvidia_smi_header(r.out);
+  const std::string& version = header.driver_version;
+  const std::string cuda = header.cuda_version.empty() ? "" : ", which supports CUDA up to " + header.cuda_version;
   if (version.empty()) {
     scan.add("windows.nvidia-driver", kGroup, FindingStatus::warn, "nvidia-smi shows no Driver Version", "",
              "Check by hand on Windows: `nvidia-smi` (Driver Version 465.89 or later).");
@@ -155,9 +160,15 @@ void check_nvidia_driver(DoctorScan& scan) {
              "NVIDIA Windows driver " + version + " is older than " + kMinNvidiaDriver,
              std::string("CUDA on WSL needs NVIDIA's Windows driver ") + kMinNvidiaDriver + " or later.",
              "On Windows: install NVIDIA's current driver, then run `wsl --shutdown`.");
+  } else if (header.cuda_error) {
+    scan.add("windows.nvidia-driver", kGroup, FindingStatus::warn,
+             "NVIDIA Windows driver " + version + ", but nvidia-smi prints CUDA Version: ERR!",
+             "The driver cannot say which CUDA it supports: its installation is damaged, and CUDA programs may not "
+             "start; the cuda profile's cuda_version = auto then takes its fallback toolkit.",
+             "On Windows: reinstall NVIDIA's driver (a clean installation), then run `wsl --shutdown`.");
   } else {
     scan.add("windows.nvidia-driver", kGroup, FindingStatus::ok,
-             "NVIDIA Windows driver " + version + " (" + kMinNvidiaDriver + " or later)");
+             "NVIDIA Windows driver " + version + cuda + " (" + kMinNvidiaDriver + " or later)");
   }
 }
 

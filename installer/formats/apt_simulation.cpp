@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "installer/formats/deb822.hpp"
+#include "installer/formats/deb_version.hpp"
 
 namespace wslgpu {
 
@@ -10,6 +11,7 @@ const char* apt_action_name(AptAction::Kind kind) {
   switch (kind) {
     case AptAction::Kind::install: return "install";
     case AptAction::Kind::upgrade: return "upgrade";
+    case AptAction::Kind::downgrade: return "downgrade";
     case AptAction::Kind::configure: return "configure";
     case AptAction::Kind::remove: return "remove";
     case AptAction::Kind::purge: return "purge";
@@ -108,8 +110,11 @@ AptTransaction parse_apt_simulation(const std::string& output) {
       std::size_t close = rest.find(')');
       if (close == std::string::npos || !parse_candidate(rest.substr(1, close - 1), a)) continue;
     }
-    if (a.kind == AptAction::Kind::install && !a.old_version.empty()) a.kind = AptAction::Kind::upgrade;
-    if ((a.kind == AptAction::Kind::install || a.kind == AptAction::Kind::upgrade) && a.version.empty()) continue;
+    if (a.kind == AptAction::Kind::install && !a.old_version.empty())
+      a.kind = compare_deb_versions(a.version, a.old_version) < 0 ? AptAction::Kind::downgrade : AptAction::Kind::upgrade;
+    if (a.kind != AptAction::Kind::configure && a.kind != AptAction::Kind::remove && a.kind != AptAction::Kind::purge &&
+        a.version.empty())
+      continue;
     tx.actions.push_back(a);
   }
   return tx;
@@ -122,6 +127,27 @@ std::vector<std::string> apt_error_lines(const std::string& output) {
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.rfind("E: ", 0) == 0) out.push_back(line.substr(3));
+  }
+  return out;
+}
+
+std::vector<ExactDependency> apt_unmet_exact_dependencies(const std::string& output) {
+  std::vector<ExactDependency> out;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    for (const char* field : {"Depends: ", "PreDepends: "}) {
+      auto at = line.find(field);
+      if (at == std::string::npos) continue;
+      auto words = split_words(line.substr(at + std::string(field).size()));
+      // NAME (= VERSION) but ...
+      if (words.size() < 4 || words[1] != "(=" || words[2].empty() || words[2].back() != ')' || words[3] != "but")
+        continue;
+      ExactDependency d{words[0].substr(0, words[0].find(':')), words[2].substr(0, words[2].size() - 1)};
+      bool known = false;
+      for (const auto& e : out) known = known || (e.name == d.name && e.version == d.version);
+      if (!known) out.push_back(d);
+    }
   }
   return out;
 }

@@ -3,6 +3,7 @@
 //
 //   Inst rocm-dev (6.4.2.60402-120~24.04 repo.radeon.com [amd64])      new package
 //   Inst libfoo [1.0-1] (1.1-1 Debian:12.5/stable [amd64])             upgrade from 1.0-1
+//   Inst rocm [7.2.1-1] (6.4.2-1 repo.radeon.com [amd64]) []           downgrade from 7.2.1-1
 //   Conf rocm-dev (6.4.2.60402-120~24.04 repo.radeon.com [amd64])      configure
 //   Remv libhsakmt1 [5.7.0-1build1]                                    removal
 //   Purg libhsakmt1 [5.7.0-1build1]                                    removal with configuration
@@ -21,7 +22,7 @@
 namespace wslgpu {
 
 struct AptAction {
-  enum class Kind { install, upgrade, configure, remove, purge };
+  enum class Kind { install, upgrade, downgrade, configure, remove, purge };
   Kind kind = Kind::install;
   std::string name;          // without the ":arch" qualifier
   std::string architecture;  // "amd64", "all", or "" when apt did not say
@@ -30,7 +31,7 @@ struct AptAction {
   std::string origin;        // "Debian:12.5/stable", "repo.radeon.com", ...
 };
 
-// "install", "upgrade", "configure", "remove", "purge" (the change record's action).
+// "install", "upgrade", "downgrade", "configure", "remove", "purge" (the change record's action).
 const char* apt_action_name(AptAction::Kind kind);
 
 struct AptTransaction {
@@ -77,5 +78,17 @@ std::optional<std::uint64_t> parse_apt_size(const std::string& text);
 
 // apt's error lines ("E: Unable to locate package x"), without the "E: ".
 std::vector<std::string> apt_error_lines(const std::string& output);
+
+// The exact versions apt could not reconcile, from the "unmet dependencies"
+// report of a request for a version that is not the candidate:
+//   cuda-toolkit-12-6 : Depends: cuda-nvcc-12-6 (= 12.6.2-1) but 12.6.3-1 is to be installed
+// gives {cuda-nvcc-12-6, 12.6.2-1}. apt does not change a dependency's
+// version by itself when the request is a downgrade; asking for these too
+// is what resolves it.
+struct ExactDependency {
+  std::string name;
+  std::string version;
+};
+std::vector<ExactDependency> apt_unmet_exact_dependencies(const std::string& output);
 
 }  // namespace wslgpu

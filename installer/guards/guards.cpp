@@ -4,26 +4,6 @@
 
 namespace wslgpu {
 
-bool glob_match(const std::string& pattern, const std::string& text) {
-  std::size_t p = 0, t = 0, star = std::string::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
 namespace {
 
 bool is_cuda_version_metapackage(const std::string& name) {
@@ -73,7 +53,7 @@ void guard_step(PlannedStep& step, const Guards& guards) {
     std::string type = c.value("type", "");
     if (type == "package") {
       std::string action = c.value("action", "");
-      if (action != "install" && action != "upgrade") continue;
+      if (action != "install" && action != "upgrade" && action != "downgrade") continue;
       auto refusal = refused_package(c.value("name", ""), guards.refuse_packages);
       if (!refusal) continue;
       step.plan.verdict = Verdict::refused;
@@ -111,6 +91,19 @@ void guard_step(PlannedStep& step, const Guards& guards) {
       return;
     }
   }
+}
+
+std::vector<std::string> guard_warnings(const HostFacts& host, const Guards& guards, const Variables& manifest_vars) {
+  std::vector<std::string> out;
+  auto vars = host.as_variables();
+  for (const auto& [k, v] : manifest_vars) vars[k] = v;
+  auto lookup = [&](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  for (const auto& w : guards.warn_if)
+    if (w.when->evaluate(lookup)) out.push_back(w.reason);
+  return out;
 }
 
 std::vector<std::string> guard_environment(const HostFacts& host, const Guards& guards, const Variables& manifest_vars,

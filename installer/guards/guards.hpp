@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "installer/formats/glob.hpp"
 #include "installer/host/host.hpp"
 #include "installer/manifest/manifest.hpp"
 #include "installer/plan/plan.hpp"
@@ -46,9 +47,6 @@ struct PackageRefusal {
 };
 std::optional<PackageRefusal> refused_package(const std::string& name, const std::vector<std::string>& extra);
 
-// Glob match with '*' and '?'.
-bool glob_match(const std::string& pattern, const std::string& text);
-
 // Marks STEP refused when its changes install a refused package or run a
 // refused command; the summary names the rule, and details say why and what
 // to do instead.
@@ -59,5 +57,9 @@ void guard_step(PlannedStep& step, const Guards& guards);
 // MANIFEST_VARS feed the manifest's own refuse_if conditions.
 std::vector<std::string> guard_environment(const HostFacts& host, const Guards& guards, const Variables& manifest_vars,
                                            const FileSystem& fs, const GuardOptions& options);
+
+// The manifest's warn_if reasons whose conditions hold: nothing is refused,
+// and the plan says each one before anything is done.
+std::vector<std::string> guard_warnings(const HostFacts& host, const Guards& guards, const Variables& manifest_vars);
 
 }  // namespace wslgpu

@@ -55,7 +55,11 @@ std::string dpkg_arch_of_machine() {
 }  // namespace
 
 std::map<std::string, std::string> HostFacts::as_variables() const {
+  const NvidiaDriverFacts* nvidia = nvidia_driver ? nvidia_driver->if_probed() : nullptr;
+  static const NvidiaDriverFacts not_probed;
+  const NvidiaDriverFacts& n = nvidia ? *nvidia : not_probed;
   return {
+      {"host.nvidia_driver", n.driver}, {"host.nvidia_cuda", n.cuda}, {"host.nvidia_smi", n.said},
       {"host.kernel", kernel_release}, {"host.wsl", wsl},
       {"host.dxg", dxg ? "true" : "false"}, {"host.wsl_lib", wsl_lib ? "true" : "false"},
       {"host.gpu_vendor", gpu_vendor}, {"host.distro", distro},
@@ -63,6 +67,10 @@ std::map<std::string, std::string> HostFacts::as_variables() const {
       {"host.arch", arch}, {"host.user", user}, {"host.user_home", user_home},
       {"host.windows_home", windows_home},
   };
+}
+
+void HostFacts::probe_lazy_facts() const {
+  if (nvidia_driver) nvidia_driver->get();
 }
 
 HostFacts probe_host(const FileSystem& fs, const std::string& root, const HostOptions& options) {

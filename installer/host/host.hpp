@@ -5,13 +5,17 @@
 // the kernel release (ROOT/proc/sys/kernel/osrelease), /dev/dxg, the WSL
 // driver mount (/usr/lib/wsl/lib), the distribution (/etc/os-release), the
 // user being provisioned and the Windows profile folder. Manifests test them
-// in `when` conditions as host.NAME; plan prints them in its header.
+// in `when` conditions as host.NAME; plan prints them in its header. The
+// NVIDIA driver's facts need nvidia-smi to run and are probed only when a
+// manifest names them (installer/host/nvidia_driver.hpp).
 #pragma once
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "installer/host/gpu_vendor.hpp"
+#include "installer/host/nvidia_driver.hpp"
 #include "installer/system/filesystem.hpp"
 
 namespace wslgpu {
@@ -38,9 +42,14 @@ struct HostFacts {
   // wslconfig step asks interop first); false when --windows-home gave it.
   bool windows_home_guessed = false;
   GpuEvidence gpu_evidence;       // what the driver mount shows, for choosing a profile
+  // host.nvidia_*: probed on first use; null where nothing may run (tests, doctor).
+  std::shared_ptr<const LazyNvidiaDriver> nvidia_driver;
 
-  // host.NAME values for `when` conditions: every field above by name.
+  // host.NAME values for `when` conditions: every field above by name, and
+  // the lazily probed ones (lazy_host_fact_names()) once probed, "" before.
   std::map<std::string, std::string> as_variables() const;
+  // Runs the lazy probes (at most once); a no-op without them.
+  void probe_lazy_facts() const;
 };
 
 struct HostOptions {

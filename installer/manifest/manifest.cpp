@@ -70,6 +70,9 @@ class Loader {
       throw InputError(pos, syntax_error_message(std::string(e.description()), pos));
     }
     manifest_.source = file;
+    // Facts that cost a program run are probed only for a manifest that
+    // names them somewhere (a condition, a ${} reference, a table's text).
+    if (mentions_lazy_facts(root)) host_.probe_lazy_facts();
     static const std::vector<std::string> top_level = {"manifest", "vars", "matrix", "step", "guards"};
     for (const auto& [key, node] : in_file_order(root)) {
       if (std::find(top_level.begin(), top_level.end(), key) == top_level.end()) {
@@ -100,11 +103,42 @@ class Loader {
       }
       throw InputError(std::move(diagnostics_));
     }
+    if (!unresolved_choice_.empty()) throw Refusal(unresolved_choice_);
     return std::move(manifest_);
   }
 
  private:
   void error(const SourcePos& pos, const std::string& message) { diagnostics_.push_back({pos, message}); }
+
+  static bool names_lazy_fact(const std::string& text) {
+    for (const auto& name : lazy_host_fact_names())
+      if (text.find(name) != std::string::npos) return true;
+    return false;
+  }
+
+  // Whether any string of NODE (keys are names, never references) names a
+  // lazily probed host fact.
+  static bool strings_name_lazy_facts(const toml::node& node) {
+    if (const toml::table* t = node.as_table()) {
+      for (const auto& [k, v] : *t)
+        if (strings_name_lazy_facts(v)) return true;
+      return false;
+    }
+    if (const toml::array* a = node.as_array()) {
+      for (const toml::node& v : *a)
+        if (strings_name_lazy_facts(v)) return true;
+      return false;
+    }
+    if (const auto* str = node.as_string()) return names_lazy_fact(str->get());
+    return false;
+  }
+
+  // The manifest or a --set value names a lazily probed fact.
+  bool mentions_lazy_facts(const toml::table& root) const {
+    for (const auto& [k, v] : overrides_)
+      if (names_lazy_fact(v)) return true;
+    return strings_name_lazy_facts(root);
+  }
 
   // toml++ says "Error while parsing string: unknown escape sequence '\q'";
   // say it as one sentence, add what usually causes it, and for a key
@@ -240,8 +274,11 @@ class Loader {
       raw[key] = value;
       where[key] = SourcePos{"--set " + key, 0, 0};
     }
-    // A [matrix] row replaces the defaults of its columns (not --set values).
-    apply_matrix(root, file, overrides_, raw, where, diagnostics_);
+    // A [matrix] row replaces the defaults of its columns (not --set values);
+    // "auto" chooses the row from the machine's facts.
+    MatrixMachine machine{host_.as_variables(), options_.chosen};
+    MatrixChoices matrix_choices;
+    apply_matrix(root, file, overrides_, raw, where, diagnostics_, machine, &matrix_choices);
     // Variables may use each other ("${rocm_version}" in a URL) and host
     // facts; resolve depth-first, refusing cycles.
     Variables scope = host_.as_variables();
@@ -272,6 +309,15 @@ class Loader {
       visiting.pop_back();
     };
     for (const auto& [name, text] : raw) resolve(name);
+    // What "auto" chose, and why, now that the variables its text uses are known.
+    Variables why_scope = scope;
+    for (const auto& [k, v] : manifest_.vars) why_scope[k] = v;
+    for (std::size_t i = 0; i < matrix_choices.choices.size(); ++i) {
+      VariableChoice c = matrix_choices.choices[i];
+      if (!c.why.empty()) c.why = substitute(c.why, why_scope, matrix_choices.why_pos[i], diagnostics_);
+      manifest_.choices.push_back(c);
+    }
+    unresolved_choice_ = matrix_choices.refusal;
     // Which values the user chose: the --set names, then, until nothing
     // more is found, every variable whose text uses one of them.
     for (const auto& [key, value] : overrides_)
@@ -300,9 +346,10 @@ class Loader {
     const toml::table* t = table_at(root, "guards", false);
     if (!t) return;
     const std::string& file = source_.display;
-    check_keys(*t, {"refuse_packages", "min_kernel", "require_wsl2", "require_dxg", "refuse_if", "supported"},
+    check_keys(*t, {"refuse_packages", "min_kernel", "require_wsl2", "require_dxg", "refuse_if", "warn_if", "supported"},
                "[guards]");
-    read_refuse_if(*t);
+    read_refuse_if(*t, "refuse_if", manifest_.guards.refuse_if);
+    read_refuse_if(*t, "warn_if", manifest_.guards.warn_if);
     read_supported(*t);
     if (const toml::node* n = t->get("refuse_packages")) {
       if (!n->is_array()) {
@@ -353,29 +400,30 @@ class Loader {
   }
 
   // refuse_if = [{ when = "rocm_version >= '7.0' && rocm_version < '7.1'", reason = "..." }]
-  void read_refuse_if(const toml::table& guards) {
+  // KEY (refuse_if or warn_if) = [{ when = "...", reason = "..." }] into OUT.
+  void read_refuse_if(const toml::table& guards, const std::string& key, std::vector<ConditionalRefusal>& out) {
     const std::string& file = source_.display;
-    const toml::node* n = guards.get("refuse_if");
+    const toml::node* n = guards.get(key);
     if (!n) return;
     if (!n->is_array()) {
-      error(toml_pos(*n, file), "\"refuse_if\" must be an array of { when = \"...\", reason = \"...\" } tables, not " +
+      error(toml_pos(*n, file), "\"" + key + "\" must be an array of { when = \"...\", reason = \"...\" } tables, not " +
                                     toml_type_name(*n));
       return;
     }
     for (const toml::node& item : *n->as_array()) {
       const toml::table* t = item.as_table();
       if (!t || !t->get("when") || !t->get("reason") || !(*t)["when"].is_string() || !(*t)["reason"].is_string()) {
-        error(toml_pos(item, file), "each \"refuse_if\" entry must be { when = \"CONDITION\", reason = \"TEXT\" }");
+        error(toml_pos(item, file), "each \"" + key + "\" entry must be { when = \"CONDITION\", reason = \"TEXT\" }");
         continue;
       }
-      check_keys(*t, {"when", "reason"}, "a refuse_if entry");
+      check_keys(*t, {"when", "reason"}, "a " + key + " entry");
       ManifestStep holder;
       read_when(*t->get("when"), holder);
       if (!holder.when) continue;
       Variables scope = host_.as_variables();
       for (const auto& [k, v] : manifest_.vars) scope[k] = v;
       std::string reason = substitute((*t)["reason"].as_string()->get(), scope, toml_pos(*t->get("reason"), file), diagnostics_);
-      manifest_.guards.refuse_if.push_back({holder.when, reason});
+      out.push_back({holder.when, reason});
     }
   }
 
@@ -627,6 +675,7 @@ class Loader {
   const HostFacts& host_;
   const LoadOptions options_;
   std::size_t empty_fact_errors_ = 0;  // diagnostics about facts this machine lacks
+  std::string unresolved_choice_;      // a refusal: "auto" found no [matrix] row and there is no fallback
   Manifest manifest_;
   std::vector<Diagnostic> diagnostics_;
 };

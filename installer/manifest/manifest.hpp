@@ -7,8 +7,11 @@
 //
 //   [manifest]  name, description, schema_version (= 1)
 //   [vars]      defaults, overridden by --set key=value
+//   [matrix.V]  rows of variables, one chosen by V's value; V = "auto"
+//               lets the table choose from the machine's facts
 //   [[step]]    id, kind, name, optional when, and the kind's own keys
-//   [guards]    refuse_packages, min_kernel, require_wsl2, require_dxg
+//   [guards]    refuse_packages, min_kernel, require_wsl2, require_dxg,
+//               refuse_if, warn_if, supported
 //
 // docs/manifest.md describes every key. load_manifest() reports every error
 // it finds (not just the first) as an InputError with FILE:LINE:COLUMN.
@@ -23,6 +26,7 @@
 #include "installer/host/host.hpp"
 #include "installer/manifest/substitute.hpp"
 #include "installer/manifest/supported_systems.hpp"
+#include "installer/plan/plan.hpp"
 #include "installer/system/error.hpp"
 
 namespace wslgpu {
@@ -47,6 +51,7 @@ struct ConditionalRefusal {
 
 struct Guards {
   std::vector<ConditionalRefusal> refuse_if;
+  std::vector<ConditionalRefusal> warn_if;  // the same, but install goes ahead and the plan says REASON
   std::vector<std::string> refuse_packages;  // extra patterns ("*-dkms" style globs)
   std::string min_kernel;                    // "" for no minimum
   bool require_wsl2 = true;
@@ -65,6 +70,9 @@ struct Manifest {
   std::set<std::string> from_command_line;
   std::vector<ManifestStep> steps;
   Guards guards;
+  // One per [matrix.VAR] table with an `auto` condition, in file order:
+  // the row each one chose, and how.
+  std::vector<VariableChoice> choices;
 };
 
 // Where a manifest comes from: a bundled profile name or a path.
@@ -83,6 +91,10 @@ struct LoadOptions {
   // --unsupported-distro: a machine outside [guards.supported] is not
   // refused, so a value built from its facts is checked like any other.
   bool unsupported_distro = false;
+  // [matrix.VAR] rows "auto" chose earlier (a transaction's journal): VAR ->
+  // the value of its row. The same row is taken again, whatever the machine
+  // says now, so that undo and resume act on the manifest that ran.
+  std::map<std::string, std::string> chosen;
 };
 
 // Parses and checks SOURCE. OVERRIDES are --set values; HOST supplies the

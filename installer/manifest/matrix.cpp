@@ -1,5 +1,9 @@
 #include "installer/manifest/matrix.hpp"
 
+#include <algorithm>
+#include <set>
+
+#include "installer/manifest/condition.hpp"
 #include "installer/manifest/step_keys.hpp"
 #include "installer/manifest/suggest.hpp"
 
@@ -25,10 +29,120 @@ std::string scalar_text(const toml::node& n) {
   return "";
 }
 
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// The keys of a selector's table that say how "auto" chooses; the others are rows.
+const std::vector<std::string>& auto_keys() {
+  static const std::vector<std::string> keys = {"auto", "auto_why", "fallback", "fallback_why"};
+  return keys;
+}
+
+struct Row {
+  std::string value;
+  const toml::table* columns;
+};
+
+// SELECTOR = "auto": the value of the row the table's `auto` condition
+// chooses on MACHINE (or the recorded one), recorded in CHOSEN; "" when it
+// chooses none (CHOSEN says why, or a diagnostic does).
+std::string choose_row(const std::string& selector, const toml::table& table, const std::vector<Row>& rows,
+                       const std::string& file, const Variables& raw, const MatrixMachine& machine,
+                       MatrixChoices& chosen, std::vector<Diagnostic>& diagnostics) {
+  auto error = [&](const SourcePos& pos, const std::string& message) { diagnostics.push_back({pos, message}); };
+  const std::string where_table = "[matrix." + selector + "]";
+  std::vector<std::string> values;
+  for (const auto& r : rows) values.push_back(r.value);
+  auto has_row = [&](const std::string& v) { return std::find(values.begin(), values.end(), v) != values.end(); };
+  std::string texts[3];  // auto, auto_why, fallback_why
+  const char* text_keys[3] = {"auto", "auto_why", "fallback_why"};
+  for (int i = 0; i < 3; ++i) {
+    const toml::node* n = table.get(text_keys[i]);
+    if (!n) continue;
+    if (n->is_string()) texts[i] = n->as_string()->get();
+    else error(toml_pos(*n, file), std::string("\"") + text_keys[i] + "\" in " + where_table + " must be a string, not " + toml_type_name(*n));
+  }
+  std::string fallback;
+  if (const toml::node* f = table.get("fallback")) {
+    if (!f->is_string() || !has_row(f->as_string()->get()))
+      error(toml_pos(*f, file), "\"fallback\" must name a row of " + where_table + " (it has: " + join(values) + ")");
+    else
+      fallback = f->as_string()->get();
+  }
+  const toml::node* auto_node = table.get("auto");
+  std::string message;
+  std::size_t column = 0;
+  auto condition = Condition::parse(texts[0], message, column);
+  SourcePos auto_pos = toml_pos(*auto_node, file);
+  if (!condition) {
+    if (columns_match_source(texts[0], column)) auto_pos.column += static_cast<std::uint32_t>(column + 1);
+    error(auto_pos, "bad condition: " + message);
+    return "";
+  }
+  // It may name the selector, the rows' columns and host facts: what is
+  // known before the variables are resolved.
+  std::set<std::string> names;
+  condition->names(names);
+  for (const auto& name : names) {
+    if (name == selector || raw.count(name) || machine.host.count(name)) continue;
+    error(auto_pos, "condition refers to \"" + name + "\", which is neither a variable nor a host fact");
+    return "";
+  }
+
+  VariableChoice choice{selector, "", "", ""};
+  SourcePos why_pos = auto_pos;
+  if (auto recorded = machine.recorded.find(selector); recorded != machine.recorded.end()) {
+    if (!has_row(recorded->second)) {
+      error(auto_pos, where_table + " has no row \"" + recorded->second +
+                          "\", which the transaction recorded; the manifest has changed since");
+      return "";
+    }
+    choice.value = recorded->second;
+    choice.how = "recorded";
+  } else {
+    for (const auto& r : rows) {
+      auto lookup = [&](const std::string& name) -> std::optional<std::string> {
+        if (name == selector) return r.value;
+        if (const toml::node* c = r.columns->get(name)) return scalar_text(*c);
+        if (auto it = raw.find(name); it != raw.end()) return it->second;
+        if (auto it = machine.host.find(name); it != machine.host.end()) return it->second;
+        return std::nullopt;
+      };
+      if (condition->evaluate(lookup)) {
+        choice.value = r.value;
+        choice.how = "auto";
+        choice.why = texts[1];
+        if (const toml::node* n = table.get("auto_why")) why_pos = toml_pos(*n, file);
+        break;
+      }
+    }
+    if (choice.value.empty() && !fallback.empty()) {
+      choice.value = fallback;
+      choice.how = "fallback";
+      choice.why = texts[2];
+      if (const toml::node* n = table.get("fallback_why")) why_pos = toml_pos(*n, file);
+    }
+    if (choice.value.empty()) {
+      if (chosen.refusal.empty())
+        chosen.refusal = selector + " = \"auto\" found no row of " + where_table + " for this machine (" +
+                         condition->text() + " holds for none) and the table has no fallback.\n  Choose one with "
+                         "--set " + selector + "=VALUE (" + join(values) + ").";
+      return "";
+    }
+  }
+  chosen.choices.push_back(choice);
+  chosen.why_pos.push_back(why_pos);
+  return choice.value;
+}
+
 }  // namespace
 
 void apply_matrix(const toml::table& root, const std::string& file, const Variables& overrides, Variables& raw,
-                  std::map<std::string, SourcePos>& where, std::vector<Diagnostic>& diagnostics) {
+                  std::map<std::string, SourcePos>& where, std::vector<Diagnostic>& diagnostics,
+                  const MatrixMachine& machine, MatrixChoices* chosen) {
   const toml::node* node = root.get("matrix");
   if (!node) return;
   auto error = [&](const SourcePos& pos, const std::string& message) { diagnostics.push_back({pos, message}); };
@@ -53,16 +167,48 @@ void apply_matrix(const toml::table& root, const std::string& file, const Variab
                                           ", not " + toml_type_name(sel_node));
       continue;
     }
-    const std::string& value = raw[selector];
-    if (value.find("${") != std::string::npos) {
+    if (raw[selector].find("${") != std::string::npos) {
       error(where[selector], "variable \"" + selector + "\" selects a [matrix] row, so its value must be plain text, " +
                                  "not built with ${...}; write the value itself");
       continue;
     }
+    // The rows, in file order ("auto" tries them in that order).
+    std::vector<Row> ordered;
+    std::vector<std::pair<toml::source_position, Row>> found;
     for (auto&& [row_key, row_node] : *rows) {
+      const std::string key(row_key.str());
+      if (std::find(auto_keys().begin(), auto_keys().end(), key) != auto_keys().end() && !row_node.is_table()) continue;
+      if (const toml::table* row = row_node.as_table()) found.push_back({row_key.source().begin, Row{key, row}});
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+      return a.first.line != b.first.line ? a.first.line < b.first.line : a.first.column < b.first.column;
+    });
+    for (auto& f : found) ordered.push_back(f.second);
+    if (rows->get("auto")) {
+      MatrixChoices ignored;
+      MatrixChoices& out = chosen ? *chosen : ignored;
+      if (raw[selector] == "auto") {
+        // No row chosen: the defaults stay, and the rows are still checked.
+        std::string value = choose_row(selector, *rows, ordered, file, raw, machine, out, diagnostics);
+        if (!value.empty()) raw[selector] = value;
+      } else {
+        out.choices.push_back({selector, raw[selector], overrides.count(selector) ? "set" : "default", ""});
+        out.why_pos.push_back(where[selector]);
+      }
+    } else {
+      for (const auto& key : auto_keys())
+        if (key != "auto" && rows->get(key) && !rows->get(key)->is_table())
+          error(toml_pos(*rows->get(key), file),
+                "\"" + key + "\" in [matrix." + selector + "] belongs to an \"auto\" condition, which this table "
+                "does not have");
+    }
+    const std::string& value = raw[selector];
+    for (auto&& [row_key, row_node] : *rows) {
+      const std::string key(row_key.str());
+      if (std::find(auto_keys().begin(), auto_keys().end(), key) != auto_keys().end() && !row_node.is_table()) continue;
       const toml::table* row = row_node.as_table();
       if (!row) {
-        error(toml_pos(row_node, file), "the row for " + selector + " = \"" + std::string(row_key.str()) +
+        error(toml_pos(row_node, file), "the row for " + selector + " = \"" + key +
                                             "\" must be a table of variables, not " + toml_type_name(row_node));
         continue;
       }

@@ -63,6 +63,15 @@ struct StepPlan {
   std::vector<FileWrite> remember;
 };
 
+// How the selector of a [matrix.VAR] table with auto got its value, for the plan's
+// header: "cuda_version = 13.1 (auto): the newest toolkit ...".
+struct VariableChoice {
+  std::string variable;  // "cuda_version"
+  std::string value;     // the row chosen: "13.1"
+  std::string how;       // "auto", "fallback", "set" (--set), "default" ([vars]), "recorded" (a journal's)
+  std::string why;       // the table's explanation for auto and fallback, else ""
+};
+
 struct PlannedStep {
   std::size_t index = 0;  // 1-based position in the manifest
   std::string id;
@@ -79,6 +88,8 @@ struct Plan {
   HostFacts host;
   std::vector<PlannedStep> steps;
   std::vector<std::string> refusals;  // guards on the machine itself (installer/guards/guards.hpp)
+  std::vector<std::string> warnings;  // the manifest's warn_if that hold: install goes ahead, and says so
+  std::vector<VariableChoice> choices;
 
   bool changes_pending() const;
   bool refused() const;

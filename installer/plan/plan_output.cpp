@@ -40,6 +40,9 @@ std::string machine_line(const HostFacts& h) {
     if (!h.codename.empty()) out += " (" + h.codename + ")";
   }
   if (!h.gpu_vendor.empty()) out += " · GPU driver " + h.gpu_vendor;
+  // The Windows driver as nvidia-smi reported it, when a manifest asked.
+  if (const NvidiaDriverFacts* n = h.nvidia_driver ? h.nvidia_driver->if_probed() : nullptr)
+    out += " · nvidia-smi: " + n->said;
   out += " · Windows home " + (h.windows_home.empty() ? std::string("not found") : h.windows_home);
   return out;
 }
@@ -62,11 +65,19 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
     }
     out += vars + "\n";
   }
+  // What a [matrix] auto chose, and why: the row behind a version the
+  // user did not name is worth a line of its own.
+  for (const auto& c : plan.choices) {
+    if (c.how == "default" || c.how == "set") continue;  // the Variables line shows them
+    out += "Chose " + c.variable + "=" + c.value + " (" + c.how + ")" + (c.why.empty() ? "" : ": " + c.why) + "\n";
+  }
   out += "\n";
   for (const auto& r : plan.refusals) {
     out += paint(style, "1;31", r.substr(0, r.find('\n'))) + (r.find('\n') == std::string::npos ? "" : r.substr(r.find('\n'))) + "\n";
   }
   if (!plan.refusals.empty()) out += "\n";
+  for (const auto& w : plan.warnings) out += paint(style, "33", "warning: ") + w + "\n";
+  if (!plan.warnings.empty()) out += "\n";
 
   std::size_t kind_w = 4, id_w = 2;
   for (const auto& s : plan.steps) {
@@ -141,19 +152,26 @@ nlohmann::json plan_to_json(const Plan& plan) {
     }
   }
   const HostFacts& h = plan.host;
+  nlohmann::json choices = nlohmann::json::array();
+  for (const auto& c : plan.choices)
+    choices.push_back({{"variable", c.variable}, {"value", c.value}, {"how", c.how}, {"why", c.why}});
+  nlohmann::json host = {{"kernel", h.kernel_release}, {"wsl", h.wsl}, {"dxg", h.dxg}, {"wsl_lib", h.wsl_lib},
+                         {"gpu_vendor", h.gpu_vendor}, {"distro", h.distro}, {"distro_version", h.distro_version},
+                         {"codename", h.codename}, {"arch", h.arch}, {"user", h.user}, {"user_source", h.user_source},
+                         {"windows_home", h.windows_home}};
+  if (const NvidiaDriverFacts* n = h.nvidia_driver ? h.nvidia_driver->if_probed() : nullptr)
+    host["nvidia_smi"] = {{"driver", n->driver}, {"cuda", n->cuda}, {"said", n->said}};
   return {{"format_version", kPlanFormatVersion},
           {"tool_version", WSLGPU_VERSION},
           {"manifest", {{"name", plan.manifest_name}, {"description", plan.manifest_description}, {"source", plan.source}}},
           {"root", h.root},
-          {"host",
-           {{"kernel", h.kernel_release}, {"wsl", h.wsl}, {"dxg", h.dxg}, {"wsl_lib", h.wsl_lib},
-            {"gpu_vendor", h.gpu_vendor}, {"distro", h.distro}, {"distro_version", h.distro_version},
-            {"codename", h.codename}, {"arch", h.arch}, {"user", h.user}, {"user_source", h.user_source},
-            {"windows_home", h.windows_home}}},
+          {"host", host},
           {"vars", plan.vars},
+          {"choices", choices},
           {"changes_pending", plan.changes_pending()},
           {"space", {{"download_bytes", plan.download_bytes()}, {"disk_bytes", plan.disk_bytes()}}},
           {"refusals", plan.refusals},
+          {"warnings", plan.warnings},
           {"counts",
            {{"change", plan.count(Verdict::change)}, {"no-op", plan.count(Verdict::noop)},
             {"verify", plan.count(Verdict::verify)}, {"refused", plan.count(Verdict::refused)},

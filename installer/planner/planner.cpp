@@ -13,6 +13,7 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
   plan.manifest_description = manifest.description;
   plan.source = source_display;
   plan.vars = manifest.vars;
+  plan.choices = manifest.choices;
   plan.host = host;
 
   OverlayFileSystem overlay(fs);

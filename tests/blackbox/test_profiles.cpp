@@ -175,7 +175,11 @@ TEST_CASE("the profiles default to the vendors' repositories, and plan shows the
   CHECK(k["vars"]["cuda_repo"] == "https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/");
   CHECK(k["vars"]["cuda_key_url"] ==
         "https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/3bf863cc.pub");
-  CHECK(k["vars"]["cuda_version"] == "12-6");
+  // auto, with no nvidia-smi in the fake root: the fallback row.
+  CHECK(k["vars"]["cuda_version"] == "12.6");
+  CHECK(k["vars"]["cuda_toolkit"] == "12-6");
+  CHECK(k["choices"][0]["how"] == "fallback");
+  CHECK(k["host"]["nvidia_smi"]["said"] == "/usr/lib/wsl/lib/nvidia-smi is missing");
 }
 
 // ---------------------------------------------------------------- plan rocm
@@ -462,7 +466,7 @@ TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the too
   CHECK(lines[2] ==
         "  3  apt_repository  cuda-repo   change   add /etc/apt/sources.list.d/cuda-wsl-ubuntu.sources, key "
         "cuda-wsl-ubuntu.asc (" +
-            key.note() + ")");
+            key.note() + "), pin 600");
   CHECK(contains(k.out,
                  "+URIs: https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/\n"
                  "                                          +Suites: /\n"));
@@ -476,6 +480,30 @@ TEST_CASE("plan cuda without the Windows driver's libcuda stub says the check wo
   REQUIRE(r.exit_code == 0);
   CHECK(step_lines(r.out).at(1) == "  2  check           libcuda     verify   /usr/lib/wsl/lib/libcuda.so.1 exists");
   CHECK(contains(r.out, "would fail: /usr/lib/wsl/lib/libcuda.so.1 does not exist\n"));
+}
+
+TEST_CASE("plan cuda says which toolkit cuda_version = auto chose and why; a release not in the table is an error") {
+  FakeWslRoot root;
+  root.write("/usr/lib/wsl/lib/libcuda.so.1", "fake libcuda stub\n");
+  RunResult r = plan(root, "cuda");
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.out, " · nvidia-smi: /usr/lib/wsl/lib/nvidia-smi is missing · "));
+  CHECK(contains(r.out,
+                 "\nChose cuda_version=12.6 (fallback): nvidia-smi names no CUDA release of this table that the driver "
+                 "supports (/usr/lib/wsl/lib/nvidia-smi is missing); 12.6 runs on every driver from 525\n"));
+  RunResult set = plan(root, "cuda", {"cuda_version=13.0"});
+  CHECK(set.exit_code == 0);
+  CHECK(contains(set.out, " · cuda_toolkit=13-0 · cuda_version=13.0\n"));
+  CHECK_FALSE(contains(set.out, "\nChose "));  // the Variables line says it
+  // A release the table does not have is refused, naming those it has.
+  RunResult bad =
+      run_tool({"--root", root.path(), "--set", "cuda_version=12.7", "plan", "cuda", "--detailed-exitcode"}, kOffline);
+  CHECK(bad.exit_code == 3);
+  CHECK(contains(bad.out, "CUDA 12.7 is not a toolkit this profile knows for WSL (13.3, 13.2, 13.1, 13.0, 12.9, 12.8, "
+                          "12.6, 12.5, 12.4, 12.3, 12.2, 12.1, 12.0; there is no 12.7)."));
+  // Profiles that do not name the driver's facts never run nvidia-smi.
+  CHECK_FALSE(contains(plan(root, "rocm").out, "nvidia-smi:"));
 }
 
 // ----------------------------------------------------------- plan wslconfig

@@ -8,6 +8,7 @@
 #       FN sees the merged root's path in $ROOT. Nothing outlives the call.
 #   in_root CMD...                 runs CMD chrooted into $ROOT with a clean environment.
 #   root_use_testrepo [signed|trusted]  points the root's apt at the local test repository.
+#   root_fake_nvidia_smi NAME      the root's nvidia-smi prints a recorded output of the corpus.
 #   trace_commands NAME...         logs every call of /usr/bin/NAME inside the root;
 #                                  traced_calls NAME prints them.
 #   snapshot ROOT OUT [--exclude /PATH]...  and  snapshot_diff A B: record and compare a root.
@@ -403,6 +404,23 @@ root_use_testrepo() {
   in_root apt-get update --error-on=any -q >/dev/null || fail "apt-get update against the local repository failed"
 }
 
+# root_fake_nvidia_smi NAME: the root's /usr/lib/wsl/lib/nvidia-smi prints
+# the recorded output ../shared/corpus/nvidia-smi/NAME (what a Windows driver
+# printed; corpus/SOURCES.md says whose), and one GPU for -L. Stands for the
+# Windows driver being that one, or being updated to it.
+root_fake_nvidia_smi() {
+  local corpus=$REALROOT_LIB_DIR/../../../shared/corpus/nvidia-smi/$1 smi=$ROOT/usr/lib/wsl/lib/nvidia-smi
+  [[ -f $corpus ]] || fail "root_fake_nvidia_smi: no recorded output $corpus"
+  {
+    printf '#!/bin/sh\n# Fake nvidia-smi: the recorded output %s.\n' "$1"
+    printf 'if [ "$1" = "-L" ]; then\n  echo "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-00000000-1111-2222-3333-444444444444)"\n  exit 0\nfi\n'
+    printf "cat <<'OUT'\n"
+    cat "$corpus"
+    printf '\nOUT\n'
+  } >"$smi"
+  chmod 0755 "$smi"
+}
+
 # trace_commands NAME...: from now on, each call of /usr/bin/NAME inside the
 # root appends "NAME ARGS" to a log (read it with traced_calls). The real
 # program still runs. The wrapper is bound over the program and the log lives
@@ -440,20 +458,23 @@ traced_calls() {
 #                               are compared; lists of a source that is gone are inert and
 #                               the next update deletes them
 #   /var/log                    history (dpkg.log, apt/history.log), not state
+#   /var/lib/apt/extended_states  compared as the set of packages it marks automatically
+#                               installed (its own section): apt rewrites it in the order
+#                               of its cache, which is not state
 #   lock files and *-old        dpkg and apt locks, dpkg's and debconf's previous copies
 #   /etc/{passwd,group,shadow,gshadow}-   the shadow tools' copy of the previous version
 REALROOT_SNAPSHOT_SKIP=(/proc /dev /sys /run /tmp /srv/testrepo /var/cache/apt /var/cache/ldconfig
-  /var/lib/apt/lists /var/log)
+  /var/lib/apt/lists /var/log /var/lib/apt/extended_states)
 REALROOT_SNAPSHOT_SKIP_GLOBS=(/var/lib/dpkg/lock /var/lib/dpkg/lock-frontend /var/lib/dpkg/triggers/Lock
   '/var/lib/dpkg/*-old' '/var/cache/debconf/*-old' /etc/passwd- /etc/group- /etc/shadow- /etc/gshadow-)
 
 # snapshot ROOT OUT [--exclude /PATH]... [--keep /PATH]...: writes to OUT
 # every file's path, type, mode, owner (numeric), size and sha256 (a
-# symlink's target instead, a device's numbers), the dpkg installed set,
-# /etc/group and /etc/gshadow. --exclude leaves out more (for example the
-# tool's own state folder); --keep puts back one of the paths left out by
-# default (/var/log, /var/cache/apt, /var/lib/apt/lists), for a test that
-# proves nothing was written there either.
+# symlink's target instead, a device's numbers), the dpkg installed set, the
+# packages apt marks as automatically installed, /etc/group and /etc/gshadow.
+# --exclude leaves out more (for example the tool's own state folder); --keep
+# puts back one of the paths left out by default (/var/log, /var/cache/apt,
+# /var/lib/apt/lists), for a test that proves nothing was written there either.
 snapshot() {
   local root=${1:?snapshot ROOT OUT} out=${2:?snapshot ROOT OUT}
   shift 2
@@ -491,6 +512,14 @@ snapshot() {
     printf '## packages\n'
     dpkg-query --admindir="$root/var/lib/dpkg" -W -f '${Package}:${Architecture}\t${Version}\t${db:Status-Abbrev}\n' |
       LC_ALL=C sort
+    printf '## apt auto-installed\n'
+    if [[ -f $root/var/lib/apt/extended_states ]]; then
+      awk 'BEGIN { RS = "" } /\nAuto-Installed: 1(\n|$)/ {
+          name = $0; sub(/^Package: /, "", name); sub(/\n.*/, "", name)
+          arch = $0; if (sub(/.*\nArchitecture: /, "", arch)) { sub(/\n.*/, "", arch); name = name ":" arch }
+          print name
+        }' "$root/var/lib/apt/extended_states" | LC_ALL=C sort
+    fi
     printf '## /etc/group\n'
     cat "$root/etc/group"
     printf '## /etc/gshadow\n'
@@ -509,6 +538,7 @@ snapshot_diff() {
     /^## / { section = substr($0, 4); next }
     section == "files" { if (file == 1) fa[$1] = $0; else fb[$1] = $0 }
     section == "packages" { if (file == 1) pa[$1] = $2 " (" $3 ")"; else pb[$1] = $2 " (" $3 ")" }
+    section == "apt auto-installed" { if (file == 1) aa[$1] = 1; else ab[$1] = 1 }
     function describe(rec,   f, t) {
       split(rec, f, "\t")
       t = f[2] == "f" ? "file" : f[2] == "d" ? "directory" : f[2] == "l" ? "symlink to " f[6] : f[2] == "c" ? "character device" : "type " f[2]
@@ -530,6 +560,8 @@ snapshot_diff() {
       for (p in pb) if (!(p in pa)) print "2\t  package + " p " " pb[p]
       for (p in pa) if (!(p in pb)) print "2\t  package - " p " " pa[p]
       for (p in pa) if ((p in pb) && pa[p] != pb[p]) print "2\t  package ~ " p " " pa[p] " -> " pb[p]
+      for (p in ab) if (!(p in aa)) print "3\t  automatically installed + " p
+      for (p in aa) if (!(p in ab)) print "3\t  automatically installed - " p
     }' "$a" "$b" | LC_ALL=C sort | cut -f2-)
   for section in /etc/group /etc/gshadow; do
     local before after

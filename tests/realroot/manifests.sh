@@ -87,3 +87,12 @@ rocm_profile_args() {
     --set "rocm_key_url=file://$TESTREPO_KEY" --set "rocm_key_fingerprint=$TESTREPO_KEY_FINGERPRINT" \
     --set "rocm_pin_origin=$TESTREPO_ORIGIN" "$@"
 }
+
+# cuda_profile_args [ARG...]: the global options that point the bundled cuda
+# profile at the test repository's flat wsl-ubuntu layout, one per line, then
+# ARG... (Debian 12 roots: --unsupported-distro). The pin names the test
+# repository's Origin instead of NVIDIA's.
+cuda_profile_args() {
+  printf '%s\n' --unsupported-distro --set "cuda_repo=$TESTREPO_CUDA_REPO" --set "cuda_key_url=file://$TESTREPO_KEY" \
+    --set "cuda_key_fingerprint=$TESTREPO_KEY_FINGERPRINT" --set "cuda_pin_origin=$TESTREPO_ORIGIN" "$@"
+}

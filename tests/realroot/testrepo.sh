@@ -35,6 +35,10 @@
 # WSL runtime, amdgpu-dkms, amdgpu-install), the rocm one the ROCm packages.
 # Each has its own signed Release (same key, Origin and suite); its pool/ is
 # a relative symlink to the repository's.
+# And in NVIDIA's flat layout (`deb URI /`, Packages and a signed Release side
+# by side) at cuda/repos/wsl-ubuntu/x86_64/, holding the CUDA traps and the
+# toolkit releases of _define_cuda_packages, several versions of a name side
+# by side as NVIDIA's repository keeps them.
 
 TESTREPO_SUITE=bookworm
 TESTREPO_COMPONENT=main
@@ -49,7 +53,8 @@ TESTREPO_ROCM_PACKAGES=(rocm-core rocminfo rocm-dev rocm rocm-dkms rocm-extras)
 # (--set cuda_repo=$TESTREPO_CUDA_REPO).
 TESTREPO_CUDA_BASE=cuda/repos/wsl-ubuntu/x86_64
 TESTREPO_CUDA_REPO=file:/srv/testrepo/$TESTREPO_CUDA_BASE/
-TESTREPO_CUDA_PACKAGES=(cuda-toolkit-12-6 cuda cuda-drivers nvidia-driver-550)
+# The traps; _define_cuda_packages adds the toolkit releases.
+TESTREPO_CUDA_PACKAGES=(cuda cuda-drivers nvidia-driver-550)
 
 # _deb NAME VERSION DEPENDS DESCRIPTION: starts a package in $_stage/NAME.
 _deb() {
@@ -74,6 +79,71 @@ _file() {
 _script() {
   cat >"$_stage/$1/DEBIAN/$2"
   chmod 0755 "$_stage/$1/DEBIAN/$2"
+}
+
+# _seal NAME: files the staged package NAME under its version, so that the
+# same name can be staged again at another version (test_repo builds every
+# folder in the stage).
+_seal() {
+  local version
+  version=$(awk '$1 == "Version:" { print $2 }' "$_stage/$1/DEBIAN/control")
+  mv "$_stage/$1" "$_stage/$1_$version"
+}
+
+# NVIDIA's shape of one CUDA toolkit release X.Y (as in its wsl-ubuntu
+# repository, much reduced): the meta package cuda-toolkit-X-Y needs the
+# compiler and the release's config package, which owns the /usr/local/cuda
+# alternative (the newest installed release wins) and needs the config
+# packages all X.* and all releases share. Dependencies are exact (=), as
+# AMD's meta packages have them, so that a version switch must move the set.
+# _cuda_release X.Y VERSION
+_cuda_release() {
+  local release=$1 version=$2
+  local major=${release%%.*} dash=${release/./-}
+  local priority=$((major * 10 + ${release#*.}))
+  _deb "cuda-toolkit-$dash-config-common" "$version" "cuda-toolkit-$major-config-common, cuda-toolkit-config-common" \
+    "Common config package for CUDA Toolkit $release"
+  _script "cuda-toolkit-$dash-config-common" postinst <<EOF
+#!/bin/sh
+set -e
+if [ "\$1" = configure ]; then
+  update-alternatives --install /usr/local/cuda cuda /usr/local/cuda-$release $priority
+fi
+EOF
+  _script "cuda-toolkit-$dash-config-common" prerm <<EOF
+#!/bin/sh
+set -e
+if [ "\$1" = remove ] || [ "\$1" = deconfigure ]; then
+  update-alternatives --remove cuda /usr/local/cuda-$release
+fi
+EOF
+  _seal "cuda-toolkit-$dash-config-common"
+  _deb "cuda-nvcc-$dash" "$version" "cuda-toolkit-$dash-config-common (= $version)" "CUDA nvcc $release"
+  _file "cuda-nvcc-$dash" "/usr/local/cuda-$release/bin/nvcc" 0755 <<EOF
+#!/bin/sh
+echo "nvcc: NVIDIA (R) Cuda compiler driver"
+echo "Cuda compilation tools, release $release, V${version%-*}"
+EOF
+  _seal "cuda-nvcc-$dash"
+  _deb "cuda-toolkit-$dash" "$version" "cuda-nvcc-$dash (= $version), cuda-toolkit-$dash-config-common (= $version)" \
+    "CUDA Toolkit $release meta package"
+  _seal "cuda-toolkit-$dash"
+}
+
+# The toolkit releases the cuda scenarios need: what `cuda_version = auto`
+# picks for the recorded nvidia-smi outputs (CUDA 12.2, 12.7 and 13.1 ->
+# 12.2, 12.6, 13.1), a 13.0 to ask for, and two builds of 12.6 for a
+# version pinned with `versions`. They join the flat repository's index.
+_define_cuda_packages() {
+  _deb cuda-toolkit-config-common 13.1.80-1 "" "Common config package for CUDA Toolkit"
+  _deb cuda-toolkit-12-config-common 12.9.79-1 "" "Common config package for CUDA Toolkit 12"
+  _deb cuda-toolkit-13-config-common 13.1.80-1 "" "Common config package for CUDA Toolkit 13"
+  local r
+  for r in 12.2:12.2.2-1 12.6:12.6.2-1 12.6:12.6.3-1 13.0:13.0.2-1 13.1:13.1.1-1; do
+    _cuda_release "${r%%:*}" "${r#*:}"
+  done
+  TESTREPO_CUDA_PACKAGES+=(cuda-toolkit-config-common cuda-toolkit-12-config-common cuda-toolkit-13-config-common
+    cuda-toolkit-{12-2,12-6,13-0,13-1}{,-config-common} cuda-nvcc-{12-2,12-6,13-0,13-1})
 }
 
 _define_test_packages() {
@@ -138,12 +208,7 @@ EOF
   _deb cuda-keyring 1.1-1 "" "NVIDIA CUDA archive keyring"
   printf 'fake cuda-archive-keyring\n' | _file cuda-keyring /usr/share/keyrings/cuda-archive-keyring.gpg 0644
 
-  _deb cuda-toolkit-12-6 12.6.3-1 "" "CUDA Toolkit 12.6 meta package"
-  _file cuda-toolkit-12-6 /usr/local/cuda-12.6/bin/nvcc 0755 <<'EOF'
-#!/bin/sh
-echo "nvcc: NVIDIA (R) Cuda compiler driver"
-echo "Cuda compilation tools, release 12.6, V12.6.85"
-EOF
+  _define_cuda_packages
 
   # The traps.
   _deb amdgpu-dkms 1:6.12.12.60402-2164967.22.04 "" "amdgpu kernel driver (DKMS)"
@@ -243,6 +308,10 @@ _testrepo_flat() {
     BEGIN { RS = ""; ORS = "\n\n"; n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
     { name = $0; sub(/^Package: /, "", name); sub(/\n.*/, "", name); if (name in keep) print }' \
     "$repo/dists/$TESTREPO_SUITE/$TESTREPO_COMPONENT/binary-$arch/Packages" >"$dir/Packages"
+  # Every version of a name is indexed, as NVIDIA's repository keeps them.
+  local found
+  found=$(awk '$1 == "Package:" { print $2 }' "$dir/Packages" | sort -u | wc -l)
+  ((found == $#)) || fail "the test repository's $base index has $found of the $# packages $*"
   gzip -9kn "$dir/Packages"
   {
     printf 'Origin: %s\nLabel: %s\nArchitectures: %s\nDate: %s\nSHA256:\n' "$TESTREPO_ORIGIN" "$TESTREPO_ORIGIN" "$arch" "$(LC_ALL=C date -Ru)"

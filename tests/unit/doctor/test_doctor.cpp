@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <sstream>
 
 #include "installer/doctor/doctor.hpp"
 #include "installer/host/host.hpp"
@@ -46,10 +47,20 @@ std::string utf16le(const std::string& ascii) {
   return out;
 }
 
+// A real nvidia-smi output from ../shared/corpus/nvidia-smi/.
+std::string corpus_nvidia_smi(const std::string& name) {
+  std::ifstream in(std::string(WSLGPU_SOURCE_DIR) + "/../shared/corpus/nvidia-smi/" + name, std::ios::binary);
+  INFO("corpus file: ", name);
+  REQUIRE(in.good());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 const char* const kNvidiaSmiL = "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-8a3f0b4c-1d2e-4f5a-9b6c-7d8e9f0a1b2c)\n";
 const char* const kNvidiaSmi =
     "+-----------------------------------------------------------------------------------------+\n"
-    "| NVIDIA-SMI 550.54.14              Driver Version: 551.61         CUDA Version: 12.4     |\n"
+    "| NVIDIA-SMI 565.77.01              Driver Version: 566.36         CUDA Version: 12.7     |\n"
     "+-----------------------------------------------------------------------------------------+\n";
 const char* const kNvcc =
     "nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2024 NVIDIA Corporation\n"
@@ -174,7 +185,10 @@ TEST_CASE("doctor: a healthy NVIDIA WSL2 machine has no failure and no warning, 
   CHECK(count_findings(findings, FindingStatus::fail) == 0);
   CHECK(count_findings(findings, FindingStatus::warn) == 0);
   CHECK(m.fs.writes == 0);
-  CHECK(get(findings, "windows.nvidia-driver").seen == "NVIDIA Windows driver 551.61 (465.89 or later)");
+  CHECK(get(findings, "windows.nvidia-driver").seen ==
+        "NVIDIA Windows driver 566.36, which supports CUDA up to 12.7 (465.89 or later)");
+  CHECK(get(findings, "nvidia.cuda-driver").seen ==
+        "the CUDA 12.6 toolkit is not newer than the CUDA 12.7 the Windows driver supports");
   CHECK_FALSE(lookup(findings, "amd.rocminfo"));  // AMD checks do not apply
 }
 
@@ -1172,6 +1186,62 @@ TEST_CASE("doctor windows.nvidia-driver: the Driver Version nvidia-smi reports i
     CHECK(f.status == FindingStatus::fail);
     CHECK(f.seen == "NVIDIA Windows driver 462.31 is older than 465.89");
     CHECK(f.fix == "On Windows: install NVIDIA's current driver, then run `wsl --shutdown`.");
+  }
+  {
+    // A damaged installation (microsoft/WSL#11589): the version, but CUDA ERR!.
+    Machine m;
+    m.make_nvidia();
+    m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] = output(corpus_nvidia_smi("partial-table-cuda-version-err-truncated.txt"));
+    auto findings = m.diagnose();
+    auto f = get(findings, "windows.nvidia-driver");
+    CHECK(f.status == FindingStatus::warn);
+    CHECK(f.seen == "NVIDIA Windows driver 546.80, but nvidia-smi prints CUDA Version: ERR!");
+    CHECK(f.fix == "On Windows: reinstall NVIDIA's driver (a clean installation), then run `wsl --shutdown`.");
+    CHECK_FALSE(lookup(findings, "nvidia.cuda-driver"));  // nothing to compare the toolkit with
+  }
+  {
+    // Driver series 615's names, and no interop at all.
+    Machine m;
+    m.make_nvidia();
+    m.fs.remove("/proc/sys/fs/binfmt_misc/WSLInterop");
+    m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] =
+        output("| NVIDIA-SMI 615.10                 KMD Version: 615.33          CUDA UMD Version: 13.4   |\n");
+    CHECK(get(m.diagnose(), "windows.nvidia-driver").seen ==
+          "NVIDIA Windows driver 615.33, which supports CUDA up to 13.4 (465.89 or later)");
+  }
+}
+
+TEST_CASE("doctor nvidia.cuda-driver: a toolkit newer than the driver's CUDA warns, one it cannot run fails") {
+  {
+    Machine m;
+    m.make_nvidia();
+    m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] = output(corpus_nvidia_smi("ok-q-rtx4090-wddm-xwayland.txt"));
+    auto f = get(m.diagnose(), "nvidia.cuda-driver");  // nvcc 12.6 on driver 537.13 (CUDA 12.2)
+    CHECK(f.status == FindingStatus::warn);
+    CHECK(f.seen == "the CUDA 12.6 toolkit is newer than the CUDA 12.2 NVIDIA's Windows driver 537.13 supports");
+    CHECK(contains(f.cause, "minor-version compatibility (driver 525 or later for CUDA 12.x)"));
+    CHECK(f.fix == "On Windows, update NVIDIA's driver, then run `wsl --shutdown`; or install the toolkit this driver "
+                   "supports: sudo wslgpu-setup install cuda (cuda_version=auto chooses it).");
+  }
+  {
+    Machine m;
+    m.make_nvidia();
+    m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] = output(corpus_nvidia_smi("ok-q-rtx4090-wddm-xwayland.txt"));
+    m.outputs[{"/usr/local/cuda/bin/nvcc", "--version"}] = output("Cuda compilation tools, release 13.0, V13.0.88\n");
+    auto f = get(m.diagnose(), "nvidia.cuda-driver");
+    CHECK(f.status == FindingStatus::fail);
+    CHECK(f.seen == "the CUDA 13.0 toolkit needs a newer Windows driver than 537.13 (it supports CUDA 12.2)");
+    CHECK(f.cause == "CUDA 13.x programs need NVIDIA's driver 580 or later on Windows (minor-version compatibility); "
+                     "with this driver they fail to start.");
+    CHECK(f.fix == "On Windows, install NVIDIA's driver 580 or later, then run `wsl --shutdown`; or install the "
+                   "toolkit this driver supports: sudo wslgpu-setup install cuda (cuda_version=auto chooses it).");
+  }
+  {
+    Machine m;
+    m.make_nvidia();
+    m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] =
+        output(corpus_nvidia_smi("ok-table-gtx1660-smi590.57-driver591.86-xwayland.txt"));
+    CHECK(get(m.diagnose(), "nvidia.cuda-driver").status == FindingStatus::ok);
   }
 }
 

@@ -457,7 +457,7 @@ TEST_CASE("a manifest cannot remove a built-in refusal") {
   HostFacts host = facts(wsl_machine());
   CHECK(input_error(std::string(kHeader) + "[guards]\nallow_packages = [\"amdgpu-dkms\"]\n" + kCheckStep, host) ==
         "test.toml:5:1: unknown key \"allow_packages\" in [guards] (known: refuse_packages, min_kernel, require_wsl2, "
-        "require_dxg, refuse_if, supported)");
+        "require_dxg, refuse_if, warn_if, supported)");
   CHECK(input_error(std::string(kHeader) + "[guards]\nrefuse_packages = [\"!amdgpu-dkms\"]\n" + kCheckStep, host) ==
         "test.toml:5:20: \"!amdgpu-dkms\" is not a package name or pattern: use only lowercase letters, digits, '+', "
         "'-', '.' and the wildcards '*' and '?'");

@@ -114,7 +114,7 @@ TEST_CASE("on an unsupported system, values built from its empty facts are a ref
       "24.04. Install Ubuntu 24.04. (--unsupported-distro plans and installs anyway, at your own risk.)",
       Refusal);
   // Asked to go on anyway, the fact's own message is what is left to say.
-  CHECK_THROWS_AS(load(kRocmLike, h, {}, LoadOptions{true}), InputError);
+  CHECK_THROWS_AS(load(kRocmLike, h, {}, LoadOptions{true, {}}), InputError);
 }
 
 TEST_CASE("the bundled profiles say where their vendor publishes") {

@@ -1,0 +1,38 @@
+#include "installer/formats/apt_madison.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace wslgpu {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r");
+  auto e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<std::string>> parse_apt_madison(const std::string& output) {
+  std::map<std::string, std::vector<std::string>> out;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto bar1 = line.find('|');
+    if (bar1 == std::string::npos) continue;
+    auto bar2 = line.find('|', bar1 + 1);
+    if (bar2 == std::string::npos) continue;
+    std::string name = trim(line.substr(0, bar1));
+    std::string version = trim(line.substr(bar1 + 1, bar2 - bar1 - 1));
+    if (name.empty() || version.empty() || name.find(' ') != std::string::npos ||
+        version.find(' ') != std::string::npos)
+      continue;
+    auto& versions = out[name];
+    if (std::find(versions.begin(), versions.end(), version) == versions.end()) versions.push_back(version);
+  }
+  return out;
+}
+
+}  // namespace wslgpu

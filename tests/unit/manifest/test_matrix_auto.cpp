@@ -1,0 +1,198 @@
+// [matrix] with `auto`: the selector's value "auto" lets the table pick its
+// row from the machine's facts (the lazily probed nvidia-smi facts here), a
+// fallback row when they say nothing; and the probe runs only for a
+// manifest that names those facts.
+#include <doctest/doctest.h>
+
+#include "installer/host/host.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "installer/system/error.hpp"
+#include "support/fakes.hpp"
+
+using namespace wslgpu;
+
+namespace {
+
+const char* kToolkits = R"toml(
+[manifest]
+name = "toolkits"
+schema_version = 1
+
+[vars]
+cuda_version = "auto"
+package = "cuda-toolkit-${cuda_toolkit}"
+
+cuda_toolkit = "unlisted"
+cuda_min_driver = ""
+
+[matrix.cuda_version]
+auto = "host.nvidia_cuda >= cuda_version"
+auto_why = "the newest the driver supports (${host.nvidia_smi})"
+fallback = "12.6"
+fallback_why = "nvidia-smi said nothing useful (${host.nvidia_smi})"
+
+[matrix.cuda_version."13.1"]
+cuda_toolkit = "13-1"
+cuda_min_driver = "580"
+[matrix.cuda_version."13.0"]
+cuda_toolkit = "13-0"
+cuda_min_driver = "580"
+[matrix.cuda_version."12.6"]
+cuda_toolkit = "12-6"
+cuda_min_driver = "525"
+[matrix.cuda_version."12.2"]
+cuda_toolkit = "12-2"
+cuda_min_driver = "525"
+
+[guards]
+refuse_if = [{ when = "host.nvidia_driver != '' && host.nvidia_driver < cuda_min_driver", reason = "needs ${cuda_min_driver}" }]
+warn_if = [{ when = "host.nvidia_cuda != '' && cuda_version > host.nvidia_cuda", reason = "newer than ${host.nvidia_cuda}" }]
+
+[[step]]
+id = "toolkit"
+kind = "apt_install"
+name = "CUDA ${cuda_version}"
+packages = ["${package}"]
+)toml";
+
+// A host whose nvidia-smi says FACTS, counting how often it is asked.
+struct Driver {
+  HostFacts host = wslgpu::testing::fake_wsl_host();
+  std::shared_ptr<int> probes = std::make_shared<int>(0);
+  explicit Driver(NvidiaDriverFacts facts) {
+    auto count = probes;
+    host.nvidia_driver = std::make_shared<const LazyNvidiaDriver>([count, facts] {
+      ++*count;
+      return facts;
+    });
+  }
+};
+
+Manifest load(const std::string& text, const HostFacts& host, const Variables& sets = {},
+              const LoadOptions& options = {}) {
+  return load_manifest(ManifestSource{"test.toml", text, false}, sets, host, options);
+}
+
+std::string error_of(const std::string& text, const HostFacts& host, const Variables& sets = {}) {
+  try {
+    load(text, host, sets);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(loaded without an error)";
+}
+
+}  // namespace
+
+TEST_CASE("auto takes the first row the driver's facts allow, and its variables reach [vars] and the steps") {
+  Driver d({"537.13", "12.2", "driver 537.13, CUDA 12.2"});
+  Manifest m = load(kToolkits, d.host);
+  CHECK(*d.probes == 1);
+  CHECK(m.vars["cuda_version"] == "12.2");
+  CHECK(m.vars["cuda_toolkit"] == "12-2");
+  CHECK(m.vars["cuda_min_driver"] == "525");
+  CHECK(m.vars["package"] == "cuda-toolkit-12-2");
+  CHECK(m.steps[0].name == "CUDA 12.2");
+  REQUIRE(m.choices.size() == 1);
+  CHECK(m.choices[0].variable == "cuda_version");
+  CHECK(m.choices[0].value == "12.2");
+  CHECK(m.choices[0].how == "auto");
+  CHECK(m.choices[0].why == "the newest the driver supports (driver 537.13, CUDA 12.2)");
+  // A CUDA version between rows takes the row below it.
+  Driver newer({"566.36", "12.7", "driver 566.36, CUDA 12.7"});
+  CHECK(load(kToolkits, newer.host).vars["cuda_version"] == "12.6");
+  Driver thirteen({"591.86", "13.1", "driver 591.86, CUDA 13.1"});
+  CHECK(load(kToolkits, thirteen.host).vars["cuda_version"] == "13.1");
+}
+
+TEST_CASE("auto falls back to the fallback row, saying why, when nvidia-smi cannot say") {
+  Driver err({"546.80", "", "driver 546.80, CUDA Version: ERR!"});
+  Manifest m = load(kToolkits, err.host);
+  CHECK(m.vars["cuda_version"] == "12.6");
+  REQUIRE(m.choices.size() == 1);
+  CHECK(m.choices[0].how == "fallback");
+  CHECK(m.choices[0].why == "nvidia-smi said nothing useful (driver 546.80, CUDA Version: ERR!)");
+  Driver missing({"", "", "/usr/lib/wsl/lib/nvidia-smi is missing"});
+  CHECK(load(kToolkits, missing.host).choices[0].how == "fallback");
+}
+
+TEST_CASE("a value set with --set names its row, and the manifest's guards see the facts") {
+  Driver d({"537.13", "12.2", "driver 537.13, CUDA 12.2"});
+  Manifest m = load(kToolkits, d.host, {{"cuda_version", "13.0"}});
+  CHECK(m.vars["cuda_toolkit"] == "13-0");
+  CHECK(m.choices[0].how == "set");
+  CHECK(m.choices[0].why.empty());
+  CHECK(m.guards.refuse_if.at(0).reason == "needs 580");
+  CHECK(m.guards.warn_if.at(0).reason == "newer than 12.2");
+}
+
+TEST_CASE("a value that is no row keeps the columns' defaults, for a refuse_if to name") {
+  Driver d({"537.13", "12.2", ""});
+  Manifest m = load(kToolkits, d.host, {{"cuda_version", "12.7"}});
+  CHECK(m.vars["cuda_toolkit"] == "unlisted");
+  CHECK(m.choices.at(0).how == "set");
+}
+
+TEST_CASE("a recorded choice takes the same row again, whatever the driver says now") {
+  Driver d({"591.86", "13.1", "driver 591.86, CUDA 13.1"});
+  Manifest m = load(kToolkits, d.host, {}, LoadOptions{false, {{"cuda_version", "12.2"}}});
+  CHECK(m.vars["cuda_version"] == "12.2");
+  CHECK(m.choices[0].how == "recorded");
+}
+
+TEST_CASE("nvidia-smi runs only for a manifest that names its facts") {
+  Driver d({"537.13", "12.2", ""});
+  load(R"toml([manifest]
+name = "plain"
+schema_version = 1
+[[step]]
+id = "f"
+kind = "file"
+path = "/etc/x"
+content = "x"
+)toml",
+       d.host);
+  CHECK(*d.probes == 0);
+  CHECK(d.host.as_variables().at("host.nvidia_cuda").empty());
+}
+
+TEST_CASE("auto with no row and no fallback is a refusal that says how to choose") {
+  std::string text = kToolkits;
+  text.replace(text.find("fallback = \"12.6\"\n"), std::string("fallback = \"12.6\"\n").size(), "");
+  text.replace(text.find("fallback_why"), std::string("fallback_why").size(), "auto_why2");
+  Driver old({"511.65", "11.6", "driver 511.65, CUDA 11.6"});
+  try {
+    load(text, old.host);
+    FAIL("loaded");
+  } catch (const InputError& e) {
+    // Any other plain key is taken for a row, which must be a table.
+    CHECK(std::string(e.what()).find("the row for cuda_version = \"auto_why2\" must be a table of variables, not a "
+                                     "string") != std::string::npos);
+  }
+  text.replace(text.find("auto_why2 = "), std::string("auto_why2 = ").size(), "# ");
+  try {
+    load(text, old.host);
+    FAIL("loaded");
+  } catch (const Refusal& e) {
+    CHECK(std::string(e.what()) ==
+          "cuda_version = \"auto\" found no row of [matrix.cuda_version] for this machine (host.nvidia_cuda >= "
+          "cuda_version holds for none) and the table has no fallback.\n  Choose one with --set "
+          "cuda_version=VALUE (13.1, 13.0, 12.6, 12.2).");
+  }
+}
+
+TEST_CASE("auto's keys are checked: the fallback a row, its texts beside an auto condition, its names known") {
+  HostFacts host = wslgpu::testing::fake_wsl_host();
+  const std::string head = "[manifest]\nname = \"t\"\nschema_version = 1\n[vars]\nv = \"auto\"\nw = \"1\"\n";
+  const std::string step = "[[step]]\nid = \"f\"\nkind = \"file\"\npath = \"/etc/x\"\ncontent = \"${v}\"\n";
+  CHECK(error_of(head + "[matrix.v]\nauto = \"'a' == 'a'\"\nfallback = \"zz\"\n[matrix.v.a]\nw = \"2\"\n" + step,
+                 host) == "test.toml:9:12: \"fallback\" must name a row of [matrix.v] (it has: a)");
+  CHECK(error_of(head + "[matrix.v]\nfallback = \"a\"\n[matrix.v.a]\nw = \"2\"\n" + step, host) ==
+        "test.toml:8:12: \"fallback\" in [matrix.v] belongs to an \"auto\" condition, which this table does not have");
+  CHECK(error_of(head + "[matrix.v]\nauto = \"x == '1'\"\n[matrix.v.a]\nw = \"2\"\n" + step, host) ==
+        "test.toml:8:8: condition refers to \"x\", which is neither a variable nor a host fact");
+  // The rows are tried in file order, not in the order of their names.
+  Manifest m =
+      load(head + "[matrix.v]\nauto = \"w == '2'\"\n[matrix.v.zz]\nw = \"2\"\n[matrix.v.aa]\nw = \"2\"\n" + step, host);
+  CHECK(m.vars["v"] == "zz");
+}
