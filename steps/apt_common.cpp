@@ -70,6 +70,8 @@ std::string command_failure(const Command& cmd, const ProcessResult& result) {
   head += "exited " + std::to_string(result.exit_code);
   auto errors = apt_error_lines(result.err + "\n" + result.out);
   std::string why;
+  // dpkg's own reason first: apt's E: line only says that dpkg failed.
+  for (const auto& d : dpkg_error_lines(result.out + "\n" + result.err)) why += (why.empty() ? "" : "\n") + d;
   if (!errors.empty()) {
     for (const auto& e : errors) why += (why.empty() ? "" : "\n") + std::string("E: ") + e;
   } else {

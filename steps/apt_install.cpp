@@ -382,6 +382,32 @@ class AptInstallStep : public Step {
     return cmd;
   }
 
+  // A package apt selected but dpkg never unpacked (the disk filled up in
+  // the middle of its archive) leaves a record "install ok not-installed" in
+  // dpkg's status, which apt-get purge does not touch ("not installed, so
+  // not removed"). dpkg forgets a record only when it is asked to purge a
+  // package already selected for purge: hence the selection, then the purge.
+  void forget_never_unpacked(StepContext& ctx, const DpkgStatus& before) const {
+    std::vector<std::string> names;
+    const DpkgStatus now = DpkgStatus::read(ctx.fs);
+    for (const auto& p : now.packages())
+      if (!p.present() && p.want == "install" && !before.find(p.name)) names.push_back(p.name);
+    if (names.empty()) return;
+    Command select;
+    select.argv = {"dpkg", "--set-selections"};
+    for (const auto& n : names) select.stdin_data += n + " purge\n";
+    select.env = apt_environment();
+    Command purge;
+    purge.argv = {"dpkg", "--purge"};
+    purge.argv.insert(purge.argv.end(), names.begin(), names.end());
+    purge.env = apt_environment();
+    for (Command* c : {&select, &purge}) {
+      c->timeout = std::chrono::minutes(5);
+      ProcessResult r = ctx.runner.run(*c);
+      if (!r.ok()) spdlog::warn("dpkg's record of {} could not be forgotten: {}", name_list(names, 20), command_failure(*c, r));
+    }
+  }
+
   Command purge_command(const std::vector<std::string>& names) const {
     Command cmd = apt_command("purge", {}, names);
     cmd.timeout = std::chrono::hours(1) + std::chrono::seconds(lock_timeout);
@@ -484,6 +510,7 @@ class AptInstallStep : public Step {
 
     if (!r.ok()) {
       std::string message = command_failure(cmd, r);
+      forget_never_unpacked(ctx, before);
       std::vector<std::string> fresh;
       for (const auto& p : data["installed"]) fresh.push_back(p.value("name", ""));
       if (!fresh.empty()) {

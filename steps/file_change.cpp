@@ -4,6 +4,8 @@
 
 #include "installer/formats/diff.hpp"
 #include "installer/formats/sha256.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/paths.hpp"
 
 namespace wslgpu {
 
@@ -14,6 +16,11 @@ std::string mode_string(std::uint32_t mode) {
 }
 
 ExistingFile probe_file(const FileSystem& fs, const std::string& path) {
+  // Before reading: a .wslconfig linked to /etc/shadow must not even be
+  // parsed (its lines would be quoted in the plan's error).
+  if (auto target = link_at(fs, path))
+    throw Refusal("refused by guard no-writes-through-links: " + normalize_path(path) + " is a symbolic link to " +
+                  *target + "\n" + kNoLinksWhy);
   ExistingFile f;
   f.info = fs.stat(path);
   if (f.info && f.info->type == FileType::regular) f.content = fs.read(path);

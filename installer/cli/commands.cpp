@@ -516,6 +516,7 @@ int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOpti
   s.fs.make_dirs(kStateDir, 0755);
   RunLock lock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(o));
   Journal journal = Journal::open(tx.tx_root(), id);
+  journal.cut_torn_tail();
   TransactionSummary summary = summarize(id, journal.records());
   if (summary.status == "rolled_back") {
     std::cout << "Transaction " << id << " is already rolled back; nothing to do.\n";
@@ -558,6 +559,7 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
     return 0;
   }
   Journal journal = Journal::open(tx.tx_root(), t->id);
+  journal.cut_torn_tail();
   lock.record_holder(g.command_line);
   Manifest manifest = manifest_of(journal, s);
   if (rollback) {

@@ -131,6 +131,27 @@ std::vector<std::string> apt_error_lines(const std::string& output) {
   return out;
 }
 
+std::vector<std::string> dpkg_error_lines(const std::string& output) {
+  std::vector<std::string> out;
+  std::istringstream in(output);
+  std::string line;
+  bool continuing = false;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind("dpkg: error", 0) == 0) {
+      out.push_back(line);
+      continuing = true;
+    } else if (continuing && !line.empty() && line.front() == ' ') {
+      std::size_t text = line.find_first_not_of(' ');
+      if (text != std::string::npos) out.back() += " " + line.substr(text);
+      continuing = false;  // dpkg gives one reason line
+    } else {
+      continuing = false;
+    }
+  }
+  return out;
+}
+
 std::vector<ExactDependency> apt_unmet_exact_dependencies(const std::string& output) {
   std::vector<ExactDependency> out;
   std::istringstream in(output);

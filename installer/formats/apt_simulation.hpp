@@ -79,6 +79,13 @@ std::optional<std::uint64_t> parse_apt_size(const std::string& text);
 // apt's error lines ("E: Unable to locate package x"), without the "E: ".
 std::vector<std::string> apt_error_lines(const std::string& output);
 
+// dpkg's own reasons in OUTPUT, which apt's "E: Sub-process /usr/bin/dpkg
+// returned an error code (1)" does not repeat: each "dpkg: error ..." line
+// joined with the indented line that follows it ("dpkg: error processing
+// archive X (--unpack): cannot copy extracted data for './opt/f' to
+// '/opt/f.dpkg-new': failed to write (No space left on device)").
+std::vector<std::string> dpkg_error_lines(const std::string& output);
+
 // The exact versions apt could not reconcile, from the "unmet dependencies"
 // report of a request for a version that is not the candidate:
 //   cuda-toolkit-12-6 : Depends: cuda-nvcc-12-6 (= 12.6.2-1) but 12.6.3-1 is to be installed

@@ -52,6 +52,13 @@ std::optional<PackageRefusal> refused_package(const std::string& name, const std
 // to do instead.
 void guard_step(PlannedStep& step, const Guards& guards);
 
+// Marks STEP refused when one of its file writes would go through a
+// symbolic link at the last component (guard no-writes-through-links): the
+// tool runs as root, and a link in a folder a user controls (the Windows
+// profile folder, where .wslconfig lives) must not turn a write of
+// .wslconfig into a write of /etc/shadow. FS is the plan's view of the root.
+void guard_writes(PlannedStep& step, const FileSystem& fs);
+
 // Refusals about the machine itself (not WSL2, old kernel, GPU disabled,
 // not root). Each is a full message.
 // MANIFEST_VARS feed the manifest's own refuse_if conditions.

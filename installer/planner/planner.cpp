@@ -39,6 +39,15 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
       try {
         ps.plan = ms.step->plan(ctx);
         guard_step(ps, manifest.guards);
+        guard_writes(ps, overlay);
+      } catch (const Refusal& e) {
+        // A step that refuses what it found (a link where it would write):
+        // refused, in its own words.
+        ps.plan = StepPlan{};
+        ps.plan.verdict = Verdict::refused;
+        std::string msg = e.what();
+        ps.plan.summary = msg.substr(0, msg.find('\n'));
+        if (msg.find('\n') != std::string::npos) ps.plan.details.push_back(msg.substr(msg.find('\n') + 1));
       } catch (const StepFailure& e) {
         // One step that cannot be planned (no apt in the root, a key that
         // cannot be fetched) must not hide the rest of the plan; install

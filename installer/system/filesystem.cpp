@@ -96,6 +96,19 @@ std::string resolve_under_root(const std::string& root, const std::string& path,
   return host(resolved);
 }
 
+std::optional<std::string> link_at(const FileSystem& fs, const std::string& path) {
+  std::string normal = normalize_path(path);
+  std::string parent_host = fs.host_path(parent_path(normal));
+  std::string own = (parent_host == "/" ? "" : parent_host) + "/" + base_name(normal);
+  if (fs.host_path(normal) == own) return std::nullopt;
+  struct stat st {};
+  if (::lstat(own.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return std::nullopt;
+  std::string target(static_cast<std::size_t>(st.st_size) + 1, '\0');
+  ssize_t n = ::readlink(own.c_str(), target.data(), target.size());
+  target.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return target;
+}
+
 RootedFileSystem::RootedFileSystem(std::string root) : root_(normalize_path(root)) {
   if (root_.empty()) root_ = "/";
 }
@@ -160,7 +173,13 @@ void RootedFileSystem::make_dirs(const std::string& path, std::uint32_t mode) {
 
 void RootedFileSystem::write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) {
   make_dirs(parent_path(path), 0755);
-  std::string host = host_path(path);
+  // The plan refuses a write through a link (guard no-writes-through-links);
+  // this is the same rule at the moment of writing, for a link made since.
+  std::string host = resolve_under_root(root_, path, false);
+  struct stat link {};
+  if (::lstat(host.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+    throw StepFailure("refusing to write " + path + ": it is a symbolic link, and wslgpu-setup does not write "
+                      "through links. Replace it with the file it points to, then run again.");
   std::string dir = parent_path(host);
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   std::string tmp = dir + "/." + base_name(host) + ".wslgpu-" + std::to_string(rng() % 1000000000);

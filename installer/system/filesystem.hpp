@@ -82,6 +82,17 @@ class RootedFileSystem : public FileSystem {
   std::string root_;  // absolute, no trailing slash except for "/"
 };
 
+// The text of the symbolic link PATH's last component is ("/etc/shadow"),
+// or nullopt when it is not a link (or does not exist). Links in the middle
+// of PATH do not count: they are resolved under the root as always.
+std::optional<std::string> link_at(const FileSystem& fs, const std::string& path);
+
+// Why a link where the tool writes is refused, and what to do instead.
+inline constexpr const char* kNoLinksWhy =
+    "wslgpu-setup runs as root and never reads or writes a file it manages through a symbolic link: whoever "
+    "made the link would choose which file root overwrites. Replace the link with the file it points to (or "
+    "remove it), then run wslgpu-setup again.";
+
 // Resolves target PATH under ROOT the way the kernel would after chroot(ROOT):
 // ".." never climbs above ROOT and absolute symbolic link targets restart at
 // ROOT. The last component is resolved too when FOLLOW_LAST is true. Returns

@@ -14,6 +14,10 @@
 #include <random>
 #include <sstream>
 
+#include <optional>
+
+#include <spdlog/spdlog.h>
+
 #include "installer/system/error.hpp"
 
 namespace wslgpu {
@@ -69,11 +73,36 @@ void write_file_durably(const std::string& path, const std::string& content) {
   fsync_path(path.substr(0, path.rfind('/')), O_RDONLY | O_DIRECTORY);
 }
 
+namespace {
+
+// Space kept for the records a rollback must write (one "undone" per step,
+// then "end"), on a disk the failed step may have filled: a file of this
+// size in the transaction folder, given back when an append finds the disk
+// full, and removed when the run ends.
+constexpr off_t kReserveBytes = 256 * 1024;
+
+void make_reserve(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return;  // best effort: the journal works without it
+  int rc = ::posix_fallocate(fd, 0, kReserveBytes);
+  if (rc == EOPNOTSUPP || rc == ENOSYS || rc == EINVAL) {
+    // A file system without fallocate: real blocks of zeros instead.
+    static const char zeros[65536] = {};
+    for (off_t done = 0; done < kReserveBytes; done += static_cast<off_t>(sizeof zeros))
+      if (::write(fd, zeros, sizeof zeros) != static_cast<ssize_t>(sizeof zeros)) break;
+  }
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
 Journal Journal::create(const std::string& tx_root, const std::string& id) {
   Journal j;
   j.id_ = id;
   j.dir_ = tx_root + "/" + id;
   make_dirs_host(j.dir_ + "/backups");
+  make_reserve(j.dir_ + "/reserve");
   fsync_path(tx_root, O_RDONLY | O_DIRECTORY);
   return j;
 }
@@ -96,11 +125,27 @@ Journal Journal::open(const std::string& tx_root, const std::string& id) {
 void Journal::append(const nlohmann::json& record) {
   std::string line = record.dump() + "\n";
   std::string path = dir_ + "/journal.jsonl";
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) throw StepFailure("cannot write the journal " + path + ": " + std::strerror(errno));
-  bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok) throw StepFailure("cannot write the journal " + path + ": " + std::strerror(errno));
+  const std::string reserve = dir_ + "/reserve";
+  for (int attempt = 0;; ++attempt) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0) throw StepFailure("cannot write the journal " + path + ": " + std::strerror(errno));
+    struct stat before {};
+    ::fstat(fd, &before);
+    bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
+    int err = errno;
+    if (!ok) (void)!::ftruncate(fd, before.st_size);  // no half record left behind
+    ::close(fd);
+    if (ok) break;
+    // The disk is full (a step filled it): give back the reserve and try
+    // once more, so that the rollback can still be recorded.
+    if ((err == ENOSPC || err == EDQUOT) && attempt == 0 && ::unlink(reserve.c_str()) == 0) {
+      spdlog::warn("the disk holding the journal is full; using the space reserved for the rollback's records");
+      fsync_path(dir_, O_RDONLY | O_DIRECTORY);
+      continue;
+    }
+    throw StepFailure("cannot write the journal " + path + ": " + std::strerror(err));
+  }
+  if (record.value("type", "") == "end") ::unlink(reserve.c_str());
 }
 
 std::string Journal::store_blob(const std::string& content) {
@@ -119,15 +164,50 @@ std::vector<nlohmann::json> Journal::records() const {
   std::vector<nlohmann::json> out;
   std::ifstream in(dir_ + "/journal.jsonl");
   std::string line;
+  std::size_t number = 0;
+  std::size_t unreadable = 0;  // the line number of an unreadable line, 0 for none
   while (std::getline(in, line)) {
+    ++number;
     if (line.empty()) continue;
-    try {
-      out.push_back(nlohmann::json::parse(line));
-    } catch (const nlohmann::json::exception&) {
-      break;  // a torn write from a crash: nothing after it was acted on
+    auto record = nlohmann::json::parse(line, nullptr, false);
+    if (record.is_discarded() || !record.is_object()) {
+      unreadable = number;  // torn, if nothing follows
+      continue;
     }
+    if (unreadable != 0) {
+      spdlog::warn("the journal of transaction {}: line {} is unreadable and was skipped; the records after it "
+                   "are read", id_, unreadable);
+      unreadable = 0;
+    }
+    out.push_back(std::move(record));
   }
   return out;
+}
+
+std::string Journal::cut_torn_tail() {
+  std::string path = dir_ + "/journal.jsonl";
+  std::string text = read_host_file(path);
+  if (text.empty() || text.back() == '\n') return {};
+  std::size_t keep = text.rfind('\n');
+  keep = keep == std::string::npos ? 0 : keep + 1;
+  std::string torn = text.substr(keep);
+  auto record = nlohmann::json::parse(torn, nullptr, false);
+  if (!record.is_discarded() && record.is_object()) {
+    // Whole, but for its line break (killed between the two): keep it.
+    int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    bool ok = fd >= 0 && ::write(fd, "\n", 1) == 1 && ::fsync(fd) == 0;
+    if (fd >= 0) ::close(fd);
+    if (!ok) throw StepFailure("cannot repair the journal " + path + ": " + std::strerror(errno));
+    return {};
+  }
+  if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
+    throw StepFailure("cannot repair the journal " + path + ": " + std::strerror(errno));
+  fsync_path(path, O_WRONLY);
+  std::string shown = torn.size() > 60 ? torn.substr(0, 60) + "…" : torn;
+  spdlog::warn("the journal of transaction {} ended in an incomplete record ({} bytes: {}), cut off when the run "
+               "was killed; it was ignored, and recovery went by the complete records before it",
+               id_, torn.size(), shown);
+  return torn;
 }
 
 bool Journal::ended() const {

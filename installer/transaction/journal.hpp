@@ -46,8 +46,18 @@ class Journal {
   void write_plan(const nlohmann::json& plan);
   nlohmann::json read_plan() const;
 
-  // Every record so far (a torn last line from a crash is ignored).
+  // Every record so far. A torn last line (a run killed while writing it)
+  // is ignored; an unreadable line with records after it (a journal that
+  // recovery appended to before cut_torn_tail existed) is skipped with a
+  // warning, and the records after it are read.
   std::vector<nlohmann::json> records() const;
+
+  // Cuts an incomplete last record, so that the records rollback and
+  // recovery append start on a line of their own (appended to the torn
+  // line, they would be unreadable too). Says what it cut in a warning and
+  // returns it; empty when the journal ends in a complete line. Only runs
+  // that hold the lock and are about to append call it.
+  std::string cut_torn_tail();
 
   // True when the last line is a complete "end" record with a final status,
   // read from the file's tail alone. Every plan and install asks this of

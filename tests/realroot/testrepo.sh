@@ -13,6 +13,9 @@
 #                                     exists, after touching /run/slow-postinst.started: a signal
 #                                     can be sent while dpkg is busy
 #   huge-package                      a few bytes that say Installed-Size 2 GB, for the disk-space guard
+#   zeros-package                     says Installed-Size 1 KiB but unpacks a 150 MB file of zeros
+#                                     (a few hundred bytes in the pool): the disk-space guard lets
+#                                     it through, and dpkg fills a small root while unpacking it
 #   slow-postrm                       its postrm waits (up to 60 s) until /run/slow-postrm.release
 #                                     exists, after touching /run/slow-postrm.started: a rollback
 #                                     that is busy for as long as a scenario needs
@@ -244,6 +247,11 @@ while [ ! -e /run/slow-postrm.release ] && [ "$i" -lt 600 ]; do
   i=$((i + 1))
 done
 EOF
+
+  _deb zeros-package 1.0-1 "" "A package that lies about its size"
+  printf 'Installed-Size: 1\n' >>"$_stage/zeros-package/DEBIAN/control"
+  mkdir -p "$_stage/zeros-package/opt/zeros-package"
+  head -c 150M /dev/zero >"$_stage/zeros-package/opt/zeros-package/zeros"
 
   # dpkg-deb keeps an Installed-Size the control file gives (in KiB).
   _deb huge-package 1.0-1 "" "A package that says it needs 2 GB"

@@ -99,3 +99,26 @@ TEST_CASE("apt's AutoInstall debug lines give the chain that pulled a package in
   CHECK(tx.chain("rocm") == "rocm");
   CHECK(tx.actions.size() == 1);
 }
+
+TEST_CASE("dpkg's own reason is read from apt's output, joined with its indented line") {
+  // As apt-get install printed it when the disk filled up while unpacking.
+  const std::string output =
+      "Preparing to unpack .../zeros-package_1.0-1_all.deb ...\n"
+      "Unpacking zeros-package (1.0-1) ...\n"
+      "dpkg: error processing archive /srv/testrepo/pool/zeros-package_1.0-1_all.deb (--unpack):\n"
+      " cannot copy extracted data for './opt/zeros-package/zeros' to '/opt/zeros-package/zeros.dpkg-new': "
+      "failed to write (No space left on device)\n"
+      "No apport report written because the error message indicates a disk full error\n"
+      "Errors were encountered while processing:\n"
+      " /srv/testrepo/pool/zeros-package_1.0-1_all.deb\n"
+      "E: Sub-process /usr/bin/dpkg returned an error code (1)\n";
+  CHECK(dpkg_error_lines(output) ==
+        std::vector<std::string>{
+            "dpkg: error processing archive /srv/testrepo/pool/zeros-package_1.0-1_all.deb (--unpack): cannot copy "
+            "extracted data for './opt/zeros-package/zeros' to '/opt/zeros-package/zeros.dpkg-new': failed to write "
+            "(No space left on device)"});
+  CHECK(dpkg_error_lines("E: Unable to locate package x\n").empty());
+  // A reason line that never came: the first line alone.
+  CHECK(dpkg_error_lines("dpkg: error: dpkg frontend lock was locked by another process\n") ==
+        std::vector<std::string>{"dpkg: error: dpkg frontend lock was locked by another process"});
+}

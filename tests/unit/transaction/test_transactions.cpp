@@ -287,6 +287,35 @@ TEST_CASE("a finished run's line in the lock file is not taken for the next hold
   }
 }
 
+TEST_CASE("a journal cut at any byte of its last record reads what is complete, and what recovery appends is read too") {
+  TempDir dir;
+  {
+    Journal j = Journal::create(dir.path(), "t");
+    j.append({{"type", "begin"}, {"id", "t"}, {"manifest", "m"}});
+    j.append({{"type", "intent"}, {"step", "s1"}, {"index", 1}});
+    j.append({{"type", "outcome"}, {"step", "s1"}, {"status", "applied"}, {"undo", {{"k", "v"}}}});
+  }
+  const std::string path = dir.path() + "/t/journal.jsonl";
+  const std::string whole = slurp(path);
+  const std::size_t last = whole.rfind('\n', whole.size() - 2) + 1;
+  for (std::size_t cut = last; cut <= whole.size(); ++cut) {
+    CAPTURE(cut);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << whole.substr(0, cut);
+    Journal j = Journal::open(dir.path(), "t");
+    // Only a whole line (with or without its line break) is a record.
+    const std::size_t complete = cut >= whole.size() - 1 ? 3 : 2;
+    CHECK(j.records().size() == complete);
+    std::string torn = j.cut_torn_tail();
+    CHECK(torn == (complete == 3 ? std::string() : whole.substr(last, cut - last)));
+    j.append({{"type", "end"}, {"status", "rolled_back"}});
+    auto records = j.records();
+    REQUIRE(records.size() == complete + 1);
+    CHECK(records.back()["type"] == "end");
+    CHECK(j.ended());
+    CHECK(summarize("t", records).status == "rolled_back");
+  }
+}
+
 TEST_CASE("transaction ids sort in the order they were made") {
   std::string a = new_transaction_id();
   std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -1,0 +1,146 @@
+// The claims of docs/security.md that are about input someone else controls,
+// each tried from outside against a fake WSL root: a link planted where the
+// tool writes as root, a value that looks like shell code, a path that
+// climbs out of the root.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.hpp"
+
+using namespace wslgpu::blackbox;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+bool as_root() {
+  if (::geteuid() == 0) return true;
+  MESSAGE("skipped: install needs root (its guard); CI runs the tests as root");
+  return false;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string write_manifest(const FakeWslRoot& root, const std::string& name, const std::string& body) {
+  std::string path = root.path() + "/../" + name;
+  std::ofstream(path) << body;
+  return std::filesystem::weakly_canonical(path).string();
+}
+
+// The root without the tool's own state folder (and the folders it makes
+// to hold it); modification times left out (the root folder's moves when
+// the state folder is made).
+std::map<std::string, Stamp> outside_state(std::map<std::string, Stamp> all) {
+  std::erase_if(all, [](const auto& e) {
+    return e.first.rfind("var/lib/wslgpu-setup", 0) == 0 || e.first == "var/lib" || e.first == "var";
+  });
+  for (auto& [path, stamp] : all) stamp.mtime_ns = 0;
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("a .wslconfig that is a link to /etc/shadow is refused, and /etc/shadow is left as it was") {
+  FakeWslRoot root;
+  const std::string shadow = "root:*:19000:0:99999:7:::\nalice:$y$j9T$secret:19000:0:99999:7:::\n";
+  root.write("/etc/shadow", shadow, 0640);
+  std::filesystem::create_directories(root.path() + "/mnt/c/Users/alice");
+  // What an unprivileged user can do in their own Windows profile folder.
+  std::filesystem::create_symlink("/etc/shadow", root.path() + "/mnt/c/Users/alice/.wslconfig");
+  auto before = snapshot(root.path());
+
+  RunResult plan = run_tool(
+      {"--root", root.path(), "--windows-home", "/mnt/c/Users/alice", "plan", "wslconfig", "--detailed-exitcode"});
+  INFO(plan.out, plan.err);
+  CHECK(plan.exit_code == 3);
+  CHECK(contains(plan.out + plan.err, "refused by guard no-writes-through-links: /mnt/c/Users/alice/.wslconfig is a "
+                                      "symbolic link to /etc/shadow"));
+
+  if (as_root()) {
+    RunResult install =
+        run_tool({"--root", root.path(), "--windows-home", "/mnt/c/Users/alice", "install", "wslconfig", "--yes"});
+    INFO(install.out, install.err);
+    CHECK(install.exit_code == 3);
+    CHECK(contains(install.err, "never reads or writes a file it manages through a symbolic link"));
+  }
+  CHECK(slurp(root.path() + "/etc/shadow") == shadow);
+  auto after = outside_state(snapshot(root.path()));
+  before = outside_state(before);
+  CHECK_MESSAGE(before == after, snapshot_difference(before, after));
+}
+
+TEST_CASE("a file step whose path climbs out of the root with .. stays inside the root") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  std::string outside = root.path() + "/../escaped-by-dotdot";
+  std::filesystem::remove(outside);
+  std::string m = write_manifest(root, "dotdot.toml", R"([manifest]
+name = "dotdot"
+description = "a path that climbs"
+schema_version = 1
+
+[[step]]
+id = "climb"
+kind = "file"
+path = "/../../../../escaped-by-dotdot"
+content = "x\n"
+)");
+  RunResult r = run_tool({"--root", root.path(), "install", m, "--yes"});
+  INFO(r.out, r.err);
+  // Either refused as bad input, or written where chroot would put it: never outside.
+  CHECK_FALSE(std::filesystem::exists(outside));
+  if (r.exit_code == 0) CHECK(slurp(root.path() + "/escaped-by-dotdot") == "x\n");
+  else CHECK(r.exit_code == 2);
+  std::filesystem::remove(m);
+}
+
+namespace {
+std::string env_manifest(const std::string& toml_value) {
+  return "[manifest]\nname = \"hostile-env\"\ndescription = \"hostile values\"\nschema_version = 1\n\n[[step]]\n"
+         "id = \"env\"\nkind = \"profile_env\"\ntarget = \"system\"\nenv = { HOSTILE = \"" +
+         toml_value + "\" }\n";
+}
+}  // namespace
+
+TEST_CASE("profile_env values with $(...), backquotes and quotes stay text for a login shell") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  const std::string marker = root.path() + "/pwned";
+  // A TOML basic string: \" is a quote.
+  const std::string value = "$(touch " + marker + ")`touch " + marker + "`'; touch " + marker + "; '\\\"";
+  std::string m = write_manifest(root, "env.toml", env_manifest(value));
+
+  RunResult r = run_tool({"--root", root.path(), "install", m, "--yes"});
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  std::string script = root.path() + "/etc/profile.d/wslgpu-hostile-env.sh";
+  REQUIRE(std::filesystem::exists(script));
+  // Source it as a login shell would, and print what it exported.
+  std::string out = root.path() + "/seen";
+  std::string cmd = "sh -c '. \"$1\"; printf %s \"$HOSTILE\" > \"$2\"' sh " + script + " " + out;
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  CHECK_FALSE(std::filesystem::exists(marker));
+  CHECK(slurp(out) == "$(touch " + marker + ")`touch " + marker + "`'; touch " + marker + "; '\"");
+  std::filesystem::remove(m);
+}
+
+TEST_CASE("a profile_env value with a newline is refused where the manifest says it, and nothing is written") {
+  FakeWslRoot root;
+  std::string m = write_manifest(root, "env-newline.toml", env_manifest("1\\nexport EVIL=1"));
+  auto before = snapshot(root.path());
+  RunResult r = run_tool({"--root", root.path(), "plan", m});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.err, m + ":10:19: the value of HOSTILE must be one line without control characters"));
+  CHECK(snapshot(root.path()) == before);
+  std::filesystem::remove(m);
+}
