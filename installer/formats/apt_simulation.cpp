@@ -92,11 +92,12 @@ AptTransaction parse_apt_simulation(const std::string& output) {
     std::size_t sp = rest.find(' ');
     std::string name = rest.substr(0, sp);
     rest = sp == std::string::npos ? "" : rest.substr(sp + 1);
-    if (name.empty()) continue;
     if (auto colon = name.find(':'); colon != std::string::npos) {
       a.architecture = name.substr(colon + 1);
       name = name.substr(0, colon);
     }
+    // No package named ("Inst :amd64 ..."), or not a name apt would print.
+    if (name.empty() || name.find_first_of("\t\r\v\f") != std::string::npos) continue;
     a.name = name;
     // Optional "[OLD]" (the installed version), then optional "(NEW ...)".
     if (!rest.empty() && rest.front() == '[') {

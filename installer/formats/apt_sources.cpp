@@ -175,6 +175,11 @@ void parse_one_line(AptSourcesFile& file) {
       file.problems.push_back(where() + (problem.empty() ? "no suite after the URI" : problem));
       continue;
     }
+    // A quoted empty word ("") is no suite: apt rejects the line too.
+    if (word.empty()) {
+      file.problems.push_back(where() + "the suite is empty");
+      continue;
+    }
     e.suites = {word};
     while (next_word(rest, word, problem)) e.components.push_back(word);
     if (!problem.empty()) {

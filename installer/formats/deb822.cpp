@@ -90,7 +90,9 @@ std::vector<Deb822Stanza> parse_deb822(std::string_view text, const std::string&
       if (fields.empty())
         throw InputError(SourcePos{file, line_no, 1}, "a continuation line (starting with a space) comes before any field");
       std::string_view rest = line.substr(1);
-      while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t')) rest.remove_suffix(1);
+      // Trailing '\r' goes too, as on a field's first line: kept, it would
+      // be read back as the line end of the line format_deb822() writes.
+      while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t' || rest.back() == '\r')) rest.remove_suffix(1);
       fields.back().value += "\n" + std::string(rest);
     } else {
       std::size_t colon = line.find(':');

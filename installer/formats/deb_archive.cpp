@@ -104,7 +104,12 @@ DebInfo read_deb(const std::string& host_path) {
   if (!saw_binary || !saw_control || !saw_data)
     throw StepFailure(host_path + " is not a .deb package: it lacks " +
                       std::string(!saw_binary ? "debian-binary" : !saw_control ? "control.tar" : "data.tar"));
-  auto stanzas = parse_deb822(control_text, host_path + ":control");
+  std::vector<Deb822Stanza> stanzas;
+  try {
+    stanzas = parse_deb822(control_text, host_path + ":control");
+  } catch (const InputError& e) {  // the package is broken, not the user's input
+    throw StepFailure(host_path + " is not a .deb package: its control file is damaged: " + e.what());
+  }
   if (stanzas.empty() || !stanzas.front().get("Package"))
     throw StepFailure(host_path + " is not a .deb package: its control file names no Package");
   const auto& c = stanzas.front();

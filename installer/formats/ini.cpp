@@ -112,8 +112,12 @@ IniDocument IniDocument::parse(const std::string& input, const std::string& file
     std::string raw = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     start = end == std::string::npos ? text.size() : end + 1;
     ++number;
-    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
     Line line;
+    line.lf = end != std::string::npos;
+    if (!raw.empty() && raw.back() == '\r') {
+      raw.pop_back();
+      line.cr = true;
+    }
     line.text = raw;
     std::string t = trim(raw);
     if (is_comment_or_blank(t)) {
@@ -211,6 +215,7 @@ void IniDocument::set(const std::string& section, const std::string& key, const 
   line.value = value;
   line.section = s;
   line.text = key + "=" + value;
+  line.cr = crlf_;
   // Append after the last non-blank line of the section's last block.
   std::optional<std::size_t> insert_at;
   for (std::size_t i = 0; i < lines_.size(); ++i) {
@@ -221,12 +226,17 @@ void IniDocument::set(const std::string& section, const std::string& key, const 
     lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(*insert_at), std::move(line));
     return;
   }
-  if (!lines_.empty() && !trim(lines_.back().text).empty()) lines_.push_back(Line{Line::Kind::other, "", "", "", ""});
+  if (!lines_.empty() && !trim(lines_.back().text).empty()) {
+    Line blank;
+    blank.cr = crlf_;
+    lines_.push_back(std::move(blank));
+  }
   Line header;
   header.kind = Line::Kind::section;
   header.name = section;
   header.section = s;
   header.text = "[" + section + "]";
+  header.cr = crlf_;
   lines_.push_back(std::move(header));
   lines_.push_back(std::move(line));
   final_newline_ = true;
@@ -260,8 +270,14 @@ std::string IniDocument::str() const {
   std::string out = bom_ ? "\xEF\xBB\xBF" : "";
   const char* eol = crlf_ ? "\r\n" : "\n";
   for (std::size_t i = 0; i < lines_.size(); ++i) {
-    out += lines_[i].text;
-    if (i + 1 < lines_.size() || final_newline_) out += eol;
+    const Line& l = lines_[i];
+    out += l.text;
+    // A line keeps its own end; one that had none (the file's last) takes
+    // the document's when a line now follows it.
+    if (i + 1 < lines_.size() || final_newline_)
+      out += l.cr ? "\r\n" : l.lf ? "\n" : eol;
+    else if (l.cr && !l.lf)
+      out += '\r';
   }
   return out;
 }

@@ -69,6 +69,12 @@ class IniDocument {
     std::string section;  // the section this line belongs to (lowercase)
     std::string name;     // section or key name as written
     std::string value;    // the key's value, trimmed
+    // Its own line end, kept so that a file with mixed line ends (a CRLF
+    // file edited with a Unix editor) comes back byte for byte: a '\r'
+    // before the "\n" (or before the end of the file), and the "\n" itself
+    // (only the last line of a file may lack one).
+    bool cr = false;
+    bool lf = true;
   };
   std::vector<Line> lines_;
   bool bom_ = false;

@@ -28,6 +28,17 @@ std::string trim(std::string s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
+std::string dpkg_arch_of_machine() {
+  utsname u{};
+  if (::uname(&u) != 0) return "";
+  std::string m = u.machine;
+  if (m == "x86_64") return "amd64";
+  if (m == "aarch64") return "arm64";
+  return m;
+}
+
+}  // namespace
+
 std::map<std::string, std::string> parse_os_release(const std::string& text) {
   std::map<std::string, std::string> out;
   std::istringstream in(text);
@@ -42,17 +53,6 @@ std::map<std::string, std::string> parse_os_release(const std::string& text) {
   }
   return out;
 }
-
-std::string dpkg_arch_of_machine() {
-  utsname u{};
-  if (::uname(&u) != 0) return "";
-  std::string m = u.machine;
-  if (m == "x86_64") return "amd64";
-  if (m == "aarch64") return "arm64";
-  return m;
-}
-
-}  // namespace
 
 std::map<std::string, std::string> HostFacts::as_variables() const {
   const NvidiaDriverFacts* nvidia = nvidia_driver ? nvidia_driver->if_probed() : nullptr;

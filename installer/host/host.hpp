@@ -62,6 +62,10 @@ struct HostOptions {
 // is left empty, and whoever needs it says so.
 HostFacts probe_host(const FileSystem& fs, const std::string& root, const HostOptions& options);
 
+// The KEY=VALUE lines of an os-release file (os-release(5)): comments and
+// lines without '=' skipped, one pair of matching quotes taken off a value.
+std::map<std::string, std::string> parse_os_release(const std::string& text);
+
 // Compares dotted versions by their numeric parts: "5.15.153.1-microsoft" vs
 // "5.10.60.1". Returns <0, 0 or >0. Non-numeric parts compare as text.
 int compare_versions(const std::string& a, const std::string& b);

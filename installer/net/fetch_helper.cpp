@@ -6,7 +6,6 @@
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
-#include <nlohmann/json.hpp>
 
 #include "installer/net/fetch_protocol.hpp"
 #include "installer/system/error.hpp"
@@ -120,22 +119,17 @@ DownloadResult fetch_file_with(const std::string& helper, const DownloadRequest&
   ProcessResult r = runner.run(cmd);
   if (r.interrupted)
     throw_interrupted("while downloading " + request.url + " (what was fetched is kept for the next run)");
-  nlohmann::json answer = nlohmann::json::parse(r.out, nullptr, false);
-  if (answer.is_object() && answer.contains("error") && answer["error"].is_string())
-    throw StepFailure(answer["error"].get<std::string>());
-  if (!r.ok() || !answer.is_object() || !answer.contains("sha256")) {
+  std::string error;
+  auto result = decode_fetch_answer(r.out, error);
+  if (!error.empty()) throw StepFailure(error);
+  if (!r.ok() || !result) {
     throw StepFailure("the download helper " + helper + " failed (" +
                       (r.timed_out   ? std::string("timed out")
                        : r.not_found ? std::string("cannot be run")
                                      : "exit status " + std::to_string(r.exit_code)) +
                       ") while fetching " + request.url + "; reinstall wslgpu-setup");
   }
-  DownloadResult result;
-  result.bytes = answer.value("bytes", std::uint64_t{0});
-  result.sha256 = answer.value("sha256", "");
-  result.attempts = answer.value("attempts", 0);
-  result.resumed = answer.value("resumed", false);
-  return result;
+  return *result;
 }
 
 }  // namespace wslgpu

@@ -1,7 +1,9 @@
 #include "installer/net/fetch_protocol.hpp"
 
 #include <chrono>
+#include <limits>
 #include <memory>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -22,29 +24,110 @@ std::string encode_fetch_request(const DownloadRequest& r) {
       .dump();
 }
 
+namespace {
+
+// The value of KEY in J as T, or nullopt when J lacks it or it has another
+// type or does not fit: nlohmann's get<>() would convert 1.5 or -1 to an
+// integer silently, and a huge double to one with undefined behaviour.
+template <typename T>
+std::optional<T> field(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) return std::nullopt;
+  if constexpr (std::is_same_v<T, bool>) {
+    if (it->is_boolean()) return it->template get<bool>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (it->is_string()) return it->template get<std::string>();
+  } else if constexpr (std::is_unsigned_v<T>) {
+    if (it->is_number_unsigned()) return it->template get<T>();
+  } else {
+    static_assert(std::is_signed_v<T>);
+    if (it->is_number_unsigned() && it->template get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max()))
+      return static_cast<T>(it->template get<std::uint64_t>());
+    if (it->is_number_integer() && !it->is_number_unsigned()) {
+      auto v = it->template get<std::int64_t>();
+      if (v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max()) return static_cast<T>(v);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<FetchRequest> decode_fetch_request(const std::string& text, std::string& problem) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) {
+    problem = "it is not a JSON object";
+    return std::nullopt;
+  }
+  FetchRequest out;
+  DownloadRequest& r = out.request;
+  // Missing: the key named; present with another type: the same.
+  const char* bad = nullptr;
+  auto take = [&]<typename T>(const char* key, T& into, std::optional<T> fallback) {
+    auto v = field<T>(j, key);
+    if (!v && !(fallback && !j.contains(key))) bad = bad ? bad : key;
+    into = v ? *v : fallback.value_or(T{});
+  };
+  long long connect = 0, total = 0, backoff = 0;
+  take("url", r.url, std::optional<std::string>());
+  take("sha256", r.sha256, std::optional<std::string>());
+  take("host_path", r.host_path, std::optional<std::string>());
+  take("insecure_http", r.insecure_http, std::optional<bool>());
+  take("checked_by_caller", r.checked_by_caller, std::optional<bool>(false));
+  take("max_bytes", r.max_bytes, std::optional<std::uint64_t>(0));
+  take("connect_timeout_ms", connect, std::optional<long long>());
+  take("total_timeout_ms", total, std::optional<long long>());
+  take("retries", r.retries, std::optional<int>());
+  take("backoff_ms", backoff, std::optional<long long>());
+  take("progress", out.progress, std::optional<bool>(false));
+  if (bad) {
+    problem = std::string("\"") + bad + "\" is missing or not of its type";
+    return std::nullopt;
+  }
+  r.connect_timeout = std::chrono::milliseconds(connect);
+  r.total_timeout = std::chrono::milliseconds(total);
+  r.backoff = std::chrono::milliseconds(backoff);
+  return out;
+}
+
+std::string encode_fetch_answer(const DownloadResult& result) {
+  return nlohmann::json{
+      {"bytes", result.bytes}, {"sha256", result.sha256}, {"attempts", result.attempts}, {"resumed", result.resumed}}
+      .dump();
+}
+
+std::optional<DownloadResult> decode_fetch_answer(const std::string& text, std::string& error) {
+  error.clear();
+  nlohmann::json answer = nlohmann::json::parse(text, nullptr, false);
+  if (!answer.is_object()) return std::nullopt;
+  if (auto e = field<std::string>(answer, "error")) {
+    error = *e;
+    return std::nullopt;
+  }
+  DownloadResult result;
+  auto sha256 = field<std::string>(answer, "sha256");
+  auto bytes = field<std::uint64_t>(answer, "bytes");
+  auto attempts = field<int>(answer, "attempts");
+  auto resumed = field<bool>(answer, "resumed");
+  if (!sha256 || (answer.contains("bytes") && !bytes) || (answer.contains("attempts") && !attempts) ||
+      (answer.contains("resumed") && !resumed))
+    return std::nullopt;
+  result.sha256 = *sha256;
+  result.bytes = bytes.value_or(0);
+  result.attempts = attempts.value_or(0);
+  result.resumed = resumed.value_or(false);
+  return result;
+}
+
 std::string answer_fetch_request(const std::string& text, const decltype(DownloadRequest::log)& log, bool& failed,
                                  const decltype(DownloadRequest::on_progress)& progress) {
   failed = true;
-  DownloadRequest r;
-  bool wants_progress = false;
-  try {
-    auto j = nlohmann::json::parse(text);
-    r.url = j.at("url").get<std::string>();
-    r.sha256 = j.at("sha256").get<std::string>();
-    r.host_path = j.at("host_path").get<std::string>();
-    r.insecure_http = j.at("insecure_http").get<bool>();
-    r.checked_by_caller = j.value("checked_by_caller", false);
-    r.max_bytes = j.value("max_bytes", std::uint64_t{0});
-    r.connect_timeout = std::chrono::milliseconds(j.at("connect_timeout_ms").get<long long>());
-    r.total_timeout = std::chrono::milliseconds(j.at("total_timeout_ms").get<long long>());
-    r.retries = j.at("retries").get<int>();
-    r.backoff = std::chrono::milliseconds(j.at("backoff_ms").get<long long>());
-    wants_progress = j.value("progress", false);
-  } catch (const nlohmann::json::exception& e) {
-    return nlohmann::json{{"error", std::string("the download helper got a malformed request: ") + e.what()}}.dump();
-  }
+  std::string problem;
+  auto decoded = decode_fetch_request(text, problem);
+  if (!decoded) return nlohmann::json{{"error", "the download helper got a malformed request: " + problem}}.dump();
+  DownloadRequest r = std::move(decoded->request);
   r.log = log;
-  if (wants_progress && progress) {
+  if (decoded->progress && progress) {
     // libcurl reports many times a second; ten lines a second are plenty
     // for a person and cost nothing next to the transfer.
     auto last = std::make_shared<std::chrono::steady_clock::time_point>();
@@ -58,9 +141,7 @@ std::string answer_fetch_request(const std::string& text, const decltype(Downloa
   try {
     DownloadResult result = download_file(r);
     failed = false;
-    return nlohmann::json{
-        {"bytes", result.bytes}, {"sha256", result.sha256}, {"attempts", result.attempts}, {"resumed", result.resumed}}
-        .dump();
+    return encode_fetch_answer(result);
   } catch (const std::exception& e) {
     return nlohmann::json{{"error", e.what()}}.dump();
   }

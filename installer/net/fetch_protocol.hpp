@@ -8,6 +8,7 @@
 // The helper's side lives here, apart from the caller's, so that the helper
 // links neither spdlog nor the process runner: it is kept small.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "installer/net/download.hpp"
@@ -16,6 +17,24 @@ namespace wslgpu {
 
 // REQUEST as the helper reads it (on_progress and log do not travel).
 std::string encode_fetch_request(const DownloadRequest& request);
+
+// The helper's reading of TEXT, a request as encode_fetch_request() writes
+// it: the request (without on_progress and log) and whether the caller wants
+// progress lines, or nullopt with PROBLEM saying what is wrong (not JSON, a
+// key missing, a value of the wrong type or out of range).
+struct FetchRequest {
+  DownloadRequest request;
+  bool progress = false;
+};
+std::optional<FetchRequest> decode_fetch_request(const std::string& text, std::string& problem);
+
+// The helper's answer for a download that worked, and the caller's reading
+// of what the helper wrote on its standard output: the result, or nullopt
+// with ERROR set to the helper's own message when it sent one, and left
+// empty when the output is no answer at all (the helper died, or a value
+// has the wrong type).
+std::string encode_fetch_answer(const DownloadResult& result);
+std::optional<DownloadResult> decode_fetch_answer(const std::string& text, std::string& error);
 
 // The helper's side: downloads what TEXT asks for, passing the download's
 // log lines to LOG and, when the request asks for progress, the bytes so far

@@ -81,6 +81,16 @@ TEST_CASE("malformed action lines are ignored rather than guessed") {
   CHECK(tx.actions[0].name == "ok");
 }
 
+// Found by tests/fuzz/fuzz_apt_simulation.cpp: a name that was only an
+// architecture qualifier gave an action for the package "", and one with a
+// carriage return inside an action for a name no package has.
+TEST_CASE("an action line whose package is only \":ARCH\" or holds a control character is ignored") {
+  auto tx = parse_apt_simulation(
+      "Conf :amd64 (1.0 Debian:12/stable [amd64])\nRemv :i386 [1]\nInst lib\rx (1 D [all])\nRemv ok [1]\n");
+  REQUIRE(tx.actions.size() == 1);
+  CHECK(tx.actions[0].name == "ok");
+}
+
 TEST_CASE("apt's error lines are collected without their prefix") {
   CHECK(apt_error_lines("Reading package lists...\nE: Unable to locate package hsa-runtime-rocr4wsl-amdgpu\nW: x\nE: "
                         "Couldn't find any package\n") ==

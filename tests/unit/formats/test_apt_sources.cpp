@@ -123,6 +123,19 @@ TEST_CASE("one-line lines apt would reject are problems with FILE:LINE, and the 
   CHECK(f.entries[0].index == 0);
 }
 
+// Found by tests/fuzz/fuzz_apt_sources.cpp: the suite was read past its
+// start (its last character) when it was an empty quoted word.
+TEST_CASE("a one-line entry whose suite is an empty quoted word is a problem, not a flat suite") {
+  AptSourcesFile f = parse_apt_sources("/etc/apt/sources.list.d/q.list",
+                                       "deb https://x.example/r \"\" main\n"
+                                       "deb https://x.example/r \"\"\n"
+                                       "deb https://x.example/good noble main\n");
+  CHECK(f.problems == Words{"/etc/apt/sources.list.d/q.list:1: the suite is empty",
+                            "/etc/apt/sources.list.d/q.list:2: the suite is empty"});
+  REQUIRE(f.entries.size() == 1);
+  CHECK(f.entries[0].first_line == 3);
+}
+
 TEST_CASE("URIs compare equal with and without a trailing slash") {
   CHECK(normalize_apt_uri("https://repo.radeon.com/rocm/apt/6.4.2/") == "https://repo.radeon.com/rocm/apt/6.4.2");
   CHECK(normalize_apt_uri("https://repo.radeon.com/rocm/apt/6.4.2//") == "https://repo.radeon.com/rocm/apt/6.4.2");

@@ -63,6 +63,18 @@ TEST_CASE("deb822 reports a line that is not a field with its file and line") {
                        "f:1:1: a continuation line (starting with a space) comes before any field", InputError);
 }
 
+// Found by tests/fuzz/fuzz_deb822.cpp: a continuation line ending in "\r\r\n"
+// kept one '\r' in the value, which format_deb822() then wrote as a CRLF line
+// end, so the text no longer parsed back to the same value.
+TEST_CASE("deb822 drops trailing carriage returns of continuation lines, as of first lines") {
+  auto stanzas = parse_deb822("Description: first\r\r\n second\r\r\n third \r\n", "f");
+  REQUIRE(stanzas.size() == 1);
+  CHECK(stanzas[0].get("Description") == "first\nsecond\nthird");
+  auto again = parse_deb822(format_deb822(stanzas), "f");
+  REQUIRE(again.size() == 1);
+  CHECK(again[0].get("Description") == stanzas[0].get("Description"));
+}
+
 TEST_CASE("split_words splits on any whitespace") {
   CHECK(split_words("  amd64\tarm64\n i386 ") == std::vector<std::string>{"amd64", "arm64", "i386"});
   CHECK(split_words("").empty());

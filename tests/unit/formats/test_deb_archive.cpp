@@ -183,3 +183,17 @@ TEST_CASE("a file that is not a .deb is refused with its name") {
   archive_write_free(a);
   CHECK_THROWS_WITH_AS(read_deb(path), (path + " is not a .deb package: it lacks control.tar").c_str(), StepFailure);
 }
+
+// Found by tests/fuzz/fuzz_deb_archive.cpp: a control file that is not
+// deb822 let parse_deb822()'s InputError out of read_deb(), which promises a
+// StepFailure: the user's input is fine, the package is broken.
+TEST_CASE("a .deb whose control file is not deb822 is refused as a damaged package") {
+  TempDir tmp;
+  std::string deb = write_deb_with_libarchive(tmp, "bad-control.deb", "Package: x\nthis is not a field\n", {});
+  CHECK_THROWS_AS(read_deb(deb), StepFailure);
+  try {
+    read_deb(deb);
+  } catch (const StepFailure& e) {
+    CHECK(std::string(e.what()).rfind(deb + " is not a .deb package: its control file is damaged: ", 0) == 0);
+  }
+}

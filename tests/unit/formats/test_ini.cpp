@@ -139,3 +139,19 @@ TEST_CASE("a switch is off for \"false\" in any case and for 0, as WSL reads it"
   CHECK_FALSE(wslgpu::ini_says_false("1"));
   CHECK_FALSE(wslgpu::ini_says_false(""));
 }
+
+// Found by tests/fuzz/fuzz_ini.cpp: every line took the first line's ending,
+// so a CRLF .wslconfig with one line saved by a Unix editor (or the reverse)
+// changed on lines the edit never touched.
+TEST_CASE("ini: each line keeps its own line ending, also when mixed, and new lines take the first line's") {
+  const std::string text = "[wsl2]\r\nmemory=4GB\nswap=0\r\n# note\n[experimental]\nsparseVhd=true\r";
+  IniDocument doc = IniDocument::parse(text, "f");
+  CHECK(doc.str() == text);
+  doc.set("wsl2", "processors", "2");
+  doc.set("wsl2", "memory", "8GB");
+  CHECK(doc.str() == "[wsl2]\r\nmemory=8GB\nswap=0\r\n# note\nprocessors=2\r\n[experimental]\nsparseVhd=true\r");
+  doc.set("boot", "systemd", "true");
+  CHECK(doc.str() ==
+        "[wsl2]\r\nmemory=8GB\nswap=0\r\n# note\nprocessors=2\r\n[experimental]\nsparseVhd=true\r\n\r\n"
+        "[boot]\r\nsystemd=true\r\n");
+}

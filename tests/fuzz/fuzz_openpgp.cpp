@@ -1,0 +1,34 @@
+// OpenPGP key files (installer/formats/openpgp.hpp), which come from the
+// network: any bytes either give keys or throw OpenPgpError, nothing else;
+// every fingerprint is 40 uppercase hex digits and survives gpg's grouping.
+#include "fuzz/fuzz_support.hpp"
+#include "installer/formats/openpgp.hpp"
+
+using namespace wslgpu;
+
+namespace {
+
+void check_fingerprint(const std::string& fp) {
+  FUZZ_CHECK(fp.size() == 40 && fp.find_first_not_of("0123456789ABCDEF") == std::string::npos);
+  FUZZ_CHECK(normalize_fingerprint(format_fingerprint(fp)) == fp);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string bytes = fuzz::text_of(data, size);
+  std::vector<OpenPgpKey> keys;
+  try {
+    keys = read_openpgp_keys(bytes);
+  } catch (const OpenPgpError&) {
+  }
+  for (const auto& k : keys) {
+    check_fingerprint(k.fingerprint);
+    for (const auto& sub : k.subkey_fingerprints) check_fingerprint(sub);
+    FUZZ_CHECK(!k.algorithm.empty());
+  }
+  // A fingerprint typed by a person (a manifest's key_fingerprint).
+  std::string n = normalize_fingerprint(bytes);
+  if (!n.empty()) check_fingerprint(n);
+  return 0;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of a WSLGPU_FUZZ build for SECONDS each, one after
+# the other in one process each (the machine's cores are shared; libFuzzer's
+# -jobs=1 would add a supervising process that logs to ./fuzz-0.log, in
+# whatever folder this runs from), from the seeds of
+# seeds.sh, and fails when any target finds a crash, a sanitizer report, a
+# broken property, a leak or a hang. Prints one line per target:
+#
+#   target                 executions      exec/s  seconds  result
+#   fuzz_ini                  1843412      184341       10  ok
+#
+#   tests/fuzz/run.sh BUILD_DIR SECONDS_PER_TARGET
+#
+# Environment: WSLGPU_FUZZ_RUNS=N stops a target after N executions when
+# that comes first (the long run, docs/testing.md); WSLGPU_FUZZ_ONLY="ini
+# deb822" runs only those targets. What a target finds is saved as
+# BUILD_DIR/fuzz/artifacts/TARGET-crash-*, its log is BUILD_DIR/fuzz/logs/TARGET.log,
+# and the inputs it learnt stay in BUILD_DIR/fuzz/corpus/TARGET for the next run.
+set -euo pipefail
+[ $# -eq 2 ] || { echo "usage: $0 BUILD_DIR SECONDS_PER_TARGET" >&2; exit 2; }
+build=$(cd "$1" && pwd)
+seconds=$2
+info=$build/fuzz-targets.txt
+[ -f "$info" ] || { echo "$build is not a WSLGPU_FUZZ build (no fuzz-targets.txt)" >&2; exit 2; }
+corpus=$(sed -n 's/^corpus=//p' "$info")
+source_dir=$(sed -n 's/^source=//p' "$info")
+IFS=';' read -r -a targets <<<"$(sed -n 's/^targets=//p' "$info")"
+
+work=$build/fuzz
+rm -rf "$work/seeds"
+mkdir -p "$work/logs" "$work/artifacts" "$work/corpus"
+"$source_dir/tests/fuzz/seeds.sh" "$work/seeds" "$corpus" >"$work/logs/seeds.log" 2>&1 ||
+  { cat "$work/logs/seeds.log" >&2; exit 1; }
+grep '^seeds: skipping' "$work/logs/seeds.log" >&2 || true
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+runs=()
+[ -n "${WSLGPU_FUZZ_RUNS:-}" ] && runs=(-runs="$WSLGPU_FUZZ_RUNS")
+
+printf '%-22s %12s %11s %8s  %s\n' target executions exec/s seconds result
+failed=0
+for target in "${targets[@]}"; do
+  name=${target#fuzz_}
+  if [ -n "${WSLGPU_FUZZ_ONLY:-}" ] && [[ " $WSLGPU_FUZZ_ONLY " != *" $name "* ]]; then continue; fi
+  binary=$build/tests/fuzz/$target
+  log=$work/logs/$target.log
+  mkdir -p "$work/corpus/$name" "$work/seeds/$name"
+  start=$(date +%s)
+  status=0
+  "$binary" -max_total_time="$seconds" "${runs[@]}" -timeout=25 -print_final_stats=1 \
+    -artifact_prefix="$work/artifacts/$target-" "$work/corpus/$name" "$work/seeds/$name" >"$log" 2>&1 || status=$?
+  elapsed=$(($(date +%s) - start))
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  if [ "$status" -eq 0 ]; then
+    result=ok
+  else
+    result="FAILED (exit $status; $(grep -o "$work/artifacts/[^ ]*" "$log" | tail -1))"
+    failed=1
+  fi
+  printf '%-22s %12s %11s %8s  %s\n' "$target" "${execs:-?}" "${rate:-?}" "$elapsed" "$result"
+  if [ "$status" -ne 0 ]; then
+    grep -E 'ERROR: |runtime error|property does not hold|SUMMARY' "$log" | head -5 | sed 's/^/      | /'
+  fi
+done
+exit "$failed"
