@@ -202,7 +202,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   // apt in this fake root apt_install cannot be planned.
   // Offline, AMD's key cannot be fetched, so the repositories are refused.
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 16);
+  REQUIRE(lines.size() == 20);
   const std::string key_url = "https://repo.radeon.com/rocm/rocm.gpg.key";
   CHECK(starts_with(lines[3], unreachable("   4  apt_repository  amdgpu-repo      ", key_url)));
   CHECK(starts_with(lines[4], unreachable("   5  apt_repository  rocm-repo        ", key_url)));
@@ -216,21 +216,25 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
       "(key)\n"
       "(key)\n"
       "(key)\n"
-      "   7  apt_update      lists            change   refresh package lists (never refreshed by wslgpu-setup)\n"
-      "   8  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false\n"
-      "   9  apt_install     rocm7            refused  cannot be planned: `apt-get -s install` " +
+      "   7  file            no-graphics-src  skipped  skipped: graphics_dir == '' is false\n"
+      "   8  file            no-graphics-key  skipped  skipped: graphics_dir == '' is false\n"
+      "   9  file            no-graphics-gpg  skipped  skipped: graphics_dir == '' is false\n"
+      "  10  file            no-graphics-pin  skipped  skipped: graphics_dir == '' is false\n"
+      "  11  apt_update      lists            change   refresh package lists (never refreshed by wslgpu-setup)\n"
+      "  12  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false\n"
+      "  13  apt_install     rocm7            refused  cannot be planned: `apt-get -s install` " +
           kNoApt +
           "\n"
-          "  10  download        rocdxg-download  change   download "
+          "  14  download        rocdxg-download  change   download "
           "https://github.com/ROCm/librocdxg/releases/download/v1.2.2/rocdxg-roct_1.2.2_amd64.deb to "
           "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb\n"
-          "  11  deb_install     rocdxg           change   install the package in "
+          "  15  deb_install     rocdxg           change   install the package in "
           "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb (not there yet: an earlier step creates it)\n"
-          "  12  check           rocdxg-lib       verify   `test -f /opt/rocm/lib/librocdxg.so` succeeds\n"
-          "  13  profile_env     rocm-path        skipped  skipped: rocm_dxg_env != 'true' is false\n"
-          "  14  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh\n"
-          "  15  user_groups     gpu-groups       skipped  skipped: add_gpu_groups == 'true' is false\n"
-          "  16  check           rocminfo-gfx     verify   `/opt/rocm/bin/rocminfo` succeeds and prints "
+          "  16  check           rocdxg-lib       verify   `test -f /opt/rocm/lib/librocdxg.so` succeeds\n"
+          "  17  profile_env     rocm-path        skipped  skipped: rocm_dxg_env != 'true' is false\n"
+          "  18  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh\n"
+          "  19  user_groups     gpu-groups       skipped  skipped: add_gpu_groups == 'true' is false\n"
+          "  20  check           rocminfo-gfx     verify   `/bin/bash -lc 'exec /opt/rocm/bin/rocminfo'` succeeds and prints "
           "/gfx[0-9a-f]+/\n");
   // The pinned hash of rocdxg-roct_1.2.2_amd64.deb (../shared/VENDOR-FACTS.md).
   CHECK(contains(r.out, "sha256 28ded1254811192ebace1f76c0227580184af7b27ab2475fb9728295a702d541\n"));
@@ -244,7 +248,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   CHECK(contains(r.out, "+export HSA_ENABLE_DXG_DETECTION='1'\n"));
   CHECK(contains(r.out, "on failure: warn and go on\n"));
   CHECK(contains(r.out,
-                 "\nPlan: 4 changes, 1 already done, 4 checks, 3 skipped, 4 refused. Nothing has been changed.\n"
+                 "\nPlan: 4 changes, 1 already done, 4 checks, 7 skipped, 4 refused. Nothing has been changed.\n"
                  "Install would stop before changing anything: fix what is refused above first.\n"));
 }
 
