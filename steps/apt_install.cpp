@@ -46,16 +46,29 @@ bool contains(const std::vector<std::string>& v, const std::string& s) { return 
 
 // apt's cache file name for NAME VERSION: dpkg-deb's name with the epoch's
 // ':' written as %3a, as apt stores downloads in /var/cache/apt/archives.
-std::string cached_deb(const std::string& name, const std::string& version, const std::string& arch) {
+std::string deb_file_name(const std::string& name, const std::string& version, const std::string& arch) {
   std::string v = version;
   if (auto colon = v.find(':'); colon != std::string::npos) v.replace(colon, 1, "%3a");
-  return "/var/cache/apt/archives/" + name + "_" + v + "_" + arch + ".deb";
+  return name + "_" + v + "_" + arch + ".deb";
+}
+
+// A copy of NAME VERSION that undo can install when no source offers it:
+// apt's cache, or the tool's own download cache (STATE_DIR/cache), where a
+// `download` step keeps a vendor's .deb under the same name (librocdxg's
+// rocdxg-roct_1.2.2_amd64.deb, which no apt repository holds). "" when
+// there is none.
+std::string cached_deb(StepContext& ctx, const std::string& name, const std::string& version, const std::string& arch) {
+  std::string file = deb_file_name(name, version, arch);
+  for (const std::string& dir : {std::string("/var/cache/apt/archives"), ctx.state_dir + "/cache"})
+    if (ctx.fs.stat(dir + "/" + file)) return dir + "/" + file;
+  return "";
 }
 
 // The versions apt can fetch for NAMES (apt-cache madison), with CONFIG's
 // options (the plan's sources, and no cache written). Throws StepFailure
 // when apt-cache cannot run at all.
-std::map<std::string, std::vector<std::string>> fetchable_versions(StepContext& ctx, const std::vector<std::string>& names,
+std::map<std::string, std::vector<std::string>> fetchable_versions(StepContext& ctx,
+                                                                   const std::vector<std::string>& names,
                                                                    const PlanAptConfig& config) {
   if (names.empty()) return {};
   Command cmd;
@@ -314,9 +327,11 @@ class AptInstallStep : public Step {
       spdlog::debug("plan: cannot tell whether undo could fetch the old versions: {}", e.what());
     }
     if (!gone.empty())
-      p.details.push_back("If this is rolled back, undo cannot put back " + name_list(gone, 8) +
-                          ": the sources this plan uses no longer offer " + (gone.size() == 1 ? "that version" : "those versions") +
-                          " and apt's cache holds no copy, so the packages would stay as this step leaves them.");
+      p.details.push_back(
+          "If this is rolled back, undo cannot put back " + name_list(gone, 8) +
+          ": the sources this plan uses no longer offer " + (gone.size() == 1 ? "that version" : "those versions") +
+          " and neither apt's cache nor wslgpu-setup's download cache holds a copy, so the packages would stay as "
+          "this step leaves them.");
     // apt's own figures, before anything changes: for the plan, the
     // disk-space guard and the progress of apply.
     std::vector<std::string> size_args = {"install"};
@@ -364,7 +379,7 @@ class AptInstallStep : public Step {
     std::vector<std::string> gone;
     for (const auto& r : restores) {
       if (contains(offered[r.name], r.version)) continue;
-      if (ctx.fs.stat(cached_deb(r.name, r.version, r.architecture))) continue;
+      if (!cached_deb(ctx, r.name, r.version, r.architecture).empty()) continue;
       gone.push_back(r.name + " " + r.version);
     }
     return gone;
@@ -594,16 +609,18 @@ class AptInstallStep : public Step {
     std::vector<std::string> request, gone;
     for (const auto& r : restores) {
       if (contains(offered[r.name], r.version)) request.push_back(r.name + "=" + r.version);
-      else if (std::string deb = cached_deb(r.name, r.version, r.architecture); ctx.fs.stat(deb)) request.push_back(deb);
+      else if (std::string deb = cached_deb(ctx, r.name, r.version, r.architecture); !deb.empty()) request.push_back(deb);
       else gone.push_back(r.name + " " + r.version);
     }
     if (!gone.empty()) {
       std::string back;
       for (const auto& r : restores) back += " " + r.name + "=" + r.version;
-      spdlog::warn("undo cannot put back {}: no apt source offers {} any more and /var/cache/apt/archives holds no "
-                   "copy, so the versions this step changed stay as they are. To go back by hand, point apt at the "
-                   "repository of those versions, then run: sudo apt-get install --allow-downgrades{}",
-                   name_list(gone, 1000), gone.size() == 1 ? "that version" : "those versions", back);
+      spdlog::warn(
+          "undo cannot put back {}: no apt source offers {} any more and neither /var/cache/apt/archives nor "
+          "wslgpu-setup's download cache holds a copy, so the versions this step changed stay as they are. To go back "
+          "by hand, point apt at the "
+          "repository of those versions, then run: sudo apt-get install --allow-downgrades{}",
+          name_list(gone, 1000), gone.size() == 1 ? "that version" : "those versions", back);
       // What is new goes, unless a package that stays needs it.
       if (fresh.empty()) return;
       std::vector<std::string> errors;

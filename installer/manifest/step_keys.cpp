@@ -163,11 +163,14 @@ std::vector<std::pair<std::string, std::string>> StepKeys::string_table(const st
   });
   for (const auto& [k, v] : entries) {
     if (!v->is_string()) {
-      error_at(toml_pos(*v, file_), "\"" + key + "." + std::string(k->str()) + "\" must be a string, not " +
-                                        toml_type_name(*v));
+      error_at(toml_pos(*v, file_),
+               "\"" + key + "." + std::string(k->str()) + "\" must be a string, not " + toml_type_name(*v));
       continue;
     }
-    out.emplace_back(std::string(k->str()), substitute(v->as_string()->get(), vars_, toml_pos(*v, file_), diagnostics_));
+    // Keys are substituted too: a package named by a variable
+    // (versions = { "${rocm_package}" = "7.2.2.*" }) gets its version.
+    out.emplace_back(substitute(std::string(k->str()), vars_, toml_pos(k->source(), file_), diagnostics_),
+                     substitute(v->as_string()->get(), vars_, toml_pos(*v, file_), diagnostics_));
   }
   return out;
 }

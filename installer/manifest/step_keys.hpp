@@ -40,7 +40,8 @@ class StepKeys {
   std::vector<std::string> string_list(const std::string& key);
   // A required non-empty list of strings.
   std::vector<std::string> required_string_list(const std::string& key);
-  // A table of string values (for example env = { A = "1" }), in file order.
+  // A table of string values (for example env = { A = "1" }), in file order;
+  // keys and values are both ${...} substituted.
   std::vector<std::pair<std::string, std::string>> string_table(const std::string& key);
 
   // An absolute target path that stays inside the root.

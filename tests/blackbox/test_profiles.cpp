@@ -202,7 +202,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   // apt in this fake root apt_install cannot be planned.
   // Offline, AMD's key cannot be fetched, so the repositories are refused.
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 16);
+  REQUIRE(lines.size() == 20);
   const std::string key_url = "https://repo.radeon.com/rocm/rocm.gpg.key";
   CHECK(starts_with(lines[3], unreachable("   4  apt_repository  amdgpu-repo      ", key_url)));
   CHECK(starts_with(lines[4], unreachable("   5  apt_repository  rocm-repo        ", key_url)));
@@ -216,21 +216,24 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
       "(key)\n"
       "(key)\n"
       "(key)\n"
-      "   7  apt_update      lists            change   refresh package lists (never refreshed by wslgpu-setup)\n"
-      "   8  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false\n"
-      "   9  apt_install     rocm7            refused  cannot be planned: `apt-get -s install` " +
-          kNoApt +
-          "\n"
-          "  10  download        rocdxg-download  change   download "
+      "   7  file            no-graphics-src  skipped  skipped: graphics_dir == '' is false\n"
+      "   8  file            no-graphics-key  skipped  skipped: graphics_dir == '' is false\n"
+      "   9  file            no-graphics-gpg  skipped  skipped: graphics_dir == '' is false\n"
+      "  10  file            no-graphics-pin  skipped  skipped: graphics_dir == '' is false\n"
+      "  11  apt_update      lists            change   refresh package lists (never refreshed by wslgpu-setup)\n"
+      "  12  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false\n"
+      "  13  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
+      "apt-cache was not found in the target root\n"
+      "  14  download        rocdxg-download  change   download "
           "https://github.com/ROCm/librocdxg/releases/download/v1.2.2/rocdxg-roct_1.2.2_amd64.deb to "
           "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb\n"
-          "  11  deb_install     rocdxg           change   install the package in "
+          "  15  deb_install     rocdxg           change   install the package in "
           "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb (not there yet: an earlier step creates it)\n"
-          "  12  check           rocdxg-lib       verify   `test -f /opt/rocm/lib/librocdxg.so` succeeds\n"
-          "  13  profile_env     rocm-path        skipped  skipped: rocm_dxg_env != 'true' is false\n"
-          "  14  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh\n"
-          "  15  user_groups     gpu-groups       skipped  skipped: add_gpu_groups == 'true' is false\n"
-          "  16  check           rocminfo-gfx     verify   `/opt/rocm/bin/rocminfo` succeeds and prints "
+          "  16  check           rocdxg-lib       verify   `test -f /opt/rocm/lib/librocdxg.so` succeeds\n"
+          "  17  profile_env     rocm-path        skipped  skipped: rocm_dxg_env != 'true' is false\n"
+          "  18  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh\n"
+          "  19  user_groups     gpu-groups       skipped  skipped: add_gpu_groups == 'true' is false\n"
+          "  20  check           rocminfo-gfx     verify   `/bin/bash -lc 'exec /opt/rocm/bin/rocminfo'` succeeds and prints "
           "/gfx[0-9a-f]+/\n");
   // The pinned hash of rocdxg-roct_1.2.2_amd64.deb (../shared/VENDOR-FACTS.md).
   CHECK(contains(r.out, "sha256 28ded1254811192ebace1f76c0227580184af7b27ab2475fb9728295a702d541\n"));
@@ -244,7 +247,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   CHECK(contains(r.out, "+export HSA_ENABLE_DXG_DETECTION='1'\n"));
   CHECK(contains(r.out, "on failure: warn and go on\n"));
   CHECK(contains(r.out,
-                 "\nPlan: 4 changes, 1 already done, 4 checks, 3 skipped, 4 refused. Nothing has been changed.\n"
+                 "\nPlan: 4 changes, 1 already done, 4 checks, 7 skipped, 4 refused. Nothing has been changed.\n"
                  "Install would stop before changing anything: fix what is refused above first.\n"));
 }
 
@@ -273,7 +276,7 @@ TEST_CASE("plan rocm with a key of the pinned fingerprint adds AMD's repositorie
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 16);
+  REQUIRE(lines.size() == 20);
   CHECK(lines[3] ==
         "   4  apt_repository  amdgpu-repo      change   add /etc/apt/sources.list.d/amdgpu.sources, key "
         "amdgpu.asc (" +
@@ -293,14 +296,17 @@ TEST_CASE("plan rocm with a key of the pinned fingerprint adds AMD's repositorie
         "+Pin: release o=repo.radeon.com\n", "+Pin-Priority: 600\n"})
     CHECK_MESSAGE(contains(r.out, line), line);
   // The lists of the repositories it would add are read with apt, which this root lacks.
-  CHECK(lines[7].rfind("   8  apt_install     rocm             refused  cannot be planned: could not read the package "
+  CHECK(lines[11].rfind("  12  apt_install     rocm             refused  cannot be planned: could not read the package "
                        "lists of the repositories this plan would add, so the plan cannot say what would be installed. "
                        "`apt-get update` could not run",
                        0) == 0);
-  CHECK(lines[7].size() > kNoApt.size());
-  CHECK(lines[7].substr(lines[7].size() - kNoApt.size()) == kNoApt);
+  CHECK(lines[11].size() > kNoApt.size());
+  CHECK(lines[11].substr(lines[11].size() - kNoApt.size()) == kNoApt);
+  // A release without a graphics repository removes none that is not there.
+  CHECK(lines[6] == "   7  file            no-graphics-src  no-op    /etc/apt/sources.list.d/rocm-graphics.sources is "
+                    "already absent");
   CHECK(contains(r.out,
-                 "\nPlan: 4 changes, 1 already done, 2 checks, 8 skipped, 1 refused. Nothing has been changed.\n"));
+                 "\nPlan: 4 changes, 5 already done, 2 checks, 8 skipped, 1 refused. Nothing has been changed.\n"));
 
   // 7.x: the amdgpu driver repository is versioned apart, and a graphics repository joins.
   RunResult seven = plan(root, "rocm", {"rocm_key_fingerprint=" + key.fingerprint, "rocm_key_url=" + key.url});
@@ -333,7 +339,7 @@ TEST_CASE("a key whose fingerprint is not the pinned one is refused, and install
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 16);
+  REQUIRE(lines.size() == 20);
   CHECK(lines[4] == "   5  apt_repository  rocm-repo        refused  the key at " + key.url + " is " +
                         wslgpu::format_fingerprint(key.fingerprint) + ", not the pinned " +
                         wslgpu::format_fingerprint(pinned));
@@ -356,11 +362,11 @@ TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reaso
                  "locate package hsa-runtime-rocr4wsl-amdgpu\"). Use 7.2.2 (librocdxg, Windows 11) or 7.2 (the last "
                  "legacy release): --set rocm_version=7.2.2\n\n"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 16);
+  REQUIRE(lines.size() == 20);
   CHECK(lines[3] == "   4  apt_repository  amdgpu-repo      skipped  skipped: rocm_wsl == 'legacy' || rocm_wsl == "
                     "'librocdxg' is false");
-  CHECK(lines[7] == "   8  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
-  CHECK(lines[8] == "   9  apt_install     rocm7            skipped  skipped: rocm_wsl == 'librocdxg' is false");
+  CHECK(lines[11] == "  12  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
+  CHECK(lines[12] == "  13  apt_install     rocm7            skipped  skipped: rocm_wsl == 'librocdxg' is false");
   CHECK(contains(r.out, ", the machine itself refused. Nothing has been changed.\n"));
 
   // install stops there, exit 3, before anything.
@@ -394,10 +400,11 @@ TEST_CASE("plan rocm --set rocm_version=7.2.1 uses amdgpu/30.30.1 and sets dxg d
   REQUIRE(r.exit_code == 0);
   CHECK_FALSE(contains(r.out, "refused by the manifest"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 16);
-  CHECK(lines[7] == "   8  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
-  CHECK(lines[8] == "   9  apt_install     rocm7            refused  cannot be planned: `apt-get -s install` " + kNoApt);
-  CHECK(lines[13] == "  14  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh");
+  REQUIRE(lines.size() == 20);
+  CHECK(lines[11] == "  12  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
+  CHECK(lines[12] == "  13  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
+                     "apt-cache was not found in the target root");
+  CHECK(lines[17] == "  18  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh");
   CHECK(contains(r.out, "amdgpu_dir=30.30.1"));
   CHECK(contains(r.out, "+export HSA_ENABLE_DXG_DETECTION='1'\n"));
 }
@@ -408,7 +415,7 @@ TEST_CASE("plan rocm on Ubuntu 22.04 skips removing the distribution's ROCm 5.7 
   RunResult r = plan(root, "rocm");
   REQUIRE(r.exit_code == 0);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 16);
+  REQUIRE(lines.size() == 20);
   CHECK(lines[2] ==
         "   3  apt_remove      distro-hsa       skipped  skipped: host.distro == 'ubuntu' && "
         "host.distro_version == '24.04' is false");

@@ -61,7 +61,7 @@ elapsed_since() {
 realroot_preflight() {
   [[ $(id -u) == 0 ]] || fail "the real-root tier needs root (it mounts overlays and creates namespaces); run it with sudo, or set WSLGPU_SKIP_REALROOT=1 to skip it explicitly"
   local cmd missing=()
-  for cmd in unshare mount mmdebstrap dpkg-deb dpkg-scanpackages dpkg-query gpg gpgconf zstd tar sha256sum find awk diff timeout jq; do
+  for cmd in unshare mount mmdebstrap dpkg-deb dpkg-scanpackages dpkg-query gpg gpgconf zstd tar sha256sum find awk diff timeout jq openssl ip python3; do
     command -v "$cmd" >/dev/null || missing+=("$cmd")
   done
   ((${#missing[@]} == 0)) || fail "missing host commands: ${missing[*]}; install the packages listed in tests/realroot/HOST-PACKAGES"
@@ -269,7 +269,7 @@ realroot_setup() {
   say "test repository: built and signed in $(elapsed_since "$start") s ($(ls "$REALROOT_RUN/repo/pool" | wc -l) packages)"
   export REALROOT_RUN REALROOT_CACHE TESTREPO_DIR TESTREPO_URI TESTREPO_SUITE TESTREPO_COMPONENT \
     TESTREPO_ORIGIN TESTREPO_KEY TESTREPO_KEY_SHA256 TESTREPO_KEY_FINGERPRINT TESTREPO_KEY_IN_ROOT TESTREPO_OTHER_KEY \
-    TESTREPO_OTHER_KEY_SHA256 TESTREPO_OTHER_KEY_FINGERPRINT
+    TESTREPO_OTHER_KEY_SHA256 TESTREPO_OTHER_KEY_FINGERPRINT TESTREPO_ROCDXG_DIR TESTREPO_ROCDXG_SHA256 TESTREPO_TLS_DIR
 }
 
 # ---------------------------------------------------------------- with_root
@@ -383,6 +383,39 @@ EOF
 in_root() {
   chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+}
+
+# serve_https DIR: serves DIR over HTTPS on 127.0.0.1 inside this root's
+# network namespace, and sets HTTPS_URL to its address (https://127.0.0.1:PORT,
+# no trailing slash). For downloads a profile makes (the librocdxg .deb):
+# the tool fetches them through libcurl, as from a vendor's server. The
+# namespace's loopback is brought up (it has nothing else); the certificate
+# is the run's (testrepo.sh, _testrepo_tls), whose CA is added to the CA
+# bundle libcurl reads (/etc/ssl/certs/ca-certificates.crt, bound over in
+# this mount namespace only). The server (python3's http.server) ends with
+# the namespace. Call it from a with_root function.
+serve_https() {
+  local dir=${1:?serve_https needs a folder} port=8443 bundle=$REALROOT_SCENARIO_TMP/ca-bundle.crt i
+  ip link set lo up || fail "serve_https: cannot bring up the loopback of the root's network namespace"
+  { cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null; cat "$TESTREPO_TLS_DIR/ca.pem"; } >"$bundle"
+  [[ -e /etc/ssl/certs/ca-certificates.crt ]] || fail "serve_https: the host has no /etc/ssl/certs/ca-certificates.crt to add the test CA to (HOST-PACKAGES: ca-certificates)"
+  mount --bind "$bundle" /etc/ssl/certs/ca-certificates.crt
+  /usr/bin/python3 - "$dir" "$port" "$TESTREPO_TLS_DIR" >"$REALROOT_SCENARIO_TMP/https.log" 2>&1 <<'EOF' &
+import functools, http.server, ssl, sys
+folder, port, tls = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=folder)
+server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(tls + "/server.pem", tls + "/server.key")
+server.socket = context.wrap_socket(server.socket, server_side=True)
+server.serve_forever()
+EOF
+  for ((i = 0; i < 100; i++)); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.1
+  done
+  ((i < 100)) || fail "serve_https: the server did not listen on 127.0.0.1:$port: $(cat "$REALROOT_SCENARIO_TMP/https.log")"
+  HTTPS_URL=https://127.0.0.1:$port
 }
 
 # Points the root's apt at the local repository and refreshes its lists.

@@ -96,3 +96,26 @@ cuda_profile_args() {
   printf '%s\n' --unsupported-distro --set "cuda_repo=$TESTREPO_CUDA_REPO" --set "cuda_key_url=file://$TESTREPO_KEY" \
     --set "cuda_key_fingerprint=$TESTREPO_KEY_FINGERPRINT" --set "cuda_pin_origin=$TESTREPO_ORIGIN" "$@"
 }
+
+# rocm7_profile_args [ARG...]: rocm_profile_args for the test repository's
+# 7.x release (7.2.2, librocdxg): its graphics repository, and librocdxg's
+# .deb from the loopback HTTPS server (call serve_https
+# "$TESTREPO_ROCDXG_DIR" first: HTTPS_URL) with the test .deb's SHA-256 in
+# place of the real one's. Then ARG...
+rocm7_profile_args() {
+  [[ -n ${HTTPS_URL:-} ]] || fail "rocm7_profile_args: call serve_https \"\$TESTREPO_ROCDXG_DIR\" first"
+  rocm_profile_args --set "rocm_version=$TESTREPO_ROCM7_VERSION" --set "graphics_repo=$TESTREPO_GRAPHICS_REPO" \
+    --set "rocdxg_release_url=$HTTPS_URL" --set "rocdxg_sha256=$TESTREPO_ROCDXG_SHA256" "$@"
+}
+
+# rocm_copy_args: the test repository's AMD layout through apt's copy:
+# method instead of file:, as the last options of a profile run. apt then
+# keeps a copy of every package it installs in /var/cache/apt/archives, as it
+# does for a package fetched over https from AMD's server, and undo can put
+# back a release whose source a switch took away (apt_install's undo, in
+# docs/steps.md). With file: sources apt reads packages in place and keeps
+# none.
+rocm_copy_args() {
+  printf '%s\n' --set "rocm_repo=${TESTREPO_ROCM_REPO/#file:/copy:}" --set "amdgpu_repo=${TESTREPO_AMDGPU_REPO/#file:/copy:}" \
+    --set "graphics_repo=${TESTREPO_GRAPHICS_REPO/#file:/copy:}"
+}

@@ -38,6 +38,26 @@
 # WSL runtime, amdgpu-dkms, amdgpu-install), the rocm one the ROCm packages.
 # Each has its own signed Release (same key, Origin and suite); its pool/ is
 # a relative symlink to the repository's.
+# And a second ROCm release in AMD's 7.x layout, the one the bundled rocm
+# profile's default row (7.2.2, librocdxg) points at: the amdgpu repository
+# is versioned separately and there is a graphics repository, as
+# amdgpu-install writes them for 7.2.2 (rocm.toml's 7.2.2 row):
+#   rocm/apt/7.2.2/dists/bookworm/...          ${rocm_repo}/${rocm_version}
+#   amdgpu/30.30.2/ubuntu/dists/bookworm/...   ${amdgpu_repo}/${amdgpu_dir}/ubuntu
+#   graphics/7.2.1/ubuntu/dists/bookworm/...   ${graphics_repo}/${graphics_dir}/ubuntu
+# Its packages are in pool/amd7/ and in none of the 6.4.2.1 indexes (nor the
+# main one), with AMD's 7.x version strings (rocm 7.2.2.70202-1): rocm and
+# rocm-dev upgrade from 6.4.2.1 to 7.2.2, the standard runtime hsa-rocr
+# instead of the WSL one, a rocminfo that, like the real 7.2.x one, finds no
+# GPU without librocdxg and HSA_ENABLE_DXG_DETECTION=1, and
+# libdrm-amdgpu-amdgpu1 (amdgpu repository) needing libdrm-amdgpu-common
+# (graphics repository), so that an install reads all three sources.
+# librocdxg itself is no apt package (ROCm/librocdxg publishes a GitHub
+# release .deb): rocdxg-roct_1.2.2_amd64.deb is built outside every index,
+# at librocdxg/releases/download/v1.2.2/ ($TESTREPO_ROCDXG_DIR, the layout of
+# the profile's rocdxg_url), with its SHA-256 in $TESTREPO_ROCDXG_SHA256; a
+# scenario serves it over HTTPS on the root's loopback (serve_https, lib.sh)
+# with the certificate in tls/ (a CA made for the run, $TESTREPO_TLS_DIR).
 # And in NVIDIA's flat layout (`deb URI /`, Packages and a signed Release side
 # by side) at cuda/repos/wsl-ubuntu/x86_64/, holding the CUDA traps and the
 # toolkit releases of _define_cuda_packages, several versions of a name side
@@ -52,6 +72,16 @@ TESTREPO_ROCM_REPO=file:/srv/testrepo/rocm/apt
 TESTREPO_AMDGPU_REPO=file:/srv/testrepo/amdgpu
 TESTREPO_AMDGPU_PACKAGES=(hsa-runtime-rocr4wsl-amdgpu amdgpu-dkms amdgpu-install)
 TESTREPO_ROCM_PACKAGES=(rocm-core rocminfo rocm-dev rocm rocm-dkms rocm-extras)
+# The 7.x release (rocm.toml's 7.2.2 row: amdgpu/30.30.2, graphics/7.2.1),
+# its packages, and the librocdxg .deb it pairs with.
+TESTREPO_ROCM7_VERSION=7.2.2
+TESTREPO_ROCM7_AMDGPU_DIR=30.30.2
+TESTREPO_ROCM7_GRAPHICS_DIR=7.2.1
+TESTREPO_GRAPHICS_REPO=file:/srv/testrepo/graphics
+TESTREPO_ROCM7_ROCM_PACKAGES=(rocm-core hsa-rocr rocminfo rocm-dev rocm)
+TESTREPO_ROCM7_AMDGPU_PACKAGES=(libdrm-amdgpu-amdgpu1 amdgpu-install)
+TESTREPO_ROCM7_GRAPHICS_PACKAGES=(libdrm-amdgpu-common)
+TESTREPO_ROCDXG_VERSION=1.2.2
 # NVIDIA's flat wsl-ubuntu layout, for the bundled cuda profile
 # (--set cuda_repo=$TESTREPO_CUDA_REPO).
 TESTREPO_CUDA_BASE=cuda/repos/wsl-ubuntu/x86_64
@@ -147,6 +177,77 @@ _define_cuda_packages() {
   done
   TESTREPO_CUDA_PACKAGES+=(cuda-toolkit-config-common cuda-toolkit-12-config-common cuda-toolkit-13-config-common
     cuda-toolkit-{12-2,12-6,13-0,13-1}{,-config-common} cuda-nvcc-{12-2,12-6,13-0,13-1})
+}
+
+# ROCm 7.2.2 in AMD's shape (much reduced), staged into $_stage like the
+# rest and sealed under their versions; test_repo builds them into
+# pool/amd7/.
+_define_rocm7_packages() {
+  local v=7.2.2.70202-1 p
+  _deb rocm-core "$v" "" "ROCm core: release information"
+  printf '7.2.2\n' | _file rocm-core /opt/rocm/.info/version 0644
+  _deb libdrm-amdgpu-common 1.0.0.70201-1 "" "List of AMD/ATI cards' device IDs, revision IDs and marketing names"
+  printf 'fake amdgpu.ids\n' | _file libdrm-amdgpu-common /opt/amdgpu/share/libdrm/amdgpu.ids 0644
+  _deb libdrm-amdgpu-amdgpu1 1:2.4.125.70202-1 "libdrm-amdgpu-common" "Userspace interface to amdgpu-specific kernel DRM services"
+  printf 'fake libdrm_amdgpu\n' | _file libdrm-amdgpu-amdgpu1 /opt/amdgpu/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1 0644
+  # The standard runtime: not the WSL build, and a file name of its own.
+  _deb hsa-rocr 1.18.0.70202-1 "rocm-core, libdrm-amdgpu-amdgpu1" "AMD Heterogeneous System Architecture HSA runtime"
+  printf 'fake libhsa-runtime64 (standard build, loads librocdxg)\n' |
+    _file hsa-rocr /opt/rocm/lib/libhsa-runtime64.so.1.18.70202 0644
+  _deb rocminfo 1.0.0.70202-1 "rocm-core, hsa-rocr" "ROCm agent enumerator"
+  # Without the dxg bridge (librocdxg) or HSA_ENABLE_DXG_DETECTION=1, 7.2.x
+  # finds no GPU on WSL (../shared/SEED-NOTES.md: "No WDDM adapters found").
+  _file rocminfo /opt/rocm/bin/rocminfo 0755 <<'EOS'
+#!/bin/sh
+if [ ! -e /dev/dxg ] || [ ! -f /opt/rocm/lib/librocdxg.so ] || [ "$HSA_ENABLE_DXG_DETECTION" != 1 ]; then
+  echo "No WDDM adapters found."
+  echo "hsa api call failure at: ./sources/rocminfo.cc:1306"
+  echo "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources."
+  exit 1
+fi
+cat <<'OUT'
+=====================
+HSA System Attributes
+=====================
+Runtime Version:         1.18
+Runtime Ext Version:     1.11
+==========
+HSA Agents
+==========
+*******
+Agent 1
+*******
+  Name:                    AMD Ryzen 9 7950X 16-Core Processor
+  Device Type:             CPU
+*******
+Agent 2
+*******
+  Name:                    gfx1100
+  Marketing Name:          AMD Radeon RX 7900 XTX
+  Vendor Name:             AMD
+  Device Type:             GPU
+*** Done ***
+OUT
+EOS
+  _deb rocm-dev "$v" "rocm-core (= $v), hsa-rocr (= 1.18.0.70202-1), rocminfo (= 1.0.0.70202-1)" "ROCm development meta package"
+  _deb rocm "$v" "rocm-dev (= $v)" "ROCm meta package"
+  _deb amdgpu-install "$v" "" "AMD GPU installer script"
+  _file amdgpu-install /usr/bin/amdgpu-install 0755 <<'EOS'
+#!/bin/sh
+echo "amdgpu-install 7.2.2 (test package): would install use cases: $*"
+EOS
+  for p in rocm-core libdrm-amdgpu-common libdrm-amdgpu-amdgpu1 hsa-rocr rocminfo rocm-dev rocm amdgpu-install; do
+    _seal "$p"
+  done
+}
+
+# librocdxg's release .deb, named as ROCm/librocdxg names it
+# (rocdxg-roct_<ver>_amd64.deb), installing what the profile checks:
+# /opt/rocm/lib/librocdxg.so, where the runtime loads it from.
+_define_rocdxg_package() {
+  _deb rocdxg-roct "$TESTREPO_ROCDXG_VERSION" "hsa-rocr" "ROCm DXG bridge for WSL (librocdxg)"
+  sed -i 's/^Architecture: all$/Architecture: amd64/' "$_stage/rocdxg-roct/DEBIAN/control"
+  printf 'fake librocdxg %s\n' "$TESTREPO_ROCDXG_VERSION" | _file rocdxg-roct /opt/rocm/lib/librocdxg.so 0644
 }
 
 _define_test_packages() {
@@ -281,12 +382,13 @@ _testrepo_release() {
   } >"$dist/Release"
 }
 
-# _testrepo_subrepo REPO BASE ARCH PACKAGE...: a repository of its own at
-# REPO/BASE (AMD's layout, see the top) indexing only PACKAGE..., taken from
-# the main index; its pool/ is a relative symlink to REPO/pool.
+# _testrepo_subrepo REPO BASE ARCH INDEX PACKAGE...: a repository of its own
+# at REPO/BASE (AMD's layout, see the top) indexing only PACKAGE..., taken
+# from the index INDEX (the main one, or pool/amd7's); its pool/ is a
+# relative symlink to REPO/pool.
 _testrepo_subrepo() {
-  local repo=$1 base=$2 arch=$3
-  shift 3
+  local repo=$1 base=$2 arch=$3 index=$4
+  shift 4
   local dir=$repo/$base
   local dist=$dir/dists/$TESTREPO_SUITE
   local packages=$dist/$TESTREPO_COMPONENT/binary-$arch/Packages
@@ -295,7 +397,7 @@ _testrepo_subrepo() {
   awk -v want="$*" '
     BEGIN { RS = ""; ORS = "\n\n"; n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
     { name = $0; sub(/^Package: /, "", name); sub(/\n.*/, "", name); if (name in keep) print }' \
-    "$repo/dists/$TESTREPO_SUITE/$TESTREPO_COMPONENT/binary-$arch/Packages" >"$packages"
+    "$index" >"$packages"
   local found
   found=$(grep -c '^Package: ' "$packages" || true)
   ((found == $#)) || fail "the test repository's $base index has $found of the $# packages $*"
@@ -329,30 +431,83 @@ _testrepo_flat() {
   } >"$dir/Release"
 }
 
+# _testrepo_build_stage DEST: builds every package staged in $_stage into
+# DEST, then removes the stage.
+_testrepo_build_stage() {
+  local pkg
+  for pkg in "$_stage"/*; do
+    dpkg-deb --root-owner-group -Zgzip --build "$pkg" "$1" >/dev/null ||
+      fail "dpkg-deb could not build the test package ${pkg##*/}"
+  done
+  rm -rf "$_stage"
+}
+
+# _testrepo_tls DIR: a CA made for the run (ca.pem) and a certificate for
+# 127.0.0.1 that it signed (server.pem, server.key), for serve_https.
+_testrepo_tls() {
+  local dir=$1
+  mkdir -p "$dir"
+  (
+    cd "$dir" &&
+      openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+        -subj '/CN=wslgpu-setup test CA' -keyout ca.key -out ca.pem \
+        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign &&
+      openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj '/CN=127.0.0.1' \
+        -keyout server.key -out server.csr &&
+      printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >server.ext &&
+      openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext \
+        -out server.pem &&
+      rm -f ca.key ca.srl server.csr server.ext
+  ) >"$dir.log" 2>&1 || {
+    cat "$dir.log" >&2
+    fail "openssl could not make the test HTTPS certificate"
+  }
+  rm -f "$dir.log"
+  TESTREPO_TLS_DIR=$dir
+}
+
 # test_repo DIR: builds, indexes and signs the repository in DIR and sets the
 # TESTREPO_* variables (lib.sh exports them).
 test_repo() {
   local repo=$1 arch gnupg dist pkg
   arch=$(dpkg --print-architecture)
   rm -rf "$repo"
-  mkdir -p "$repo/pool"
+  TESTREPO_ROCDXG_DIR=$repo/librocdxg/releases/download
+  mkdir -p "$repo/pool/amd7" "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION"
   local _stage
   _stage=$(mktemp -d)
+  _define_rocm7_packages
+  _testrepo_build_stage "$repo/pool/amd7/"
+  _stage=$(mktemp -d)
+  _define_rocdxg_package
+  _testrepo_build_stage "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION/"
+  _stage=$(mktemp -d)
   _define_test_packages
-  for pkg in "$_stage"/*; do
-    dpkg-deb --root-owner-group -Zgzip --build "$pkg" "$repo/pool/" >/dev/null ||
-      fail "dpkg-deb could not build the test package ${pkg##*/}"
-  done
-  rm -rf "$_stage"
+  _testrepo_build_stage "$repo/pool/"
+  local rocdxg_deb=$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION/rocdxg-roct_${TESTREPO_ROCDXG_VERSION}_amd64.deb
+  [[ -f $rocdxg_deb ]] || fail "the test librocdxg package is not $rocdxg_deb"
+  TESTREPO_ROCDXG_SHA256=$(sha256sum <"$rocdxg_deb" | cut -d' ' -f1)
 
+  # The main index holds every package but the 7.x release's (pool/amd7/).
   dist=$repo/dists/$TESTREPO_SUITE
-  mkdir -p "$dist/$TESTREPO_COMPONENT/binary-$arch"
-  (cd "$repo" && dpkg-scanpackages --multiversion pool /dev/null 2>/dev/null) >"$dist/$TESTREPO_COMPONENT/binary-$arch/Packages"
-  gzip -9kn "$dist/$TESTREPO_COMPONENT/binary-$arch/Packages"
+  local main_index=$dist/$TESTREPO_COMPONENT/binary-$arch/Packages amd7_index
+  mkdir -p "$(dirname "$main_index")"
+  (cd "$repo" && dpkg-scanpackages --multiversion pool /dev/null 2>/dev/null) |
+    awk 'BEGIN { RS = ""; ORS = "\n\n" } $0 !~ /\nFilename: pool\/amd7\// { print }' >"$main_index"
+  gzip -9kn "$main_index"
   _testrepo_release "$dist" "$arch"
-  _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM_VERSION" "$arch" "${TESTREPO_ROCM_PACKAGES[@]}"
-  _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM_VERSION/ubuntu" "$arch" "${TESTREPO_AMDGPU_PACKAGES[@]}"
+  amd7_index=$(mktemp)
+  (cd "$repo" && dpkg-scanpackages --multiversion pool/amd7 /dev/null 2>/dev/null) >"$amd7_index"
+  _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM_VERSION" "$arch" "$main_index" "${TESTREPO_ROCM_PACKAGES[@]}"
+  _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM_VERSION/ubuntu" "$arch" "$main_index" "${TESTREPO_AMDGPU_PACKAGES[@]}"
+  _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM7_VERSION" "$arch" "$amd7_index" "${TESTREPO_ROCM7_ROCM_PACKAGES[@]}"
+  _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM7_AMDGPU_DIR/ubuntu" "$arch" "$amd7_index" \
+    "${TESTREPO_ROCM7_AMDGPU_PACKAGES[@]}"
+  _testrepo_subrepo "$repo" "graphics/$TESTREPO_ROCM7_GRAPHICS_DIR/ubuntu" "$arch" "$amd7_index" \
+    "${TESTREPO_ROCM7_GRAPHICS_PACKAGES[@]}"
+  rm -f "$amd7_index"
   _testrepo_flat "$repo" "$TESTREPO_CUDA_BASE" "$arch" "${TESTREPO_CUDA_PACKAGES[@]}"
+  _testrepo_tls "$repo/tls"
 
   gnupg=$(mktemp -d)
   (
@@ -362,7 +517,10 @@ test_repo() {
     gpg --batch --quiet --export >"$repo/key.gpg"
     gpg --batch --with-colons --list-keys | awk -F: '$1 == "fpr" { print $10; exit }' >"$gnupg/fingerprint"
     for d in "$dist" "$repo/rocm/apt/$TESTREPO_ROCM_VERSION/dists/$TESTREPO_SUITE" \
-      "$repo/amdgpu/$TESTREPO_ROCM_VERSION/ubuntu/dists/$TESTREPO_SUITE" "$repo/$TESTREPO_CUDA_BASE"; do
+      "$repo/amdgpu/$TESTREPO_ROCM_VERSION/ubuntu/dists/$TESTREPO_SUITE" "$repo/$TESTREPO_CUDA_BASE" \
+      "$repo/rocm/apt/$TESTREPO_ROCM7_VERSION/dists/$TESTREPO_SUITE" \
+      "$repo/amdgpu/$TESTREPO_ROCM7_AMDGPU_DIR/ubuntu/dists/$TESTREPO_SUITE" \
+      "$repo/graphics/$TESTREPO_ROCM7_GRAPHICS_DIR/ubuntu/dists/$TESTREPO_SUITE"; do
       gpg --batch --quiet --clearsign -o "$d/InRelease" "$d/Release"
       gpg --batch --quiet --armor --detach-sign -o "$d/Release.gpg" "$d/Release"
     done

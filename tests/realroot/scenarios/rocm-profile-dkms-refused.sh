@@ -30,7 +30,8 @@ refuse_dkms_in_chain() {
   [[ ! -e $ROOT/etc/apt/sources.list.d/amdgpu.sources ]] || fail "the refused install added the amdgpu source"
   # apt only simulated (and refreshed the plan's private lists); dpkg was
   # only asked about architectures (by apt), never to unpack or configure.
-  assert_contains "$(traced_calls apt-get)" '^apt-get -s install .*hsa-runtime-rocr4wsl-amdgpu rocm-extras$' "apt-get calls"
+  # rocm-extras at the release's version (rocm_package_version, 6.4.2*).
+  assert_contains "$(traced_calls apt-get)" '^apt-get -s install .*hsa-runtime-rocr4wsl-amdgpu rocm-extras=6\.4\.2\.1-1$' "apt-get calls"
   assert_not_contains "$(traced_calls apt-get)" '^apt-get install' "apt-get calls"
   assert_eq "$(traced_calls dpkg | grep -v '^dpkg --print-foreign-architectures$' || true)" "" "dpkg calls other than --print-foreign-architectures"
 }

@@ -26,7 +26,7 @@ install_profile_then_roll_back() {
   tool --root "$ROOT" "${sets[@]}" install rocm --yes
   assert_status 0 "install rocm"
   assert_contains "$TOOL_OUT" 'committed' "install rocm"
-  assert_contains "$TOOL_OUT" 'rocminfo-gfx +ok: `/opt/rocm/bin/rocminfo` succeeds' "install rocm (the rocminfo check)"
+  assert_contains "$TOOL_OUT" "rocminfo-gfx +ok: \`/bin/bash -lc 'exec /opt/rocm/bin/rocminfo'\` succeeds" "install rocm (the rocminfo check)"
   assert_not_contains "$TOOL_OUT$TOOL_ERR" 'rocminfo sees no GPU|check failed' "install rocm (the rocminfo check)"
   assert_installed "$ROOT" rocm rocm-dev rocm-core rocminfo hsa-runtime-rocr4wsl-amdgpu
   assert_not_installed "$ROOT" amdgpu-dkms rocm-dkms rocm-extras

@@ -558,6 +558,41 @@ TEST_CASE("apt_install undo reinstalls what apt removed, from apt's cache when n
                 {"/var/cache/apt/archives/cuda-toolkit-12-2_1%3a12.2.2-1_amd64.deb", "cuda-toolkit-13-1-"}}));
 }
 
+TEST_CASE("apt_install undo reinstalls a removed .deb from wslgpu-setup's download cache, as a download step left it") {
+  // librocdxg's rocdxg-roct is in no apt repository: the rocm profile's
+  // download step keeps it as STATE_DIR/cache/NAME_VERSION_ARCH.deb.
+  AptWorld w;
+  w.fs.add_file("/var/lib/dpkg/status", status_text({{"rocm", "6.4.2.1-1"}}));
+  w.fs.add_file("/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb", "deb");
+  w.runner.on({"apt-cache", "madison"}, madison({}));
+  w.runner.on({"apt-get", "install"}, ok());
+  auto step = make_step("apt_install", "packages = [\"rocm\"]\nreplaces = [\"rocdxg-roct\"]\n");
+  step->undo(w.ctx, nlohmann::json::parse(R"({"installed":[], "upgraded":[],
+      "removed":[{"name":"rocdxg-roct","version":"1.2.2","architecture":"amd64","auto":false}]})"));
+  REQUIRE(w.runner.calls.size() == 2);
+  CHECK(w.runner.calls[1].argv ==
+        concat({{"apt-get", "install", "-y", "--purge", "--no-install-recommends", "--allow-downgrades"}, kDpkgOptions,
+                {"/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb"}}));
+}
+
+TEST_CASE("apt_install versions may name a package through a variable") {
+  AptWorld w;
+  w.fs.add_file("/var/lib/dpkg/status", status_text({{"rocm-dev", "7.2.2.70202-1"}}));
+  auto table = toml::parse(
+      "kind = \"apt_install\"\npackages = [\"${rocm_package}\"]\n"
+      "versions = { \"${rocm_package}\" = \"${rocm_package_version}\" }\n");
+  Variables vars{{"rocm_package", "rocm-dev"}, {"rocm_package_version", "7.2.2.*"}};
+  std::vector<Diagnostic> diags;
+  StepKeys keys(table, "test.toml", "apt_install", vars, diags);
+  keys.mark_common("kind");
+  auto step = find_step_kind("apt_install")->make(keys);
+  keys.finish();
+  REQUIRE(diags.empty());
+  StepPlan p = step->plan(w.ctx);
+  CHECK(p.verdict == Verdict::noop);
+  CHECK(p.summary == "rocm-dev 7.2.2.70202-1 is already installed");
+}
+
 TEST_CASE("apt_install undo that cannot fetch an old version moves no version, and keeps what the others need") {
   AptWorld w;
   w.fs.add_file("/var/lib/dpkg/status", status_text({{"rocm", "7.2.1-1"}, {"librocdxg", "1.2.2"}}));

@@ -1,0 +1,145 @@
+# Switching ROCm releases on a provisioned root, with the bundled rocm
+# profile: 6.4.2.1 (the legacy WSL runtime) installed, then
+# --set rocm_version=7.2.2 is one transaction that ends converged on 7.2.2
+# (librocdxg, the standard runtime, AMD's 7.x sources) with the old
+# release's sources, packages (hsa-runtime-rocr4wsl-amdgpu) and environment
+# gone; then back to 6.4.2.1, converged again with 7.2.2's gone (librocdxg,
+# the graphics source, HSA_ENABLE_DXG_DETECTION). Rolled back newest first,
+# each switch returns the root to the state before it, and the first
+# install's rollback to the root as it was.
+#
+# The sources use apt's copy: method (rocm_copy_args): apt keeps each
+# installed package in /var/cache/apt/archives, as it does for AMD's https
+# repositories, which is where undo finds a release whose source the switch
+# took away. librocdxg, in no repository, comes back from the download
+# step's copy in wslgpu-setup's cache.
+
+scenario() {
+  require_tool_command install
+  require_tool_command rollback
+  require_step_kinds check apt_repository apt_update apt_install download deb_install profile_env file
+  with_root switch_release_then_back
+}
+
+LEGACY_ONLY=(hsa-runtime-rocr4wsl-amdgpu)
+ROCM7_ONLY=(hsa-rocr libdrm-amdgpu-amdgpu1 libdrm-amdgpu-common rocdxg-roct)
+BOTH=(rocm rocm-dev rocm-core rocminfo)
+
+# snap NAME: the root's snapshot, without the tool's state (the journal and
+# the download cache, which keeps librocdxg's .deb for a rollback).
+snap() { snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/$1" --exclude "$REALROOT_STATE_DIR"; }
+
+version_of() { dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Version}' "$1"; }
+
+# install_id ARGS...: install rocm with ARGS, and print the transaction's id.
+install_id() {
+  tool --root "$ROOT" "$@" install rocm --yes --output json
+  assert_status 0 "install rocm $*"
+  jq -r .transaction_id <<<"$TOOL_OUT"
+}
+
+converged() {
+  tool --root "$ROOT" "$@" plan rocm --detailed-exitcode
+  assert_status 0 "plan rocm --detailed-exitcode ($*)"
+}
+
+# on_legacy: 6.4.2.1 and nothing of 7.2.2.
+on_legacy() {
+  assert_installed "$ROOT" "${BOTH[@]}" "${LEGACY_ONLY[@]}"
+  assert_not_installed "$ROOT" "${ROCM7_ONLY[@]}"
+  assert_eq "$(version_of rocm)" 6.4.2.1-1 "rocm's version"
+  assert_eq "$(version_of rocm-core)" 6.4.2.1-1 "rocm-core's version"
+  assert_contains "$(cat "$ROOT/etc/apt/sources.list.d/amdgpu.sources")" \
+    "^URIs: copy:/srv/testrepo/amdgpu/$TESTREPO_ROCM_VERSION/ubuntu\$" "amdgpu.sources"
+  assert_contains "$(cat "$ROOT/etc/apt/sources.list.d/rocm.sources")" \
+    "^URIs: copy:/srv/testrepo/rocm/apt/$TESTREPO_ROCM_VERSION\$" "rocm.sources"
+  [[ ! -e $ROOT/etc/apt/sources.list.d/rocm-graphics.sources ]] || fail "rocm-graphics.sources is there on 6.4.2.1"
+  [[ ! -e $ROOT/etc/apt/keyrings/rocm-graphics.asc ]] || fail "rocm-graphics.asc is there on 6.4.2.1"
+  [[ ! -e $ROOT/etc/apt/preferences.d/rocm-graphics.pref ]] || fail "rocm-graphics.pref is there on 6.4.2.1"
+  [[ ! -e $ROOT/opt/rocm/lib/librocdxg.so ]] || fail "librocdxg.so is there on 6.4.2.1"
+  assert_not_contains "$(cat "$ROOT/etc/profile.d/wslgpu-rocm.sh")" 'HSA_ENABLE_DXG_DETECTION' "/etc/profile.d/wslgpu-rocm.sh"
+  expect_status 0 in_root bash -lc 'echo "dxg=${HSA_ENABLE_DXG_DETECTION:-unset}"'
+  assert_eq "$LAST_OUTPUT" dxg=unset "HSA_ENABLE_DXG_DETECTION in a login shell on 6.4.2.1"
+  expect_status 0 in_root bash -lc rocminfo
+  assert_contains "$LAST_OUTPUT" 'gfx1100' "rocminfo on 6.4.2.1"
+}
+
+# on_rocm7: 7.2.2 and nothing of 6.4.2.1.
+on_rocm7() {
+  assert_installed "$ROOT" "${BOTH[@]}" "${ROCM7_ONLY[@]}"
+  assert_not_installed "$ROOT" "${LEGACY_ONLY[@]}"
+  assert_eq "$(version_of rocm)" 7.2.2.70202-1 "rocm's version"
+  assert_eq "$(version_of rocm-core)" 7.2.2.70202-1 "rocm-core's version"
+  assert_contains "$(cat "$ROOT/etc/apt/sources.list.d/amdgpu.sources")" \
+    "^URIs: copy:/srv/testrepo/amdgpu/$TESTREPO_ROCM7_AMDGPU_DIR/ubuntu\$" "amdgpu.sources"
+  assert_contains "$(cat "$ROOT/etc/apt/sources.list.d/rocm.sources")" \
+    "^URIs: copy:/srv/testrepo/rocm/apt/$TESTREPO_ROCM7_VERSION\$" "rocm.sources"
+  assert_contains "$(cat "$ROOT/etc/apt/sources.list.d/rocm-graphics.sources")" \
+    "^URIs: copy:/srv/testrepo/graphics/$TESTREPO_ROCM7_GRAPHICS_DIR/ubuntu\$" "rocm-graphics.sources"
+  # No source of the old release is left anywhere apt reads.
+  assert_not_contains "$(cat "$ROOT"/etc/apt/sources.list.d/*)" "/$TESTREPO_ROCM_VERSION" "the sources after the switch"
+  [[ -f $ROOT/opt/rocm/lib/librocdxg.so ]] || fail "librocdxg.so is not there on 7.2.2"
+  [[ ! -e $ROOT/opt/rocm/lib/libhsa-runtime64.so.1 ]] || fail "the legacy WSL runtime's library is still there"
+  expect_status 0 in_root bash -lc 'echo "dxg=${HSA_ENABLE_DXG_DETECTION:-unset}"'
+  assert_eq "$LAST_OUTPUT" dxg=1 "HSA_ENABLE_DXG_DETECTION in a login shell on 7.2.2"
+  expect_status 0 in_root bash -lc rocminfo
+  assert_contains "$LAST_OUTPUT" 'gfx1100' "rocminfo on 7.2.2"
+}
+
+switch_release_then_back() {
+  local copy legacy rocm7 first second third
+  serve_https "$TESTREPO_ROCDXG_DIR"
+  mapfile -t copy < <(rocm_copy_args)
+  mapfile -t legacy < <(rocm_profile_args "${copy[@]}")
+  mapfile -t rocm7 < <(rocm7_profile_args "${copy[@]}")
+  snap before
+
+  first=$(install_id "${legacy[@]}")
+  on_legacy
+  converged "${legacy[@]}"
+  snap on-legacy
+
+  # 6.4.2.1 -> 7.2.2: one transaction, shown whole in the plan.
+  tool --root "$ROOT" "${rocm7[@]}" plan rocm
+  assert_status 0 "plan rocm 7.2.2 on 6.4.2.1"
+  assert_contains "$TOOL_OUT" 'rocm7 +change +.*upgrade rocm 6\.4\.2\.1-1 → 7\.2\.2\.70202-1' "the switch's plan"
+  assert_contains "$TOOL_OUT" 'rocm7 +change +.*REMOVE hsa-runtime-rocr4wsl-amdgpu' "the switch's plan"
+  assert_contains "$TOOL_OUT" 'hsa-runtime-rocr4wsl-amdgpu is replaced by this step.s packages' "the switch's plan"
+  assert_not_contains "$TOOL_OUT" 'undo cannot put back' "the switch's plan: undo can put 6.4.2.1 back"
+  second=$(install_id "${rocm7[@]}")
+  on_rocm7
+  converged "${rocm7[@]}"
+  tool --root "$ROOT" history --output json
+  assert_eq "$(jq 'length' <<<"$TOOL_OUT")" 2 "transactions after the switch (the switch is one)"
+  snap on-rocm7
+
+  # And back: 7.2.2 -> 6.4.2.1, librocdxg and the graphics source gone.
+  tool --root "$ROOT" "${legacy[@]}" plan rocm
+  assert_status 0 "plan rocm 6.4.2.1 on 7.2.2"
+  assert_contains "$TOOL_OUT" 'rocm +change +.*downgrade rocm 7\.2\.2\.70202-1 → 6\.4\.2\.1-1' "the switch back's plan"
+  assert_contains "$TOOL_OUT" 'rocm +change +.*REMOVE .*rocdxg-roct' "the switch back's plan"
+  assert_contains "$TOOL_OUT" 'no-graphics-src +change' "the switch back's plan"
+  assert_not_contains "$TOOL_OUT" 'undo cannot put back' "the switch back's plan: undo can put 7.2.2 back"
+  third=$(install_id "${legacy[@]}")
+  on_legacy
+  converged "${legacy[@]}"
+  snap back-on-legacy
+  assert_same_snapshot "$REALROOT_SCENARIO_TMP/on-legacy" "$REALROOT_SCENARIO_TMP/back-on-legacy" \
+    "switching back did not reach the first install's state"
+
+  # Rolled back newest first, each switch returns the root to the state before it.
+  tool --root "$ROOT" rollback "$third" --yes
+  assert_status 0 "rollback of the switch back"
+  snap undone-3
+  assert_same_snapshot "$REALROOT_SCENARIO_TMP/on-rocm7" "$REALROOT_SCENARIO_TMP/undone-3" "rolling back the switch back to 6.4.2.1"
+  on_rocm7
+  tool --root "$ROOT" rollback "$second" --yes
+  assert_status 0 "rollback of the switch to 7.2.2"
+  snap undone-2
+  assert_same_snapshot "$REALROOT_SCENARIO_TMP/on-legacy" "$REALROOT_SCENARIO_TMP/undone-2" "rolling back the switch to 7.2.2"
+  on_legacy
+  tool --root "$ROOT" rollback "$first" --yes
+  assert_status 0 "rollback of the first install"
+  snap undone-1
+  assert_same_snapshot "$REALROOT_SCENARIO_TMP/before" "$REALROOT_SCENARIO_TMP/undone-1" "rolling back the first install"
+}
