@@ -2,7 +2,7 @@
 // transaction/ and below.
 //
 // `wslgpu-setup doctor`: the troubleshooting trees of the source documents
-// (and the failures users report most, /work/shared/SEED-NOTES.md) as a
+// (and the failures users report most, ../shared/SEED-NOTES.md) as a
 // read-only diagnosis. diagnose() reads the target through a FileSystem and
 // runs the vendors' probes (nvidia-smi, nvcc, rocminfo, cmd.exe, wsl.exe,
 // wslinfo) through a ProcessRunner, each with a timeout, because they are
