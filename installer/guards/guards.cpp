@@ -1,7 +1,6 @@
 #include "installer/guards/guards.hpp"
 
 #include "installer/formats/ini.hpp"
-#include "installer/system/paths.hpp"
 
 namespace wslgpu {
 
@@ -91,20 +90,6 @@ void guard_step(PlannedStep& step, const Guards& guards) {
                                 "Run it as: amdgpu-install -y --usecase=wsl,rocm --no-dkms"});
       return;
     }
-  }
-}
-
-void guard_writes(PlannedStep& step, const FileSystem& fs) {
-  if (step.plan.verdict == Verdict::refused) return;
-  for (const auto& w : step.plan.writes) {
-    if (!w.content) continue;  // removing a link removes the link itself
-    auto target = link_at(fs, w.path);
-    if (!target) continue;
-    step.plan.verdict = Verdict::refused;
-    step.plan.summary = "refused by guard no-writes-through-links: " + normalize_path(w.path) +
-                        " is a symbolic link to " + *target;
-    step.plan.details.insert(step.plan.details.begin(), std::string(kNoLinksWhy));
-    return;
   }
 }
 

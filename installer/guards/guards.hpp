@@ -16,6 +16,12 @@
 //                      in /etc/wsl.conf, root for commands that change things,
 //                      and the distributions the vendor publishes for
 //                      ([guards.supported], unless --unsupported-distro).
+//   no-writes-through-links  a file the tool manages is never read or
+//                      written through a symbolic link (root would write
+//                      wherever the link's maker chose): enforced where every
+//                      file write is planned, probe_file in
+//                      steps/file_change.cpp, and again by
+//                      RootedFileSystem::write_atomic when writing.
 //
 // Package guards read the resolved transaction each step puts in
 // StepPlan::changes, so a package pulled in as a dependency is refused too.
@@ -51,13 +57,6 @@ std::optional<PackageRefusal> refused_package(const std::string& name, const std
 // refused command; the summary names the rule, and details say why and what
 // to do instead.
 void guard_step(PlannedStep& step, const Guards& guards);
-
-// Marks STEP refused when one of its file writes would go through a
-// symbolic link at the last component (guard no-writes-through-links): the
-// tool runs as root, and a link in a folder a user controls (the Windows
-// profile folder, where .wslconfig lives) must not turn a write of
-// .wslconfig into a write of /etc/shadow. FS is the plan's view of the root.
-void guard_writes(PlannedStep& step, const FileSystem& fs);
 
 // Refusals about the machine itself (not WSL2, old kernel, GPU disabled,
 // not root). Each is a full message.

@@ -39,7 +39,6 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
       try {
         ps.plan = ms.step->plan(ctx);
         guard_step(ps, manifest.guards);
-        guard_writes(ps, overlay);
       } catch (const Refusal& e) {
         // A step that refuses what it found (a link where it would write):
         // refused, in its own words.

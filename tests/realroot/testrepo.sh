@@ -114,6 +114,24 @@ _script() {
   chmod 0755 "$_stage/$1/DEBIAN/$2"
 }
 
+# _slow_package NAME SCRIPT DESCRIPTION: a package whose maintainer script
+# SCRIPT (postinst, postrm) touches /run/NAME.started, then waits up to 60 s
+# for /run/NAME.release: dpkg stays busy for as long as a scenario needs.
+_slow_package() {
+  local name=$1 script=$2
+  _deb "$name" 1.0-1 "" "$3"
+  printf 'installed by %s\n' "$name" | _file "$name" "/usr/share/$name/marker" 0644
+  _script "$name" "$script" <<EOF
+#!/bin/sh
+touch /run/$name.started
+i=0
+while [ ! -e /run/$name.release ] && [ "\$i" -lt 600 ]; do
+  sleep 0.1
+  i=\$((i + 1))
+done
+EOF
+}
+
 # _seal NAME: files the staged package NAME under its version, so that the
 # same name can be staged again at another version (test_repo builds every
 # folder in the stage).
@@ -325,29 +343,8 @@ EOF
   _deb cuda-drivers 560.35.05-1 "nvidia-driver-550" "CUDA driver meta package"
   _deb cuda 12.6.3-1 "cuda-toolkit-12-6, cuda-drivers" "CUDA meta package (toolkit and drivers)"
 
-  _deb slow-postinst 1.0-1 "" "A package whose configuration takes its time"
-  printf 'installed by slow-postinst\n' | _file slow-postinst /usr/share/slow-postinst/marker 0644
-  _script slow-postinst postinst <<'EOF'
-#!/bin/sh
-touch /run/slow-postinst.started
-i=0
-while [ ! -e /run/slow-postinst.release ] && [ "$i" -lt 600 ]; do
-  sleep 0.1
-  i=$((i + 1))
-done
-EOF
-
-  _deb slow-postrm 1.0-1 "" "A package whose removal takes its time"
-  printf 'installed by slow-postrm\n' | _file slow-postrm /usr/share/slow-postrm/marker 0644
-  _script slow-postrm postrm <<'EOF'
-#!/bin/sh
-touch /run/slow-postrm.started
-i=0
-while [ ! -e /run/slow-postrm.release ] && [ "$i" -lt 600 ]; do
-  sleep 0.1
-  i=$((i + 1))
-done
-EOF
+  _slow_package slow-postinst postinst "A package whose configuration takes its time"
+  _slow_package slow-postrm postrm "A package whose removal takes its time"
 
   _deb zeros-package 1.0-1 "" "A package that lies about its size"
   printf 'Installed-Size: 1\n' >>"$_stage/zeros-package/DEBIAN/control"
