@@ -17,17 +17,8 @@ manifest_header() {
 # The signed local repository (key checked by its fingerprint, pinned like AMD's)
 # and a refresh of the lists, skipped on a rerun while they are fresh.
 manifest_testrepo_steps() {
+  manifest_signed_repository testrepo wslgpu-test "$TESTREPO_URI"
   cat <<EOT
-
-[[step]]
-id = "testrepo"
-kind = "apt_repository"
-repo_name = "wslgpu-test"
-uris = ["$TESTREPO_URI"]
-suites = ["$TESTREPO_SUITE"]
-components = ["$TESTREPO_COMPONENT"]
-key_file = "$TESTREPO_KEY_IN_ROOT"
-key_fingerprint = "$TESTREPO_KEY_FINGERPRINT"
 pin_origin = "$TESTREPO_ORIGIN"
 pin_priority = 600
 
@@ -35,6 +26,24 @@ pin_priority = 600
 id = "lists"
 kind = "apt_update"
 max_age = 3600
+EOT
+}
+
+# manifest_signed_repository ID REPO_NAME URI: an apt_repository step for a
+# copy of the test repository at URI, signed by its key (checked by its
+# fingerprint); keys such as a pin may follow.
+manifest_signed_repository() {
+  cat <<EOT
+
+[[step]]
+id = "$1"
+kind = "apt_repository"
+repo_name = "$2"
+uris = ["$3"]
+suites = ["$TESTREPO_SUITE"]
+components = ["$TESTREPO_COMPONENT"]
+key_file = "$TESTREPO_KEY_IN_ROOT"
+key_fingerprint = "$TESTREPO_KEY_FINGERPRINT"
 EOT
 }
 

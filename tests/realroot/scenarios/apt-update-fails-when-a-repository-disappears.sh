@@ -17,17 +17,8 @@ repository_gone() {
   {
     manifest_header realroot-two-repos
     manifest_testrepo_steps
+    manifest_signed_repository second wslgpu-second file:/srv/second
     cat <<EOT
-
-[[step]]
-id = "second"
-kind = "apt_repository"
-repo_name = "wslgpu-second"
-uris = ["file:/srv/second"]
-suites = ["$TESTREPO_SUITE"]
-components = ["$TESTREPO_COMPONENT"]
-key_file = "$TESTREPO_KEY_IN_ROOT"
-key_fingerprint = "$TESTREPO_KEY_FINGERPRINT"
 
 [[step]]
 id = "lists-again"
