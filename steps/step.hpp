@@ -24,6 +24,7 @@
 
 #include "installer/host/accounts.hpp"
 #include "installer/system/filesystem.hpp"
+#include "installer/system/paths.hpp"
 #include "installer/host/host.hpp"
 #include "installer/plan/plan.hpp"
 #include "installer/system/process.hpp"
@@ -39,7 +40,7 @@ struct StepContext {
   ProcessRunner& runner;
   const HostFacts& host;
   std::string manifest_name;
-  std::string state_dir = "/var/lib/wslgpu-setup";  // target path of our own state
+  std::string state_dir = kStateDir;  // target path of our own state
   // Where apply reports the progress of long programs (apt, dpkg, a
   // download); nullptr during plan and when nobody shows it.
   ProgressSink* progress = nullptr;

@@ -1,4 +1,5 @@
 #include "steps/windows_interop.hpp"
+#include "installer/system/text.hpp"
 
 #include <chrono>
 #include <regex>
@@ -8,12 +9,6 @@
 namespace wslgpu {
 
 namespace {
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  auto e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 // A positive decimal count of at most six digits (no machine has a million
 // CPUs; a longer answer is not a count).
@@ -32,7 +27,7 @@ unsigned cpuinfo_processors(const std::string& text) {
     std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
     start = nl == std::string::npos ? text.size() : nl + 1;
     if (line.rfind("processor", 0) != 0) continue;
-    std::string rest = trim(line.substr(9));
+    std::string rest = std::string(text::trim(line.substr(9)));
     if (!rest.empty() && rest[0] == ':') ++n;
   }
   return n;
@@ -64,7 +59,7 @@ std::string windows_echo(StepContext& ctx, const std::string& text, std::vector<
   std::size_t start = 0;
   while (start < r.out.size()) {
     auto nl = r.out.find('\n', start);
-    std::string line = trim(r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+    std::string line = std::string(text::trim(r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start)));
     if (!line.empty()) last = line;
     start = nl == std::string::npos ? r.out.size() : nl + 1;
   }

@@ -1,4 +1,5 @@
 #include "steps/wsl_values.hpp"
+#include "installer/system/text.hpp"
 
 #include <cctype>
 #include <climits>
@@ -8,12 +9,6 @@
 namespace wslgpu {
 
 namespace {
-
-std::string trim_spaces(const std::string& s) {
-  auto b = s.find_first_not_of(" \t");
-  auto e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 }  // namespace
 
@@ -25,10 +20,10 @@ std::string without_trailing_comment(const std::string& raw) {
     } else if (raw[i] == '"') {
       quoted = !quoted;
     } else if (raw[i] == '#' && !quoted) {
-      return trim_spaces(raw.substr(0, i));
+      return std::string(text::trim(raw.substr(0, i), text::kBlanks));
     }
   }
-  return trim_spaces(raw);
+  return std::string(text::trim(raw, text::kBlanks));
 }
 
 std::optional<std::string> wsl_value(const std::string& raw) {

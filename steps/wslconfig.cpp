@@ -1,4 +1,5 @@
 #include "steps/wslconfig.hpp"
+#include "installer/system/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -88,17 +89,6 @@ const std::vector<SectionSpec>& wslconf_schema() {
   return schema;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  auto e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 bool all_digits(const std::string& s) {
   return !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos;
 }
@@ -138,9 +128,9 @@ std::string comparable(ValueType type, std::string value) {
     case ValueType::boolean:
     case ValueType::choice:
     case ValueType::size:
-      return lower(value);
+      return text::lower(value);
     case ValueType::windows_path:
-      return lower(escape_windows_path(value));
+      return text::lower(escape_windows_path(value));
     default:
       return value;
   }
@@ -163,7 +153,7 @@ std::string convert(const KeySpec& spec, const toml::node& node, const std::opti
   switch (spec.type) {
     case ValueType::boolean: {
       if (node.is_boolean()) return node.as_boolean()->get() ? "true" : "false";
-      if (auto s = text_of(); s && (lower(*s) == "true" || lower(*s) == "false")) return lower(*s);
+      if (auto s = text_of(); s && (text::lower(*s) == "true" || text::lower(*s) == "false")) return text::lower(*s);
       problem = "must be true or false";
       return "";
     }
@@ -179,7 +169,7 @@ std::string convert(const KeySpec& spec, const toml::node& node, const std::opti
         std::size_t digits = s->find_first_not_of("0123456789");
         std::string number = s->substr(0, digits);
         std::string unit = digits == std::string::npos ? "" : s->substr(digits);
-        std::string u = lower(unit);
+        std::string u = text::lower(unit);
         if (all_digits(number) && (u.empty() || u == "b" || u == "kb" || u == "mb" || u == "gb" || u == "tb")) {
           std::string upper = unit;
           std::transform(upper.begin(), upper.end(), upper.begin(),
@@ -202,7 +192,7 @@ std::string convert(const KeySpec& spec, const toml::node& node, const std::opti
     case ValueType::choice: {
       if (auto s = text_of()) {
         for (const auto& c : spec.choices)
-          if (lower(c) == lower(*s)) return c;
+          if (text::lower(c) == text::lower(*s)) return c;
       }
       std::string list;
       for (const auto& c : spec.choices) list += (list.empty() ? "\"" : ", \"") + c + "\"";
@@ -241,7 +231,7 @@ std::string convert(const KeySpec& spec, const toml::node& node, const std::opti
         std::size_t start = 0;
         while (true) {
           auto comma = s->find(',', start);
-          ports.push_back(trim(s->substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+          ports.push_back(std::string(text::trim(s->substr(start, comma == std::string::npos ? std::string::npos : comma - start))));
           if (comma == std::string::npos) break;
           start = comma + 1;
         }
@@ -368,7 +358,7 @@ class IniSettingsStep : public Step {
     if (!info || info->type != FileType::regular || info->size > 4096) return "";
     std::string home;
     try {
-      home = trim(ctx.fs.read(path));
+      home = text::trim(ctx.fs.read(path));
     } catch (const StepFailure&) {
       return "";
     }
@@ -400,7 +390,7 @@ class IniSettingsStep : public Step {
     conv.argv = {"wslpath", "-u", win};
     conv.timeout = std::chrono::seconds(5);
     ProcessResult w = ctx.runner.run(conv);
-    std::string linux_path = trim(w.out);
+    std::string linux_path = std::string(text::trim(w.out));
     if (!w.ok() || linux_path.empty() || linux_path[0] != '/' || !target_path_problem(linux_path).empty()) {
       tried.push_back("`" + conv.display() + "` " +
                       (w.not_found   ? std::string("was not found")
@@ -505,8 +495,8 @@ class IniSettingsStep : public Step {
                         "]; every occurrence is set");
       auto headers = doc.section_lines(s.section);
       if (headers.size() > 1 &&
-          std::find(sections_noted.begin(), sections_noted.end(), lower(s.section)) == sections_noted.end()) {
-        sections_noted.push_back(lower(s.section));
+          std::find(sections_noted.begin(), sections_noted.end(), text::lower(s.section)) == sections_noted.end()) {
+        sections_noted.push_back(text::lower(s.section));
         std::string lines;
         for (auto l : headers) lines += (lines.empty() ? "" : ", ") + std::to_string(l);
         notes.push_back("note: [" + s.section + "] appears on lines " + lines +
@@ -587,9 +577,9 @@ std::shared_ptr<Step> make_ini_step(StepKeys& keys, IniSettingsStep::Target targ
     }
     const SectionSpec* sec = nullptr;
     for (const auto& candidate : schema)
-      if (lower(candidate.name) == lower(section)) sec = &candidate;
+      if (text::lower(candidate.name) == text::lower(section)) sec = &candidate;
     if (!sec && !(allow_unknown && valid_ini_name(section))) {
-      std::string hint = suggest(lower(section), section_names);
+      std::string hint = suggest(text::lower(section), section_names);
       keys.error_at(spos, allow_unknown
                               ? "section name \"" + section + "\" may hold only letters, digits, '_', '-' and '.'"
                               : "unknown section [" + section + "]" +
@@ -606,16 +596,16 @@ std::shared_ptr<Step> make_ini_step(StepKeys& keys, IniSettingsStep::Target targ
       const KeySpec* spec = nullptr;
       if (sec)
         for (const auto& candidate : sec->keys)
-          if (lower(candidate.name) == lower(key)) spec = &candidate;
+          if (text::lower(candidate.name) == text::lower(key)) spec = &candidate;
       KeySpec loose{"", ValueType::text};
       if (!spec) {
         if (!allow_unknown) {
           std::vector<std::string> lowered;
-          for (const auto& n : key_names) lowered.push_back(lower(n));
-          std::string near = suggest(lower(key), lowered);
+          for (const auto& n : key_names) lowered.push_back(text::lower(n));
+          std::string near = suggest(text::lower(key), lowered);
           std::string hint;
           for (const auto& n : key_names)
-            if (!near.empty() && lower(n) == near) hint = n;
+            if (!near.empty() && text::lower(n) == near) hint = n;
           keys.error_at(toml_pos(kk->source(), kpos.file),
                         "unknown key \"" + key + "\" in [" + section + "]" +
                             (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") +

@@ -1,4 +1,5 @@
 #include "installer/cli/commands.hpp"
+#include "installer/system/paths.hpp"
 
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -34,7 +35,6 @@ namespace wslgpu {
 
 namespace {
 
-constexpr const char* kStateDir = "/var/lib/wslgpu-setup";
 constexpr int kSavedPlanFormat = 1;
 
 void check_root(const std::string& root) {

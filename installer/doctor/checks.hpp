@@ -79,8 +79,6 @@ void check_apt_keys(DoctorScan& scan);
 void check_windows(DoctorScan& scan);
 
 // Helpers shared by the check files.
-std::string trim(const std::string& s);
-std::string lower(std::string s);
 // Lines of TEXT that are not blank and not comments ('#').
 std::vector<std::string> active_lines(const std::string& text);
 // The first "A.B[.C...]" in TEXT after the first match of PREFIX ("" when none).

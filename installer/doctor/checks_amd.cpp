@@ -20,16 +20,12 @@ namespace wslgpu::doctor {
 
 namespace {
 
-constexpr const char* kGroup = "AMD";
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+constexpr const char* kAmdGroup = "AMD";
 
 std::vector<std::string> dkms_packages(const DoctorScan& scan) {
   std::vector<std::string> out;
   for (const auto& [name, version] : scan.installed)
-    if (name.find(':') == std::string::npos && (name == "dkms" || ends_with(name, "-dkms"))) out.push_back(name);
+    if (name.find(':') == std::string::npos && (name == "dkms" || name.ends_with("-dkms"))) out.push_back(name);
   return out;
 }
 
@@ -63,17 +59,17 @@ std::string dxg_detection_file(const DoctorScan& scan) {
 void check_dkms(DoctorScan& scan, const std::vector<std::string>& dkms) {
   if (dkms.empty()) {
     if (!scan.dpkg_problem.empty()) {
-      scan.add("amd.dkms", kGroup, FindingStatus::warn,
+      scan.add("amd.dkms", kAmdGroup, FindingStatus::warn,
                "cannot tell whether a DKMS package is installed: the dpkg status is unreadable", scan.dpkg_problem,
                "See the dpkg finding under Configuration.");
     } else {
-      scan.add("amd.dkms", kGroup, FindingStatus::ok, "no DKMS package is installed");
+      scan.add("amd.dkms", kAmdGroup, FindingStatus::ok, "no DKMS package is installed");
     }
     return;
   }
   std::string purge = "sudo apt purge";
   for (const auto& p : dkms) purge += " " + p;
-  scan.add("amd.dkms", kGroup, FindingStatus::fail, "DKMS packages are installed: " + join_words(dkms, ", "),
+  scan.add("amd.dkms", kAmdGroup, FindingStatus::fail, "DKMS packages are installed: " + join_words(dkms, ", "),
            "DKMS builds kernel modules for the running kernel, and WSL2 runs Microsoft's kernel, which has no headers "
            "to build against (\"kernel headers for ...-microsoft-standard-WSL2 cannot be found\"). Under WSL the GPU "
            "comes through /dev/dxg, not a kernel module.",
@@ -85,7 +81,7 @@ void check_dkms(DoctorScan& scan, const std::vector<std::string>& dkms) {
 void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
   const std::string& v = scan.rocm_version;
   if (v.empty()) {
-    scan.add("amd.wsl-runtime", kGroup, FindingStatus::warn, "ROCm's version is unknown: rocm-core is not installed",
+    scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::warn, "ROCm's version is unknown: rocm-core is not installed",
              "The WSL runtime ROCm needs depends on its release, which rocm-core records; without it ROCm is not "
              "installed, or only in part.",
              "sudo wslgpu-setup install rocm");
@@ -94,15 +90,15 @@ void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
   const std::string release = release_of(v);
   const std::string mm = major_minor(v);
   if (compare_versions(release, "6.1.3") < 0) {
-    scan.add("amd.wsl-runtime", kGroup, FindingStatus::fail, "ROCm " + release + " predates WSL support",
+    scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::fail, "ROCm " + release + " predates WSL support",
              "AMD supports WSL from ROCm 6.1.3 on; older releases have no WSL runtime.",
              "Install a WSL-capable release: sudo wslgpu-setup install rocm (6.4.2.1), or 7.1 or later.");
   } else if (compare_versions(mm, "7.0") < 0) {
     if (scan.installed_pkg("hsa-runtime-rocr4wsl-amdgpu")) {
-      scan.add("amd.wsl-runtime", kGroup, FindingStatus::ok,
+      scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::ok,
                "ROCm " + release + " with its WSL runtime (hsa-runtime-rocr4wsl-amdgpu)");
     } else {
-      scan.add("amd.wsl-runtime", kGroup, FindingStatus::fail,
+      scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::fail,
                "ROCm " + release + " without its WSL runtime: hsa-runtime-rocr4wsl-amdgpu is not installed",
                "ROCm 6.1.3 to 6.4.x reach the GPU under WSL only through the WSL build of the HSA runtime; the "
                "standard runtime looks for /dev/kfd, which WSL does not have.",
@@ -111,15 +107,15 @@ void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
                "no WSL build (plain 6.4.2 has none; 6.4.2.1 has): use 6.4.2.1.");
     }
   } else if (mm == "7.0") {
-    scan.add("amd.wsl-runtime", kGroup, FindingStatus::fail, "ROCm " + release + " has no WSL support",
+    scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::fail, "ROCm " + release + " has no WSL support",
              "ROCm 7.0.x shipped no WSL runtime at all (\"Unable to locate package hsa-runtime-rocr4wsl-amdgpu\").",
              "Replace it with a WSL-capable release: 6.4.2.1 (sudo wslgpu-setup install rocm) or 7.1 or later.");
   } else if (!facts.dxg_detection_file.empty()) {
     scan.add(
-        "amd.wsl-runtime", kGroup, FindingStatus::ok,
+        "amd.wsl-runtime", kAmdGroup, FindingStatus::ok,
         "ROCm " + release + " with dxg detection on (HSA_ENABLE_DXG_DETECTION=1 in " + facts.dxg_detection_file + ")");
   } else {
-    scan.add("amd.wsl-runtime", kGroup, FindingStatus::fail,
+    scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::fail,
              "ROCm " + release + ", but HSA_ENABLE_DXG_DETECTION=1 is not set",
              "ROCm 7.1 and later reach the GPU under WSL through the librocdxg bridge, which is used only when "
              "HSA_ENABLE_DXG_DETECTION=1; without it rocminfo says \"No WDDM adapters found\" or \"hsa_init "
@@ -158,7 +154,7 @@ void check_librocdxg(DoctorScan& scan) {
   const bool pkg = scan.installed_pkg("rocdxg-roct");
   const bool has_lib = scan.exists(lib);
   if (legacy && (pkg || has_lib)) {
-    scan.add("amd.librocdxg", kGroup, FindingStatus::fail,
+    scan.add("amd.librocdxg", kAmdGroup, FindingStatus::fail,
              "both the legacy WSL runtime (hsa-runtime-rocr4wsl-amdgpu) and librocdxg (" +
                  std::string(pkg ? "rocdxg-roct" : lib) + ") are installed",
              "They are the two ways ROCm reaches the GPU under WSL, each for its own releases (legacy up to 7.2, "
@@ -173,7 +169,7 @@ void check_librocdxg(DoctorScan& scan) {
   const std::string expected = matrix_rocdxg_version(scan, release);
   const std::string version = pkg ? release_of(scan.installed.at("rocdxg-roct")) : "";
   if (!has_lib) {
-    scan.add("amd.librocdxg", kGroup, FindingStatus::fail,
+    scan.add("amd.librocdxg", kAmdGroup, FindingStatus::fail,
              "ROCm " + release + " without librocdxg: " + lib + " is missing" +
                  (pkg ? " although rocdxg-roct " + version + " is installed" : ""),
              "From ROCm 7.2.1 the standard runtime reaches the GPU under WSL only through librocdxg, which is not "
@@ -183,14 +179,14 @@ void check_librocdxg(DoctorScan& scan) {
     return;
   }
   if (!expected.empty() && pkg && version != expected) {
-    scan.add("amd.librocdxg", kGroup, FindingStatus::warn,
+    scan.add("amd.librocdxg", kAmdGroup, FindingStatus::warn,
              "librocdxg " + version + " with ROCm " + release + "; the rocm profile pairs " + release +
                  " with librocdxg " + expected,
              "librocdxg must match the runtime it loads into (ROCm/librocdxg's README lists the pairs).",
              "sudo wslgpu-setup install rocm --set rocm_version=" + release + " installs librocdxg " + expected + ".");
     return;
   }
-  scan.add("amd.librocdxg", kGroup, FindingStatus::ok,
+  scan.add("amd.librocdxg", kAmdGroup, FindingStatus::ok,
            "librocdxg" + (version.empty() ? std::string() : " " + version) + " for ROCm " + release + " (" + lib +
                ")");
 }
@@ -198,12 +194,12 @@ void check_librocdxg(DoctorScan& scan) {
 void check_distro_runtime(DoctorScan& scan) {
   auto found = installed_matching(scan, {"libhsa-runtime64-1", "libhsakmt1"});
   if (found.empty()) {
-    scan.add("amd.distro-hsa", kGroup, FindingStatus::ok,
+    scan.add("amd.distro-hsa", kAmdGroup, FindingStatus::ok,
              "no distribution HSA runtime (libhsa-runtime64-1, libhsakmt1) is installed");
     return;
   }
   scan.add(
-      "amd.distro-hsa", kGroup, FindingStatus::fail,
+      "amd.distro-hsa", kAmdGroup, FindingStatus::fail,
       "the distribution's ROCm runtime is installed: " + join_words(found, ", "),
       "Ubuntu's own HSA runtime (ROCm 5.7) is found before /opt/rocm's and cannot reach the GPU under WSL.",
       "sudo apt remove " + join_words(found, " ") + " (the rocm profile does this: sudo wslgpu-setup install rocm)");
@@ -214,7 +210,7 @@ void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
   for (const char* p : {"/opt/rocm/bin/rocminfo", "/usr/bin/rocminfo"})
     if (rocminfo.empty() && scan.exists(p)) rocminfo = p;
   if (rocminfo.empty()) {
-    scan.add("amd.rocminfo", kGroup, FindingStatus::warn, "rocminfo not found",
+    scan.add("amd.rocminfo", kAmdGroup, FindingStatus::warn, "rocminfo not found",
              "rocminfo is how ROCm reports the GPUs it can use; without it ROCm is not installed, or only in part.",
              "sudo wslgpu-setup install rocm");
     return;
@@ -239,13 +235,13 @@ void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
             : "On Windows, update the Adrenalin driver (with WSL support) and run `wsl --shutdown`; check the WSL "
               "runtime finding above.";
   if (r.timed_out) {
-    scan.add("amd.rocminfo", kGroup, FindingStatus::fail, "rocminfo did not answer within " + scan.timeout_text(),
+    scan.add("amd.rocminfo", kAmdGroup, FindingStatus::fail, "rocminfo did not answer within " + scan.timeout_text(),
              "rocminfo hangs when the runtime waits on a GPU it cannot reach." + scan.dxg_note(),
              "On Windows: run `wsl --shutdown`, update the Adrenalin driver, and try again.");
     return;
   }
   if (output.find("HSA_STATUS_ERROR_OUT_OF_RESOURCES") != std::string::npos) {
-    scan.add("amd.rocminfo", kGroup, FindingStatus::fail, "rocminfo: HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+    scan.add("amd.rocminfo", kAmdGroup, FindingStatus::fail, "rocminfo: HSA_STATUS_ERROR_OUT_OF_RESOURCES",
              "ROCm detected WSL but could not use the GPU: this ROCm release, this GPU or this distribution is not "
              "in AMD's WSL support matrix." +
                  scan.dxg_note(),
@@ -254,12 +250,12 @@ void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
     return;
   }
   if (output.find("No WDDM adapters found") != std::string::npos) {
-    scan.add("amd.rocminfo", kGroup, FindingStatus::fail, "rocminfo: No WDDM adapters found",
+    scan.add("amd.rocminfo", kAmdGroup, FindingStatus::fail, "rocminfo: No WDDM adapters found",
              bridge_cause + scan.dxg_note(), bridge_fix);
     return;
   }
   if (output.find("hsa_init Failed") != std::string::npos) {
-    scan.add("amd.rocminfo", kGroup, FindingStatus::fail, "rocminfo: hsa_init Failed",
+    scan.add("amd.rocminfo", kAmdGroup, FindingStatus::fail, "rocminfo: hsa_init Failed",
              "The HSA runtime could not start. " + bridge_cause + scan.dxg_note(), bridge_fix);
     return;
   }
@@ -268,11 +264,11 @@ void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
   for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), gfx); it != std::sregex_iterator(); ++it)
     agents.insert(it->str());
   if (!agents.empty()) {
-    scan.add("amd.rocminfo", kGroup, FindingStatus::ok,
+    scan.add("amd.rocminfo", kAmdGroup, FindingStatus::ok,
              "rocminfo lists " + join_words(std::vector<std::string>(agents.begin(), agents.end())));
     return;
   }
-  scan.add("amd.rocminfo", kGroup, FindingStatus::fail,
+  scan.add("amd.rocminfo", kAmdGroup, FindingStatus::fail,
            r.ok() ? "rocminfo lists no GPU agent" : "rocminfo failed (exit " + std::to_string(r.exit_code) + ")",
            "ROCm sees no GPU: the Windows driver has no WSL support for this GPU, or the runtime is not the WSL "
            "one." +
@@ -302,7 +298,7 @@ void check_torch(DoctorScan& scan) {
     for (const auto& name : scan.list_prefixed(dir, "libhsa-runtime64.so")) bundled.push_back(dir + "/" + name);
   }
   if (bundled.empty()) {
-    scan.add("amd.torch-hsa", kGroup, FindingStatus::ok,
+    scan.add("amd.torch-hsa", kAmdGroup, FindingStatus::ok,
              torch_dirs.empty() ? "no PyTorch install bundles its own libhsa-runtime64.so"
                                 : "PyTorch (" + join_words(torch_dirs, ", ") + ") bundles no libhsa-runtime64.so");
     return;
@@ -311,7 +307,7 @@ void check_torch(DoctorScan& scan) {
   for (const auto& f : bundled) dirs.insert(f.substr(0, f.rfind('/')));
   std::string rm;
   for (const auto& d : dirs) rm += (rm.empty() ? "rm " : " ") + d + "/libhsa-runtime64.so*";
-  scan.add("amd.torch-hsa", kGroup, FindingStatus::fail,
+  scan.add("amd.torch-hsa", kAmdGroup, FindingStatus::fail,
            "PyTorch bundles its own HSA runtime: " + join_words(bundled, ", "),
            "rocminfo can work while PyTorch sees no GPU: the libhsa-runtime64.so in torch/lib is loaded instead of "
            "the WSL runtime, and it cannot reach the GPU under WSL.",

@@ -16,7 +16,7 @@ namespace wslgpu::doctor {
 
 namespace {
 
-constexpr const char* kGroup = "Configuration";
+constexpr const char* kAptKeysGroup = "Configuration";
 constexpr std::int64_t kSoon = 30 * 24 * 3600;
 
 std::string date_of(std::int64_t t) {
@@ -53,7 +53,7 @@ void check_apt_keys(DoctorScan& scan) {
   try {
     files = read_apt_sources(scan.fs);
   } catch (const std::exception& e) {
-    scan.add("config.apt-keys", kGroup, FindingStatus::warn, std::string("apt's sources cannot be read: ") + e.what());
+    scan.add("config.apt-keys", kAptKeysGroup, FindingStatus::warn, std::string("apt's sources cannot be read: ") + e.what());
     return;
   }
   std::vector<Keyring> keyrings;
@@ -76,7 +76,7 @@ void check_apt_keys(DoctorScan& scan) {
     }
   }
   if (keyrings.empty()) {
-    scan.add("config.apt-keys", kGroup, FindingStatus::ok, "no apt source names its own signing key");
+    scan.add("config.apt-keys", kAptKeysGroup, FindingStatus::ok, "no apt source names its own signing key");
     return;
   }
   const std::int64_t now = scan.machine.now();
@@ -103,14 +103,14 @@ void check_apt_keys(DoctorScan& scan) {
                          k.sources.front());
   }
   if (problems.empty()) {
-    scan.add("config.apt-keys", kGroup, FindingStatus::ok,
+    scan.add("config.apt-keys", kAptKeysGroup, FindingStatus::ok,
              "the " + std::to_string(checked) + (checked == 1 ? " signing key" : " signing keys") +
                  " of the apt sources are valid for more than 30 days");
     return;
   }
   std::string seen;
   for (const auto& p : problems) seen += (seen.empty() ? "" : "; ") + p;
-  scan.add("config.apt-keys", kGroup, FindingStatus::warn, seen,
+  scan.add("config.apt-keys", kAptKeysGroup, FindingStatus::warn, seen,
            "apt refuses a repository whose key has expired (EXPKEYSIG), and then `apt update` fails for every "
            "source. Vendors extend a key by republishing the same key with a later expiry.",
            "Fetch the vendor's current copy of the key into that file (for a repository wslgpu-setup added, "

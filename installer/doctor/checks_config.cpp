@@ -8,13 +8,14 @@
 #include <string>
 
 #include "installer/host/accounts.hpp"
+#include "installer/system/text.hpp"
 #include "installer/doctor/checks.hpp"
 
 namespace wslgpu::doctor {
 
 namespace {
 
-constexpr const char* kGroup = "Configuration";
+constexpr const char* kConfigGroup = "Configuration";
 constexpr std::uint64_t kGiB = 1024ull * 1024 * 1024;
 constexpr const char* kMemoryFix =
     "sudo wslgpu-setup install wslconfig --set memory=16GB, then run `wsl --shutdown` on Windows.";
@@ -24,10 +25,10 @@ constexpr const char* kMemoryCause =
 
 // Bytes in a .wslconfig size ("16GB", "512MB", "8589934592"), binary units as WSL reads them.
 std::optional<std::uint64_t> parse_size(const std::string& text) {
-  std::string t = lower(trim(text));
+  std::string t = text::lower(text::trim(text));
   std::size_t digits = t.find_first_not_of("0123456789.");
   std::string number = t.substr(0, digits);
-  std::string unit = digits == std::string::npos ? "" : trim(t.substr(digits));
+  std::string unit = digits == std::string::npos ? "" : std::string(text::trim(t.substr(digits)));
   if (number.empty() || number.find_first_of("0123456789") == std::string::npos) return std::nullopt;
   double value = 0;
   try {
@@ -57,37 +58,37 @@ void check_memory_setting(DoctorScan& scan, const IniDocument& doc, const std::s
     for (const auto& section : doc.sections()) {
       if (section == "wsl2" || !doc.get(section, "memory")) continue;
       scan.add(
-          "config.wslconfig-memory", kGroup, FindingStatus::warn,
+          "config.wslconfig-memory", kConfigGroup, FindingStatus::warn,
           path + ":" + std::to_string(doc.line_of(section, "memory")) + ": memory is under [" + section +
               "], not [wsl2]",
           "WSL reads memory only from the [wsl2] section, so this setting is not in force.",
           "Move the line under [wsl2], then run `wsl --shutdown` on Windows (or: " + std::string(kMemoryFix) + ")");
       return;
     }
-    scan.add("config.wslconfig-memory", kGroup, FindingStatus::ok,
+    scan.add("config.wslconfig-memory", kConfigGroup, FindingStatus::ok,
              "memory is not set in .wslconfig: WSL gives the distribution half of Windows' memory");
     return;
   }
   auto bytes = parse_size(*memory);
   const std::string where = path + ":" + std::to_string(doc.line_of("wsl2", "memory"));
   if (!bytes) {
-    scan.add("config.wslconfig-memory", kGroup, FindingStatus::warn,
+    scan.add("config.wslconfig-memory", kConfigGroup, FindingStatus::warn,
              where + ": memory=" + *memory + " is not a size WSL understands",
              "WSL expects a size such as 16GB or 8192MB and ignores anything else.", kMemoryFix);
   } else if (*bytes < 8 * kGiB) {
-    scan.add("config.wslconfig-memory", kGroup, FindingStatus::warn, where + ": memory=" + *memory + " is below 8GB",
+    scan.add("config.wslconfig-memory", kConfigGroup, FindingStatus::warn, where + ": memory=" + *memory + " is below 8GB",
              kMemoryCause, kMemoryFix);
   } else if (*bytes < 16 * kGiB) {
-    scan.add("config.wslconfig-memory", kGroup, FindingStatus::ok,
+    scan.add("config.wslconfig-memory", kConfigGroup, FindingStatus::ok,
              "memory=" + *memory + " in .wslconfig (16GB is advised for machine learning)");
   } else {
-    scan.add("config.wslconfig-memory", kGroup, FindingStatus::ok, "memory=" + *memory + " in .wslconfig");
+    scan.add("config.wslconfig-memory", kConfigGroup, FindingStatus::ok, "memory=" + *memory + " in .wslconfig");
   }
 }
 
 void check_wslconfig(DoctorScan& scan) {
   if (scan.host.windows_home.empty()) {
-    scan.add("config.wslconfig", kGroup, FindingStatus::warn,
+    scan.add("config.wslconfig", kConfigGroup, FindingStatus::warn,
              "the Windows profile folder was not found, so .wslconfig was not checked",
              "doctor looks for %USERPROFILE%\\.wslconfig in the one user folder under /mnt/<drive>/Users.",
              "Name it: wslgpu-setup --windows-home /mnt/c/Users/<you> doctor");
@@ -96,24 +97,24 @@ void check_wslconfig(DoctorScan& scan) {
   const std::string path = scan.host.windows_home + "/.wslconfig";
   auto text = scan.read(path);
   if (!text) {
-    scan.add("config.wslconfig", kGroup, FindingStatus::ok,
+    scan.add("config.wslconfig", kConfigGroup, FindingStatus::ok,
              "no " + path + ": WSL's defaults are in force (half of Windows' memory)");
     return;
   }
   if (looks_like_utf16(*text)) {
-    scan.add("config.wslconfig", kGroup, FindingStatus::warn, path + " is UTF-16; WSL ignores it",
+    scan.add("config.wslconfig", kConfigGroup, FindingStatus::warn, path + " is UTF-16; WSL ignores it",
              "WSL silently ignores a .wslconfig saved as UTF-16, so none of its settings are in force.",
              "Save it as UTF-8 (Notepad: File, Save as, Encoding UTF-8), then run `wsl --shutdown` on Windows.");
     return;
   }
   try {
     IniDocument doc = IniDocument::parse(*text, path);
-    scan.add("config.wslconfig", kGroup, FindingStatus::ok, path + " is valid UTF-8");
+    scan.add("config.wslconfig", kConfigGroup, FindingStatus::ok, path + " is valid UTF-8");
     check_memory_setting(scan, doc, path);
   } catch (const InputError& e) {
     std::string all;
     for (const auto& d : e.diagnostics()) all += (all.empty() ? "" : "\n") + d.str();
-    scan.add("config.wslconfig", kGroup, FindingStatus::warn, path + " has lines WSL ignores",
+    scan.add("config.wslconfig", kConfigGroup, FindingStatus::warn, path + " has lines WSL ignores",
              all + "\nWSL silently skips such lines, so those settings are not in force.",
              "Put each key on its own line under its [section] header ([wsl2], then memory=16GB on the next line), "
              "then run `wsl --shutdown` on Windows.");
@@ -134,15 +135,15 @@ void check_memory(DoctorScan& scan) {
     }
   }
   if (!total) {
-    scan.add("config.memory", kGroup, FindingStatus::warn,
+    scan.add("config.memory", kConfigGroup, FindingStatus::warn,
              "the distribution's memory is unknown: /proc/meminfo has no MemTotal",
              "doctor compares the memory WSL gives the distribution with the 8GB the source documents ask for.",
              "Check by hand: `free -g`.");
   } else if (*total < 8 * kGiB - kGiB / 2) {  // memory=8GB shows as a little under 8 GB
-    scan.add("config.memory", kGroup, FindingStatus::warn,
+    scan.add("config.memory", kConfigGroup, FindingStatus::warn,
              "the distribution has " + size_text(*total) + " of memory, below 8GB", kMemoryCause, kMemoryFix);
   } else {
-    scan.add("config.memory", kGroup, FindingStatus::ok, "the distribution has " + size_text(*total) + " of memory");
+    scan.add("config.memory", kConfigGroup, FindingStatus::ok, "the distribution has " + size_text(*total) + " of memory");
   }
 }
 
@@ -155,14 +156,14 @@ void check_disk(DoctorScan& scan) {
   const std::string cause =
       "ROCm and the CUDA toolkit take several GB to download and more to unpack; apt stops midway without space.";
   if (!free_bytes) {
-    scan.add("config.disk", kGroup, FindingStatus::warn, "free disk space is unknown", "", "Check by hand: `df -h /`.");
+    scan.add("config.disk", kConfigGroup, FindingStatus::warn, "free disk space is unknown", "", "Check by hand: `df -h /`.");
   } else if (*free_bytes < 2 * kGiB) {
-    scan.add("config.disk", kGroup, FindingStatus::fail, size_text(*free_bytes) + " of disk free", cause, fix);
+    scan.add("config.disk", kConfigGroup, FindingStatus::fail, size_text(*free_bytes) + " of disk free", cause, fix);
   } else if (*free_bytes < 20 * kGiB) {
-    scan.add("config.disk", kGroup, FindingStatus::warn, size_text(*free_bytes) + " of disk free, below 20 GB", cause,
+    scan.add("config.disk", kConfigGroup, FindingStatus::warn, size_text(*free_bytes) + " of disk free, below 20 GB", cause,
              fix);
   } else {
-    scan.add("config.disk", kGroup, FindingStatus::ok, size_text(*free_bytes) + " of disk free");
+    scan.add("config.disk", kConfigGroup, FindingStatus::ok, size_text(*free_bytes) + " of disk free");
   }
 }
 
@@ -178,25 +179,25 @@ void check_groups(DoctorScan& scan) {
       (member ? in : out).push_back(name);
     }
   } catch (const std::exception& e) {
-    scan.add("config.groups", kGroup, FindingStatus::warn, "the groups of " + scan.host.user + " cannot be read",
+    scan.add("config.groups", kConfigGroup, FindingStatus::warn, "the groups of " + scan.host.user + " cannot be read",
              e.what(), "Check by hand: `id " + scan.host.user + "`.");
     return;
   }
   const std::string& user = scan.host.user;
   if (out.empty()) {
-    scan.add("config.groups", kGroup, FindingStatus::ok, user + " is in video and render");
+    scan.add("config.groups", kConfigGroup, FindingStatus::ok, user + " is in video and render");
     return;
   }
   if (scan.host.wsl == "2" || !scan.exists("/dev/kfd")) {
     scan.add(
-        "config.groups", kGroup, FindingStatus::ok,
+        "config.groups", kConfigGroup, FindingStatus::ok,
         user + " is not in " + join_words(out) +
             (scan.host.wsl == "2" ? ": not needed under WSL (there is no /dev/kfd)" : ": not needed without /dev/kfd"),
         "On native Linux the video and render groups open /dev/kfd and /dev/dri; under WSL the GPU is "
         "/dev/dxg, which every user can open.");
     return;
   }
-  scan.add("config.groups", kGroup, FindingStatus::warn, user + " is not in " + join_words(out),
+  scan.add("config.groups", kConfigGroup, FindingStatus::warn, user + " is not in " + join_words(out),
            "This machine has /dev/kfd (native Linux): ROCm fails with permission errors for users outside video and "
            "render.",
            "sudo usermod -aG video,render " + user + " (-aG, never -G), then log out and in again.");
@@ -220,10 +221,10 @@ void check_path(DoctorScan& scan) {
     }
   }
   if (missing.empty()) {
-    scan.add("config.path", kGroup, FindingStatus::ok, "PATH includes " + join_words(found));
+    scan.add("config.path", kConfigGroup, FindingStatus::ok, "PATH includes " + join_words(found));
     return;
   }
-  scan.add("config.path", kGroup, FindingStatus::warn,
+  scan.add("config.path", kConfigGroup, FindingStatus::warn,
            join_words(missing) + (missing.size() == 1 ? " is" : " are") + " not on PATH for login shells",
            "The toolkit's commands (rocminfo, hipcc, nvcc) are then found only by their full path.",
            fix + ", then open a new shell.");
@@ -231,14 +232,14 @@ void check_path(DoctorScan& scan) {
 
 void check_dpkg(DoctorScan& scan) {
   if (!scan.dpkg_problem.empty()) {
-    scan.add("config.dpkg", kGroup, FindingStatus::fail, "the dpkg status database cannot be read",
+    scan.add("config.dpkg", kConfigGroup, FindingStatus::fail, "the dpkg status database cannot be read",
              scan.dpkg_problem + "\napt and dpkg cannot work with a damaged status database.",
              "Restore the newest backup that dpkg accepts: sudo cp /var/backups/dpkg.status.0 /var/lib/dpkg/status");
     return;
   }
   auto pending = pending_dpkg_updates(scan.fs);
   if (!pending.empty()) {
-    scan.add("config.dpkg", kGroup, FindingStatus::fail,
+    scan.add("config.dpkg", kConfigGroup, FindingStatus::fail,
              "an earlier dpkg run was interrupted: /var/lib/dpkg/updates/ holds " + std::to_string(pending.size()) +
                  (pending.size() == 1 ? " unfinished entry" : " unfinished entries"),
              "apt refuses to install or remove anything until dpkg has finished the interrupted run.",
@@ -248,7 +249,7 @@ void check_dpkg(DoctorScan& scan) {
   std::size_t count = 0;
   for (const auto& [name, version] : scan.installed)
     if (name.find(':') == std::string::npos) ++count;
-  scan.add("config.dpkg", kGroup, FindingStatus::ok,
+  scan.add("config.dpkg", kConfigGroup, FindingStatus::ok,
            "dpkg is consistent (" + std::to_string(count) + " packages installed)");
 }
 

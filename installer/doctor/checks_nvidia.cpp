@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "installer/doctor/checks.hpp"
+#include "installer/system/text.hpp"
 #include "installer/host/nvidia_driver.hpp"
 #include "installer/manifest/bundled_manifests.hpp"
 
@@ -19,14 +20,14 @@ namespace wslgpu::doctor {
 
 namespace {
 
-constexpr const char* kGroup = "NVIDIA";
+constexpr const char* kNvidiaGroup = "NVIDIA";
 constexpr const char* kStubDir = "/usr/lib/wsl/lib";
 
 std::string first_line(const std::string& text) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    line = trim(line);
+    line = text::trim(line);
     if (!line.empty()) return line;
   }
   return "";
@@ -43,11 +44,11 @@ void check_stubs(DoctorScan& scan) {
   for (const char* f : {"libcuda.so.1", "nvidia-smi"})
     if (!scan.exists(std::string(kStubDir) + "/" + f)) missing.push_back(f);
   if (missing.empty()) {
-    scan.add("nvidia.stubs", kGroup, FindingStatus::ok,
+    scan.add("nvidia.stubs", kNvidiaGroup, FindingStatus::ok,
              "libcuda.so.1 and nvidia-smi are in /usr/lib/wsl/lib (the Windows driver's stubs)");
     return;
   }
-  scan.add("nvidia.stubs", kGroup, FindingStatus::fail, "/usr/lib/wsl/lib has no " + join_words(missing),
+  scan.add("nvidia.stubs", kNvidiaGroup, FindingStatus::fail, "/usr/lib/wsl/lib has no " + join_words(missing),
            "The NVIDIA Windows driver provides them through the WSL driver mount; a driver older than 465.89, or "
            "none, does not." +
                scan.dxg_note(),
@@ -58,7 +59,7 @@ void check_stubs(DoctorScan& scan) {
 void check_linux_driver(DoctorScan& scan) {
   auto found = installed_matching(scan, linux_nvidia_driver_patterns());
   if (!found.empty()) {
-    scan.add("nvidia.linux-driver", kGroup, FindingStatus::fail,
+    scan.add("nvidia.linux-driver", kNvidiaGroup, FindingStatus::fail,
              "a Linux NVIDIA driver is installed inside WSL: " + join_words(found, ", "),
              "A Linux NVIDIA driver shadows the WSL driver stubs in /usr/lib/wsl/lib (\"Failed to initialize NVML: "
              "GPU access blocked by the operating system\"). Inside WSL the Windows driver is the driver.",
@@ -66,11 +67,11 @@ void check_linux_driver(DoctorScan& scan) {
                  " (this also removes `cuda` or `cuda-12-x` metapackages that need the driver; the toolkit alone is "
                  "cuda-toolkit-12-x: sudo wslgpu-setup install cuda)");
   } else if (!scan.dpkg_problem.empty()) {
-    scan.add("nvidia.linux-driver", kGroup, FindingStatus::warn,
+    scan.add("nvidia.linux-driver", kNvidiaGroup, FindingStatus::warn,
              "cannot tell whether a Linux NVIDIA driver is installed: the dpkg status is unreadable", scan.dpkg_problem,
              "See the dpkg finding under Configuration.");
   } else {
-    scan.add("nvidia.linux-driver", kGroup, FindingStatus::ok, "no Linux NVIDIA driver package is installed");
+    scan.add("nvidia.linux-driver", kNvidiaGroup, FindingStatus::ok, "no Linux NVIDIA driver package is installed");
   }
 }
 
@@ -82,8 +83,8 @@ void check_linker_path(DoctorScan& scan) {
     auto text = scan.read(file);
     if (!text) continue;
     for (const auto& line : active_lines(*text)) {
-      if (trim(line) == kStubDir || trim(line) == std::string(kStubDir) + "/") {
-        scan.add("nvidia.linker-path", kGroup, FindingStatus::ok,
+      if (text::trim(line) == kStubDir || text::trim(line) == std::string(kStubDir) + "/") {
+        scan.add("nvidia.linker-path", kNvidiaGroup, FindingStatus::ok,
                  "/usr/lib/wsl/lib is on the dynamic linker's path (" + file + ")");
         return;
       }
@@ -92,13 +93,13 @@ void check_linker_path(DoctorScan& scan) {
   for (const auto& file : scan.login_files()) {
     for (const auto& line : active_lines(*scan.read(file))) {
       if (line.find("LD_LIBRARY_PATH") != std::string::npos && line.find(kStubDir) != std::string::npos) {
-        scan.add("nvidia.linker-path", kGroup, FindingStatus::ok,
+        scan.add("nvidia.linker-path", kNvidiaGroup, FindingStatus::ok,
                  "/usr/lib/wsl/lib is on LD_LIBRARY_PATH for login shells (" + file + ")");
         return;
       }
     }
   }
-  scan.add("nvidia.linker-path", kGroup, FindingStatus::fail, "/usr/lib/wsl/lib is not on the dynamic linker's path",
+  scan.add("nvidia.linker-path", kNvidiaGroup, FindingStatus::fail, "/usr/lib/wsl/lib is not on the dynamic linker's path",
            "Programs fail with \"libcuda.so: cannot open shared object file\": the driver stub is there, but the "
            "linker does not look in that folder. WSL normally lists it in /etc/ld.so.conf.d/ld.wsl.conf.",
            "echo /usr/lib/wsl/lib | sudo tee /etc/ld.so.conf.d/ld.wsl.conf && sudo ldconfig (or `sudo wslgpu-setup "
@@ -115,13 +116,13 @@ void check_libcuda_copies(DoctorScan& scan) {
     for (const auto& name : scan.list_prefixed(dir, "libcuda.so")) copies.push_back(std::string(dir) + "/" + name);
   }
   if (copies.empty()) {
-    scan.add("nvidia.ldconfig", kGroup, FindingStatus::ok,
+    scan.add("nvidia.ldconfig", kNvidiaGroup, FindingStatus::ok,
              "no libcuda copies outside /usr/lib/wsl/lib; ldconfig's \"libcuda.so.1 is not a symbolic link\" "
              "warning is harmless",
              harmless);
     return;
   }
-  scan.add("nvidia.ldconfig", kGroup, FindingStatus::warn,
+  scan.add("nvidia.ldconfig", kNvidiaGroup, FindingStatus::warn,
            "libcuda outside /usr/lib/wsl/lib: " + join_words(copies, ", "),
            harmless +
                " Copying or linking libcuda elsewhere to silence it shadows the stub, and breaks as soon as "
@@ -138,14 +139,14 @@ void check_nvidia_smi(DoctorScan& scan) {
   std::string output = r.out + r.err;
   static const std::regex gpu_line(R"(GPU [0-9]+:)");
   if (r.timed_out) {
-    scan.add("nvidia.smi", kGroup, FindingStatus::fail, "nvidia-smi -L did not answer within " + scan.timeout_text(),
+    scan.add("nvidia.smi", kNvidiaGroup, FindingStatus::fail, "nvidia-smi -L did not answer within " + scan.timeout_text(),
              "nvidia-smi hangs when the Windows driver cannot reach the GPU." + scan.dxg_note(),
              "On Windows: run `wsl --shutdown`, update the NVIDIA driver, and try again.");
     return;
   }
   if (output.find("GPU access blocked by the operating system") != std::string::npos) {
     auto found = installed_matching(scan, linux_nvidia_driver_patterns());
-    scan.add("nvidia.smi", kGroup, FindingStatus::fail,
+    scan.add("nvidia.smi", kNvidiaGroup, FindingStatus::fail,
              "nvidia-smi: Failed to initialize NVML: GPU access blocked by the operating system",
              "A Linux NVIDIA driver inside WSL (nvidia-driver-*, nvidia-utils-*, libnvidia-compute-*) replaces the "
              "WSL stubs.",
@@ -162,10 +163,10 @@ void check_nvidia_smi(DoctorScan& scan) {
     std::string first;
     while (std::getline(in, line)) {
       if (std::regex_search(line, gpu_line)) {
-        if (gpus++ == 0) first = trim(line.substr(0, line.find(" (UUID")));
+        if (gpus++ == 0) first = text::trim(line.substr(0, line.find(" (UUID")));
       }
     }
-    scan.add("nvidia.smi", kGroup, FindingStatus::ok,
+    scan.add("nvidia.smi", kNvidiaGroup, FindingStatus::ok,
              "nvidia-smi -L: " + first + (gpus > 1 ? " (and " + std::to_string(gpus - 1) + " more)" : ""));
     scan.nvidia_smi_full = scan.run({smi});
     return;
@@ -173,7 +174,7 @@ void check_nvidia_smi(DoctorScan& scan) {
   std::string what = r.ok() ? "nvidia-smi -L lists no GPU"
                             : "nvidia-smi -L failed (exit " + std::to_string(r.exit_code) + ")" +
                                   (first_line(output).empty() ? "" : ": " + first_line(output));
-  scan.add("nvidia.smi", kGroup, FindingStatus::fail, what,
+  scan.add("nvidia.smi", kNvidiaGroup, FindingStatus::fail, what,
            "The NVIDIA Windows driver is not reachable from WSL: it is older than 465.89, not installed, or the GPU "
            "is disabled in Windows." +
                scan.dxg_note(),
@@ -190,14 +191,14 @@ void check_nvcc(DoctorScan& scan) {
     if (nvcc.empty() && scan.exists("/usr/bin/nvcc")) nvcc = "/usr/bin/nvcc";
   }
   if (nvcc.empty()) {
-    scan.add("nvidia.nvcc", kGroup, FindingStatus::warn, "nvcc not found: the CUDA toolkit is not installed",
+    scan.add("nvidia.nvcc", kNvidiaGroup, FindingStatus::warn, "nvcc not found: the CUDA toolkit is not installed",
              "Running CUDA programs needs only the Windows driver; building them needs the toolkit.",
              "sudo wslgpu-setup install cuda (NVIDIA's cuda-toolkit-12-x from its wsl-ubuntu repository).");
     return;
   }
   ProcessResult r = scan.run({nvcc, "--version"});
   if (r.timed_out) {
-    scan.add("nvidia.nvcc", kGroup, FindingStatus::fail,
+    scan.add("nvidia.nvcc", kNvidiaGroup, FindingStatus::fail,
              nvcc + " --version did not answer within " + scan.timeout_text(),
              "nvcc does not need the GPU; a hang means the installation or the disk is in trouble.",
              "Reinstall the toolkit: sudo wslgpu-setup install cuda.");
@@ -206,14 +207,14 @@ void check_nvcc(DoctorScan& scan) {
   static const std::regex release(R"(release ([0-9]+\.[0-9]+))");
   std::smatch m;
   if (!r.ok() || !std::regex_search(r.out, m, release)) {
-    scan.add("nvidia.nvcc", kGroup, FindingStatus::fail,
+    scan.add("nvidia.nvcc", kNvidiaGroup, FindingStatus::fail,
              nvcc + " --version failed (exit " + std::to_string(r.exit_code) + ")" +
                  (first_line(r.out + r.err).empty() ? "" : ": " + first_line(r.out + r.err)),
              "The CUDA toolkit is damaged or incomplete.", "Reinstall the toolkit: sudo wslgpu-setup install cuda.");
     return;
   }
   if (nvcc == "/usr/bin/nvcc" && scan.installed_pkg("nvidia-cuda-toolkit")) {
-    scan.add("nvidia.nvcc", kGroup, FindingStatus::warn,
+    scan.add("nvidia.nvcc", kNvidiaGroup, FindingStatus::warn,
              "nvcc " + m[1].str() + " is the distribution's nvidia-cuda-toolkit",
              "NVIDIA's WSL guide installs cuda-toolkit-12-x from its wsl-ubuntu repository; the distribution's "
              "toolkit is older and not built for WSL.",
@@ -221,7 +222,7 @@ void check_nvcc(DoctorScan& scan) {
     return;
   }
   scan.cuda_toolkit = m[1].str();
-  scan.add("nvidia.nvcc", kGroup, FindingStatus::ok, "nvcc " + m[1].str() + " (" + nvcc + ")");
+  scan.add("nvidia.nvcc", kNvidiaGroup, FindingStatus::ok, "nvcc " + m[1].str() + " (" + nvcc + ")");
 }
 
 // The oldest Windows driver that runs a toolkit of MAJOR ("13"), from the
@@ -257,7 +258,7 @@ void check_toolkit_against_driver(DoctorScan& scan) {
   const std::string& toolkit = scan.cuda_toolkit;
   const std::string major = toolkit.substr(0, toolkit.find('.'));
   if (compare_versions(toolkit, driver.cuda) <= 0) {
-    scan.add("nvidia.cuda-driver", kGroup, FindingStatus::ok,
+    scan.add("nvidia.cuda-driver", kNvidiaGroup, FindingStatus::ok,
              "the CUDA " + toolkit + " toolkit is not newer than the CUDA " + driver.cuda +
                  " the Windows driver supports");
     return;
@@ -267,7 +268,7 @@ void check_toolkit_against_driver(DoctorScan& scan) {
       "or install the toolkit this driver supports: sudo wslgpu-setup install cuda (cuda_version=auto chooses it).";
   bool runs = !minimum.empty() && !driver.driver.empty() && compare_versions(driver.driver, minimum) >= 0;
   if (runs) {
-    scan.add("nvidia.cuda-driver", kGroup, FindingStatus::warn,
+    scan.add("nvidia.cuda-driver", kNvidiaGroup, FindingStatus::warn,
              "the CUDA " + toolkit + " toolkit is newer than the CUDA " + driver.cuda + " NVIDIA's Windows driver " +
                  driver.driver + " supports",
              "It runs under minor-version compatibility (driver " + minimum + " or later for CUDA " + major +
@@ -276,7 +277,7 @@ void check_toolkit_against_driver(DoctorScan& scan) {
              "On Windows, update NVIDIA's driver, then run `wsl --shutdown`; " + fix_toolkit);
     return;
   }
-  scan.add("nvidia.cuda-driver", kGroup, FindingStatus::fail,
+  scan.add("nvidia.cuda-driver", kNvidiaGroup, FindingStatus::fail,
            "the CUDA " + toolkit + " toolkit needs a newer Windows driver than " +
                (driver.driver.empty() ? std::string("this one") : driver.driver) + " (it supports CUDA " + driver.cuda +
                ")",

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "installer/doctor/checks.hpp"
+#include "installer/system/text.hpp"
 #include "installer/formats/nvidia_smi.hpp"
 #include "steps/windows_interop.hpp"
 
@@ -16,7 +17,7 @@ namespace wslgpu::doctor {
 
 namespace {
 
-constexpr const char* kGroup = "Windows";
+constexpr const char* kWindowsGroup = "Windows";
 constexpr int kMinBuild = 19041;        // Windows 10 2004: GPU paravirtualisation
 constexpr int kWindows11Build = 22000;  // the AMD dxg bridge of ROCm 7.x
 constexpr const char* kMinNvidiaDriver = "465.89";
@@ -30,7 +31,7 @@ struct Interop {
 Interop find_interop(const DoctorScan& scan) {
   Interop i;
   if (scan.wsl_conf) {
-    if (auto enabled = scan.wsl_conf->get("interop", "enabled"); enabled && lower(*enabled) == "false") {
+    if (auto enabled = scan.wsl_conf->get("interop", "enabled"); enabled && text::lower(*enabled) == "false") {
       i.why_not = "interop is turned off in /etc/wsl.conf";
       return i;
     }
@@ -69,7 +70,7 @@ std::string by_hand(const DoctorScan& scan) {
 void check_build(DoctorScan& scan, const Interop& interop) {
   ProcessResult r = scan.run({interop.cmd_exe, "/c", "ver"});
   if (r.timed_out) {
-    scan.add("windows.build", kGroup, FindingStatus::warn,
+    scan.add("windows.build", kWindowsGroup, FindingStatus::warn,
              "cmd.exe /c ver did not answer within " + scan.timeout_text(),
              "Windows interop hangs at times; the Windows build stays unknown.",
              "Run `wsl --shutdown` on Windows to reset interop. " + by_hand(scan));
@@ -78,23 +79,23 @@ void check_build(DoctorScan& scan, const Interop& interop) {
   std::string full;
   const int build = r.ok() ? windows_build_from_ver(r.out, &full) : 0;
   if (!build) {
-    scan.add("windows.build", kGroup, FindingStatus::warn,
+    scan.add("windows.build", kWindowsGroup, FindingStatus::warn,
              "cmd.exe /c ver failed (exit " + std::to_string(r.exit_code) + "): the Windows build is unknown", "",
              by_hand(scan));
     return;
   }
   if (build < kMinBuild) {
-    scan.add("windows.build", kGroup, FindingStatus::fail,
+    scan.add("windows.build", kWindowsGroup, FindingStatus::fail,
              "Windows build " + std::to_string(build) + " is older than " + std::to_string(kMinBuild),
              "GPU compute in WSL2 needs Windows 10 version 2004 (build 19041) or later, or Windows 11.",
              "Update Windows (Settings, Windows Update), then run `wsl --update`.");
   } else if (build < kWindows11Build && !scan.rocm_version.empty() && compare_versions(scan.rocm_version, "7") >= 0) {
-    scan.add("windows.build", kGroup, FindingStatus::fail,
+    scan.add("windows.build", kWindowsGroup, FindingStatus::fail,
              "Windows build " + std::to_string(build) + " is Windows 10; ROCm 7.x on WSL needs Windows 11",
              "AMD's dxg bridge, which ROCm 7.1 and later use under WSL, is supported on Windows 11 only.",
              "Upgrade to Windows 11, or use ROCm 6.4.2.1: sudo wslgpu-setup install rocm.");
   } else {
-    scan.add("windows.build", kGroup, FindingStatus::ok, "Windows build " + std::to_string(build) + " (" + full + ")");
+    scan.add("windows.build", kWindowsGroup, FindingStatus::ok, "Windows build " + std::to_string(build) + " (" + full + ")");
   }
 }
 
@@ -104,18 +105,18 @@ void check_wsl_release(DoctorScan& scan, const Interop& interop) {
     if (!scan.exists("/usr/bin/wslinfo")) return;
     ProcessResult r = scan.run({"/usr/bin/wslinfo", "--wsl-version"});
     if (r.timed_out) {
-      scan.add("windows.wsl-version", kGroup, FindingStatus::warn,
+      scan.add("windows.wsl-version", kWindowsGroup, FindingStatus::warn,
                "wslinfo --wsl-version did not answer within " + scan.timeout_text(),
                "wslinfo is known to hang (it is also what makes AMD's amdgpu-install hang).", by_hand(scan));
       return;
     }
     std::string v = version_after(r.out, "");
-    if (r.ok() && !v.empty()) scan.add("windows.wsl-version", kGroup, FindingStatus::ok, "WSL " + v + " (wslinfo)");
+    if (r.ok() && !v.empty()) scan.add("windows.wsl-version", kWindowsGroup, FindingStatus::ok, "WSL " + v + " (wslinfo)");
     return;
   }
   ProcessResult r = scan.run({interop.wsl_exe, "--version"}, {{"WSL_UTF8", "1"}});
   if (r.timed_out) {
-    scan.add("windows.wsl-version", kGroup, FindingStatus::warn,
+    scan.add("windows.wsl-version", kWindowsGroup, FindingStatus::warn,
              "wsl.exe --version did not answer within " + scan.timeout_text(),
              "Windows interop hangs at times; the WSL release stays unknown.",
              "Run `wsl --shutdown` on Windows to reset interop. " + by_hand(scan));
@@ -127,7 +128,7 @@ void check_wsl_release(DoctorScan& scan, const Interop& interop) {
   }
   std::string version = version_after(text, "WSL");
   if (!r.ok() || version.empty()) {
-    scan.add("windows.wsl-version", kGroup, FindingStatus::warn,
+    scan.add("windows.wsl-version", kWindowsGroup, FindingStatus::warn,
              "wsl.exe --version is not understood: this is the WSL that ships inside Windows",
              "`wsl --version` exists only in the Microsoft Store release of WSL; the inbox release is older and gets "
              "no GPU fixes.",
@@ -135,7 +136,7 @@ void check_wsl_release(DoctorScan& scan, const Interop& interop) {
     return;
   }
   std::string kernel = version_after(text, "Kernel");
-  scan.add("windows.wsl-version", kGroup, FindingStatus::ok,
+  scan.add("windows.wsl-version", kWindowsGroup, FindingStatus::ok,
            "WSL " + version + (kernel.empty() ? "" : " (its kernel " + kernel + ")"));
 }
 
@@ -144,7 +145,7 @@ void check_nvidia_driver(DoctorScan& scan) {
   if (!scan.nvidia || !scan.nvidia_smi_full) return;  // nvidia.stubs or nvidia.smi already explain why
   const ProcessResult& r = *scan.nvidia_smi_full;
   if (r.timed_out) {
-    scan.add("windows.nvidia-driver", kGroup, FindingStatus::warn,
+    scan.add("windows.nvidia-driver", kWindowsGroup, FindingStatus::warn,
              "nvidia-smi did not answer within " + scan.timeout_text(), "The Windows driver's version stays unknown.",
              "Check by hand on Windows: `nvidia-smi` (Driver Version 465.89 or later).");
     return;
@@ -153,21 +154,21 @@ void check_nvidia_driver(DoctorScan& scan) {
   const std::string& version = header.driver_version;
   const std::string cuda = header.cuda_version.empty() ? "" : ", which supports CUDA up to " + header.cuda_version;
   if (version.empty()) {
-    scan.add("windows.nvidia-driver", kGroup, FindingStatus::warn, "nvidia-smi shows no Driver Version", "",
+    scan.add("windows.nvidia-driver", kWindowsGroup, FindingStatus::warn, "nvidia-smi shows no Driver Version", "",
              "Check by hand on Windows: `nvidia-smi` (Driver Version 465.89 or later).");
   } else if (compare_versions(version, kMinNvidiaDriver) < 0) {
-    scan.add("windows.nvidia-driver", kGroup, FindingStatus::fail,
+    scan.add("windows.nvidia-driver", kWindowsGroup, FindingStatus::fail,
              "NVIDIA Windows driver " + version + " is older than " + kMinNvidiaDriver,
              std::string("CUDA on WSL needs NVIDIA's Windows driver ") + kMinNvidiaDriver + " or later.",
              "On Windows: install NVIDIA's current driver, then run `wsl --shutdown`.");
   } else if (header.cuda_error) {
-    scan.add("windows.nvidia-driver", kGroup, FindingStatus::warn,
+    scan.add("windows.nvidia-driver", kWindowsGroup, FindingStatus::warn,
              "NVIDIA Windows driver " + version + ", but nvidia-smi prints CUDA Version: ERR!",
              "The driver cannot say which CUDA it supports: its installation is damaged, and CUDA programs may not "
              "start; the cuda profile's cuda_version = auto then takes its fallback toolkit.",
              "On Windows: reinstall NVIDIA's driver (a clean installation), then run `wsl --shutdown`.");
   } else {
-    scan.add("windows.nvidia-driver", kGroup, FindingStatus::ok,
+    scan.add("windows.nvidia-driver", kWindowsGroup, FindingStatus::ok,
              "NVIDIA Windows driver " + version + cuda + " (" + kMinNvidiaDriver + " or later)");
   }
 }
@@ -178,10 +179,10 @@ void check_windows(DoctorScan& scan) {
   if (scan.host.wsl == "none") return;  // no Windows behind plain Linux
   Interop interop = find_interop(scan);
   if (interop.cmd_exe.empty()) {
-    scan.add("windows.interop", kGroup, FindingStatus::warn, "Windows checks skipped: " + interop.why_not,
+    scan.add("windows.interop", kWindowsGroup, FindingStatus::warn, "Windows checks skipped: " + interop.why_not,
              "doctor asks Windows for its build, the WSL release and the GPU driver through interop.", by_hand(scan));
   } else {
-    scan.add("windows.interop", kGroup, FindingStatus::ok, "interop is available (" + interop.cmd_exe + ")");
+    scan.add("windows.interop", kWindowsGroup, FindingStatus::ok, "interop is available (" + interop.cmd_exe + ")");
     check_build(scan, interop);
   }
   check_wsl_release(scan, interop);

@@ -1,4 +1,5 @@
 #include "installer/doctor/doctor.hpp"
+#include "installer/system/text.hpp"
 
 #include <unistd.h>
 
@@ -91,23 +92,12 @@ std::string DoctorScan::login_file_with(const std::string& needle) const {
   return "";
 }
 
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  auto e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 std::vector<std::string> active_lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    std::string t = trim(line);
+    std::string t = std::string(text::trim(line));
     if (!t.empty() && t[0] != '#') out.push_back(t);
   }
   return out;

@@ -1,4 +1,5 @@
 #include "installer/doctor/support_bundle.hpp"
+#include "installer/system/paths.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,7 +18,6 @@ namespace wslgpu {
 namespace {
 
 constexpr const char* kPrefix = "wslgpu-doctor/";
-constexpr const char* kStateDir = "/var/lib/wslgpu-setup";
 
 // Replaces every PEM private key block with a marker (done on the whole
 // text, before the line rules, because a block spans lines).

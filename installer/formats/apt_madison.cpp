@@ -1,4 +1,5 @@
 #include "installer/formats/apt_madison.hpp"
+#include "installer/system/text.hpp"
 
 #include <algorithm>
 #include <sstream>
@@ -6,12 +7,6 @@
 namespace wslgpu {
 
 namespace {
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r");
-  auto e = s.find_last_not_of(" \t\r");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 }  // namespace
 
@@ -24,8 +19,8 @@ std::map<std::string, std::vector<std::string>> parse_apt_madison(const std::str
     if (bar1 == std::string::npos) continue;
     auto bar2 = line.find('|', bar1 + 1);
     if (bar2 == std::string::npos) continue;
-    std::string name = trim(line.substr(0, bar1));
-    std::string version = trim(line.substr(bar1 + 1, bar2 - bar1 - 1));
+    std::string name = std::string(text::trim(line.substr(0, bar1), " \t\r"));
+    std::string version = std::string(text::trim(line.substr(bar1 + 1, bar2 - bar1 - 1), " \t\r"));
     if (name.empty() || version.empty() || name.find(' ') != std::string::npos ||
         version.find(' ') != std::string::npos)
       continue;

@@ -1,4 +1,5 @@
 #include "installer/formats/apt_sources.hpp"
+#include "installer/system/text.hpp"
 
 #include <algorithm>
 #include <set>
@@ -10,21 +11,6 @@
 namespace wslgpu {
 
 namespace {
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r' || c == '\n'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 // The file's lines with their line ends, so that what is kept can be put
 // back together byte for byte (CRLF and a missing final newline included).
@@ -52,7 +38,7 @@ std::vector<std::string> split_commas(std::string_view s) {
   while (pos <= s.size()) {
     std::size_t comma = s.find(',', pos);
     if (comma == std::string_view::npos) comma = s.size();
-    std::string_view v = trim(s.substr(pos, comma - pos));
+    std::string_view v = text::trim(s.substr(pos, comma - pos), text::kCSpace);
     if (!v.empty()) out.emplace_back(v);
     pos = comma + 1;
   }
@@ -61,7 +47,7 @@ std::vector<std::string> split_commas(std::string_view s) {
 
 bool is_false(const std::string& value) {
   static const std::set<std::string> kFalse = {"no", "false", "without", "off", "disable", "0"};
-  return kFalse.count(lower(trim(value))) > 0;
+  return kFalse.count(text::lower(text::trim(value, text::kCSpace))) > 0;
 }
 
 // The next word of a one-line entry, the way apt's ParseQuoteWord reads it:
@@ -69,11 +55,11 @@ bool is_false(const std::string& value) {
 // ("[ arch=amd64 ]" is one word). Quotes are dropped. False at the end of
 // the line, or on an unclosed bracket or quote (PROBLEM says which).
 bool next_word(std::string_view& rest, std::string& word, std::string& problem) {
-  while (!rest.empty() && is_space(rest.front())) rest.remove_prefix(1);
+  while (!rest.empty() && text::is_space(rest.front())) rest.remove_prefix(1);
   if (rest.empty()) return false;
   word.clear();
   std::size_t i = 0;
-  while (i < rest.size() && !is_space(rest[i])) {
+  while (i < rest.size() && !text::is_space(rest[i])) {
     char c = rest[i];
     if (c == '[' || c == '"') {
       char close = c == '[' ? ']' : '"';
@@ -97,7 +83,7 @@ bool next_word(std::string_view& rest, std::string& word, std::string& problem) 
 }
 
 void apply_option(AptSourceEntry& e, const AptSourceOption& o) {
-  std::string name = lower(o.name);
+  std::string name = text::lower(o.name);
   if (name == "arch" || name == "architectures") {
     if (o.op == "+=")
       e.architectures_add = o.values;
@@ -112,7 +98,7 @@ void apply_option(AptSourceEntry& e, const AptSourceOption& o) {
   } else if (name == "signed-by") {
     e.signed_by = o.values;
   } else if (name == "trusted") {
-    e.trusted = o.values.empty() ? "" : lower(o.values.front());
+    e.trusted = o.values.empty() ? "" : text::lower(o.values.front());
   }
 }
 
@@ -124,7 +110,7 @@ void parse_one_line(AptSourcesFile& file) {
     std::string_view text = content_of(lines[n]);
     // sources.list(5): "a # character anywhere on a line marks the
     // remainder of that line as a comment".
-    text = trim(text.substr(0, text.find('#')));
+    text = text::trim(text.substr(0, text.find('#')), text::kCSpace);
     if (text.empty()) continue;
     std::string_view rest = text;
     std::string word, problem;
@@ -211,7 +197,7 @@ std::vector<Block> blocks_of(const std::vector<std::string_view>& lines) {
   bool open = false;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::string_view text = content_of(lines[i]);
-    if (trim(text).empty()) {
+    if (text::trim(text, text::kCSpace).empty()) {
       open = false;
       continue;
     }
@@ -225,7 +211,7 @@ std::vector<Block> blocks_of(const std::vector<std::string_view>& lines) {
 
 bool is_comment_or_blank_deb822(std::string_view line) {
   std::string_view text = content_of(line);
-  return trim(text).empty() || text.front() == '#';
+  return text::trim(text, text::kCSpace).empty() || text.front() == '#';
 }
 
 // The armoured key of an inline Signed-By: its lines, with the " ."
@@ -237,7 +223,7 @@ std::string inline_key(const std::string& value) {
   while (pos <= value.size()) {
     std::size_t nl = value.find('\n', pos);
     if (nl == std::string::npos) nl = value.size();
-    std::string_view line = trim(std::string_view(value).substr(pos, nl - pos));
+    std::string_view line = text::trim(std::string_view(value).substr(pos, nl - pos), text::kCSpace);
     if (!(out.empty() && line.empty())) out += (line == "." ? std::string() : std::string(line)) + "\n";
     pos = nl + 1;
   }
@@ -280,7 +266,7 @@ void parse_deb822_sources(AptSourcesFile& file) {
     e.components = split_words(s.get_or("Components", ""));
     e.enabled = !is_false(s.get_or("Enabled", "yes"));
     for (const auto& f : s.fields()) {
-      std::string name = lower(f.name);
+      std::string name = text::lower(f.name);
       if (name == "types" || name == "uris" || name == "suites" || name == "components" || name == "enabled") continue;
       AptSourceOption o{f.name, "", {}};
       if (name == "signed-by" && f.value.find("-----BEGIN PGP PUBLIC KEY BLOCK-----") != std::string::npos) {
@@ -347,7 +333,7 @@ std::string edit(const AptSourcesFile& file, const std::vector<std::size_t>& ind
     out += lines[i];
     std::string_view text = content_of(lines[i]);
     if (file.format == AptSourcesFormat::one_line) {
-      if (!trim(text.substr(0, text.find('#'))).empty()) anything_left = true;
+      if (!text::trim(text.substr(0, text.find('#')), text::kCSpace).empty()) anything_left = true;
     } else if (!is_comment_or_blank_deb822(lines[i])) {
       anything_left = true;
     }

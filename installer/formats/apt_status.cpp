@@ -1,4 +1,5 @@
 #include "installer/formats/apt_status.hpp"
+#include "installer/system/text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -44,12 +45,6 @@ std::optional<std::size_t> count_of(std::string_view s) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
   return v;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
 }
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
@@ -113,16 +108,16 @@ std::optional<DpkgStatusLine> parse_dpkg_status_line(std::string_view line) {
     std::string_view stage;
     if (!take_field(rest, stage)) return std::nullopt;
     out.kind = DpkgStatusLine::Kind::processing;
-    out.word = std::string(trim(stage));
-    out.package = std::string(trim(rest));
+    out.word = std::string(text::trim_field(stage));
+    out.package = std::string(text::trim_field(rest));
   } else if (kind == "status") {
     // status: PACKAGE: STATE, where PACKAGE may be PACKAGE:ARCH, so the
     // state is what follows the last colon.
     auto last = rest.rfind(':');
     if (last == std::string_view::npos) return std::nullopt;
     out.kind = DpkgStatusLine::Kind::status;
-    out.package = std::string(trim(rest.substr(0, last)));
-    out.word = std::string(trim(rest.substr(last + 1)));
+    out.package = std::string(text::trim_field(rest.substr(0, last)));
+    out.word = std::string(text::trim_field(rest.substr(last + 1)));
   } else {
     return std::nullopt;
   }

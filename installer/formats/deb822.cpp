@@ -1,4 +1,5 @@
 #include "installer/formats/deb822.hpp"
+#include "installer/system/text.hpp"
 
 #include <cstdint>
 
@@ -17,12 +18,6 @@ bool iequals(std::string_view a, std::string_view b) {
     if (x != y) return false;
   }
   return true;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
 }
 
 }  // namespace
@@ -82,7 +77,7 @@ std::vector<Deb822Stanza> parse_deb822(std::string_view text, const std::string&
     bool last = end == text.size();
     pos = end + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (trim(line).empty()) {
+    if (text::trim_field(line).empty()) {
       flush();
     } else if (line.front() == '#') {
       // comment
@@ -96,12 +91,12 @@ std::vector<Deb822Stanza> parse_deb822(std::string_view text, const std::string&
       fields.back().value += "\n" + std::string(rest);
     } else {
       std::size_t colon = line.find(':');
-      std::string_view name = colon == std::string_view::npos ? std::string_view() : trim(line.substr(0, colon));
+      std::string_view name = colon == std::string_view::npos ? std::string_view() : text::trim_field(line.substr(0, colon));
       if (name.empty() || name.find_first_of(" \t") != std::string_view::npos)
         throw InputError(SourcePos{file, line_no, 1},
                          "\"" + std::string(line) + "\" is not a \"Field: value\" line");
       if (fields.empty()) first_line = line_no;
-      fields.push_back({std::string(name), std::string(trim(line.substr(colon + 1)))});
+      fields.push_back({std::string(name), std::string(text::trim_field(line.substr(colon + 1)))});
     }
     if (last) break;
   }

@@ -1,4 +1,5 @@
 #include "installer/formats/deb_version.hpp"
+#include "installer/system/text.hpp"
 
 #include <cctype>
 
@@ -8,7 +9,6 @@ namespace wslgpu {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // dpkg's order of a non-digit character: '~' first (before the end of the
@@ -25,22 +25,22 @@ int compare_part(const std::string& a, const std::string& b) {
   std::size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
     int first_diff = 0;
-    while ((i < a.size() && !is_digit(a[i])) || (j < b.size() && !is_digit(b[j]))) {
-      int ac = i < a.size() && !is_digit(a[i]) ? char_order(a[i]) : 0;
-      int bc = j < b.size() && !is_digit(b[j]) ? char_order(b[j]) : 0;
+    while ((i < a.size() && !text::is_digit(a[i])) || (j < b.size() && !text::is_digit(b[j]))) {
+      int ac = i < a.size() && !text::is_digit(a[i]) ? char_order(a[i]) : 0;
+      int bc = j < b.size() && !text::is_digit(b[j]) ? char_order(b[j]) : 0;
       if (ac != bc) return ac < bc ? -1 : 1;
-      if (i < a.size() && !is_digit(a[i])) ++i;
-      if (j < b.size() && !is_digit(b[j])) ++j;
+      if (i < a.size() && !text::is_digit(a[i])) ++i;
+      if (j < b.size() && !text::is_digit(b[j])) ++j;
     }
     while (i < a.size() && a[i] == '0') ++i;
     while (j < b.size() && b[j] == '0') ++j;
-    while (i < a.size() && is_digit(a[i]) && j < b.size() && is_digit(b[j])) {
+    while (i < a.size() && text::is_digit(a[i]) && j < b.size() && text::is_digit(b[j])) {
       if (!first_diff) first_diff = a[i] - b[j];
       ++i;
       ++j;
     }
-    if (i < a.size() && is_digit(a[i])) return 1;
-    if (j < b.size() && is_digit(b[j])) return -1;
+    if (i < a.size() && text::is_digit(a[i])) return 1;
+    if (j < b.size() && text::is_digit(b[j])) return -1;
     if (first_diff) return first_diff < 0 ? -1 : 1;
   }
   return 0;
@@ -59,7 +59,7 @@ Parts split(const std::string& v) {
     const std::string e = rest.substr(0, colon);
     p.epoch = 0;
     for (char c : e)
-      if (is_digit(c) && p.epoch < 1000000000) p.epoch = p.epoch * 10 + (c - '0');
+      if (text::is_digit(c) && p.epoch < 1000000000) p.epoch = p.epoch * 10 + (c - '0');
     rest = rest.substr(colon + 1);
   }
   if (auto dash = rest.rfind('-'); dash != std::string::npos) {
@@ -87,18 +87,18 @@ int compare_deb_versions(const std::string& a, const std::string& b) {
 bool is_deb_version(const std::string& text) {
   if (text.empty()) return false;
   for (char c : text)
-    if (!is_digit(c) && !is_alpha(c) && c != '.' && c != '+' && c != '~' && c != '-' && c != ':') return false;
+    if (!text::is_digit(c) && !is_alpha(c) && c != '.' && c != '+' && c != '~' && c != '-' && c != ':') return false;
   std::string rest = text;
   if (auto colon = rest.find(':'); colon != std::string::npos) {
     std::string epoch = rest.substr(0, colon);
     if (epoch.empty()) return false;
     for (char c : epoch)
-      if (!is_digit(c)) return false;
+      if (!text::is_digit(c)) return false;
     rest = rest.substr(colon + 1);
     if (rest.find(':') != std::string::npos) return false;
   }
   if (auto dash = rest.rfind('-'); dash != std::string::npos && dash + 1 == rest.size()) return false;
-  return !rest.empty() && is_digit(rest.front());
+  return !rest.empty() && text::is_digit(rest.front());
 }
 
 std::optional<VersionSpec> VersionSpec::parse(const std::string& text, std::string& error) {
@@ -128,7 +128,7 @@ std::optional<VersionSpec> VersionSpec::parse(const std::string& text, std::stri
     }
   } else {
     for (char c : operand) {
-      if (!is_digit(c) && !is_alpha(c) && std::string(".+~-:*?").find(c) == std::string::npos) {
+      if (!text::is_digit(c) && !is_alpha(c) && std::string(".+~-:*?").find(c) == std::string::npos) {
         error = "\"" + text +
                 "\" is neither a version pattern (letters, digits, . + ~ - : and the wildcards * ?) "
                 "nor a relation such as \">= 7.2.1~\"";

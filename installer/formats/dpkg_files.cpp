@@ -1,4 +1,5 @@
 #include "installer/formats/dpkg_files.hpp"
+#include "installer/system/text.hpp"
 
 #include <string_view>
 #include <vector>
@@ -15,16 +16,6 @@ std::string package_of(const std::string& file_name, const std::string& ext) {
   return name.substr(0, name.find(':'));
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 // Whether TEXT has PATH as one of its lines. A conffiles line may start
 // with a flag ("remove-on-upgrade /etc/x", deb-conffiles(5)).
 bool lists_path(const std::string& text, const std::string& path, bool flags) {
@@ -32,10 +23,10 @@ bool lists_path(const std::string& text, const std::string& path, bool flags) {
   while (pos < text.size()) {
     std::size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) nl = text.size();
-    std::string_view line = trim(std::string_view(text).substr(pos, nl - pos));
+    std::string_view line = text::trim_field(std::string_view(text).substr(pos, nl - pos));
     if (flags && !line.empty() && line.front() != '/') {
       std::size_t space = line.find_first_of(" \t");
-      line = space == std::string_view::npos ? std::string_view() : trim(line.substr(space));
+      line = space == std::string_view::npos ? std::string_view() : text::trim_field(line.substr(space));
     }
     if (line == path) return true;
     pos = nl + 1;
@@ -46,7 +37,7 @@ bool lists_path(const std::string& text, const std::string& path, bool flags) {
 std::optional<DpkgOwner> search(const FileSystem& fs, const std::vector<std::string>& names, const std::string& ext,
                                 const std::string& path, bool conffiles) {
   for (const auto& name : names) {
-    if (!ends_with(name, ext)) continue;
+    if (name.size() <= ext.size() || !name.ends_with(ext)) continue;  // ".list" alone is no package
     const std::string file = std::string(kInfoDir) + "/" + name;
     auto info = fs.stat(file);
     if (!info || info->type != FileType::regular) continue;

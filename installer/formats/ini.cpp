@@ -1,4 +1,5 @@
 #include "installer/formats/ini.hpp"
+#include "installer/system/text.hpp"
 
 #include <algorithm>
 
@@ -6,25 +7,14 @@ namespace wslgpu {
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t");
-  auto e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 bool is_comment_or_blank(const std::string& t) {
-  std::string s = trim(t);
+  std::string s = std::string(text::trim(t, text::kBlanks));
   return s.empty() || s[0] == '#' || s[0] == ';';
 }
 
 }  // namespace
 
-bool ini_says_false(const std::string& value) { return lower(value) == "false" || value == "0"; }
+bool ini_says_false(const std::string& value) { return text::lower(value) == "false" || value == "0"; }
 
 bool looks_like_utf16(const std::string& text) {
   if (text.size() >= 2) {
@@ -119,7 +109,7 @@ IniDocument IniDocument::parse(const std::string& input, const std::string& file
       line.cr = true;
     }
     line.text = raw;
-    std::string t = trim(raw);
+    std::string t = std::string(text::trim(raw, text::kBlanks));
     if (is_comment_or_blank(t)) {
       line.section = section;
     } else if (t.front() == '[') {
@@ -127,7 +117,7 @@ IniDocument IniDocument::parse(const std::string& input, const std::string& file
       if (close == std::string::npos) {
         problems.push_back({{file, number, 1}, "section header \"" + t + "\" has no closing ]"});
       } else {
-        std::string rest = trim(t.substr(close + 1));
+        std::string rest = std::string(text::trim(t.substr(close + 1), text::kBlanks));
         if (!rest.empty() && rest[0] != '#' && rest[0] != ';') {
           problems.push_back({{file, number, static_cast<std::uint32_t>(raw.find(rest) + 1)},
                               "\"" + rest +
@@ -135,14 +125,14 @@ IniDocument IniDocument::parse(const std::string& input, const std::string& file
                                   "put each key on its own line"});
         }
         line.kind = Line::Kind::section;
-        line.name = trim(t.substr(1, close - 1));
-        section = lower(line.name);
+        line.name = text::trim(t.substr(1, close - 1), text::kBlanks);
+        section = text::lower(line.name);
         line.section = section;
       }
     } else if (auto eq = t.find('='); eq != std::string::npos) {
       line.kind = Line::Kind::key;
-      line.name = trim(t.substr(0, eq));
-      line.value = trim(t.substr(eq + 1));
+      line.name = text::trim(t.substr(0, eq), text::kBlanks);
+      line.value = text::trim(t.substr(eq + 1), text::kBlanks);
       line.section = section;
       if (section.empty()) {
         problems.push_back({{file, number, 1},
@@ -161,32 +151,32 @@ IniDocument IniDocument::parse(const std::string& input, const std::string& file
 
 std::optional<std::string> IniDocument::get(const std::string& section, const std::string& key) const {
   std::optional<std::string> out;
-  std::string s = lower(section), k = lower(key);
+  std::string s = text::lower(section), k = text::lower(key);
   for (const auto& l : lines_)
-    if (l.kind == Line::Kind::key && l.section == s && lower(l.name) == k) out = l.value;
+    if (l.kind == Line::Kind::key && l.section == s && text::lower(l.name) == k) out = l.value;
   return out;
 }
 
 std::uint32_t IniDocument::line_of(const std::string& section, const std::string& key) const {
   std::uint32_t out = 0;
-  std::string s = lower(section), k = lower(key);
+  std::string s = text::lower(section), k = text::lower(key);
   for (std::size_t i = 0; i < lines_.size(); ++i)
-    if (lines_[i].kind == Line::Kind::key && lines_[i].section == s && lower(lines_[i].name) == k)
+    if (lines_[i].kind == Line::Kind::key && lines_[i].section == s && text::lower(lines_[i].name) == k)
       out = static_cast<std::uint32_t>(i + 1);
   return out;
 }
 
 std::vector<std::string> IniDocument::values(const std::string& section, const std::string& key) const {
   std::vector<std::string> out;
-  std::string s = lower(section), k = lower(key);
+  std::string s = text::lower(section), k = text::lower(key);
   for (const auto& l : lines_)
-    if (l.kind == Line::Kind::key && l.section == s && lower(l.name) == k) out.push_back(l.value);
+    if (l.kind == Line::Kind::key && l.section == s && text::lower(l.name) == k) out.push_back(l.value);
   return out;
 }
 
 std::vector<std::uint32_t> IniDocument::section_lines(const std::string& section) const {
   std::vector<std::uint32_t> out;
-  std::string s = lower(section);
+  std::string s = text::lower(section);
   for (std::size_t i = 0; i < lines_.size(); ++i)
     if (lines_[i].kind == Line::Kind::section && lines_[i].section == s)
       out.push_back(static_cast<std::uint32_t>(i + 1));
@@ -194,11 +184,11 @@ std::vector<std::uint32_t> IniDocument::section_lines(const std::string& section
 }
 
 void IniDocument::set(const std::string& section, const std::string& key, const std::string& value) {
-  std::string s = lower(section), k = lower(key);
+  std::string s = text::lower(section), k = text::lower(key);
   // Replace every occurrence in place, keeping indentation and spacing.
   bool replaced = false;
   for (auto& l : lines_) {
-    if (l.kind == Line::Kind::key && l.section == s && lower(l.name) == k) {
+    if (l.kind == Line::Kind::key && l.section == s && text::lower(l.name) == k) {
       auto eq = l.text.find('=');
       std::string after = l.text.substr(eq + 1);
       std::size_t lead = after.find_first_not_of(" \t");
@@ -220,13 +210,13 @@ void IniDocument::set(const std::string& section, const std::string& key, const 
   std::optional<std::size_t> insert_at;
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     if (lines_[i].section != s) continue;
-    if (lines_[i].kind != Line::Kind::other || !trim(lines_[i].text).empty()) insert_at = i + 1;
+    if (lines_[i].kind != Line::Kind::other || !text::trim(lines_[i].text, text::kBlanks).empty()) insert_at = i + 1;
   }
   if (insert_at) {
     lines_.insert(lines_.begin() + static_cast<std::ptrdiff_t>(*insert_at), std::move(line));
     return;
   }
-  if (!lines_.empty() && !trim(lines_.back().text).empty()) {
+  if (!lines_.empty() && !text::trim(lines_.back().text, text::kBlanks).empty()) {
     Line blank;
     blank.cr = crlf_;
     lines_.push_back(std::move(blank));
@@ -243,10 +233,10 @@ void IniDocument::set(const std::string& section, const std::string& key, const 
 }
 
 bool IniDocument::erase(const std::string& section, const std::string& key) {
-  std::string s = lower(section), k = lower(key);
+  std::string s = text::lower(section), k = text::lower(key);
   auto before = lines_.size();
   std::erase_if(lines_,
-                [&](const Line& l) { return l.kind == Line::Kind::key && l.section == s && lower(l.name) == k; });
+                [&](const Line& l) { return l.kind == Line::Kind::key && l.section == s && text::lower(l.name) == k; });
   return lines_.size() != before;
 }
 
@@ -260,7 +250,7 @@ std::vector<std::string> IniDocument::sections() const {
 
 std::vector<std::string> IniDocument::keys(const std::string& section) const {
   std::vector<std::string> out;
-  std::string s = lower(section);
+  std::string s = text::lower(section);
   for (const auto& l : lines_)
     if (l.kind == Line::Kind::key && l.section == s) out.push_back(l.name);
   return out;

@@ -1,4 +1,5 @@
 #include "installer/formats/nvidia_smi.hpp"
+#include "installer/system/text.hpp"
 
 #include <cctype>
 #include <sstream>
@@ -7,13 +8,6 @@
 namespace wslgpu {
 
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // What follows LABEL (matched case-insensitively, as a whole label) in LINE:
 // the value after an optional ':' and blanks, up to the next blank or '|'.
@@ -42,9 +36,9 @@ bool value_after(const std::string& line, const std::string& lowered, const std:
 
 // "591.86", "13.1", "580.95.05": digits and dots, starting with a digit.
 bool is_version(const std::string& v) {
-  if (v.empty() || !is_digit(v.front()) || !is_digit(v.back())) return false;
+  if (v.empty() || !text::is_digit(v.front()) || !text::is_digit(v.back())) return false;
   for (char c : v)
-    if (!is_digit(c) && c != '.') return false;
+    if (!text::is_digit(c) && c != '.') return false;
   return true;
 }
 
@@ -55,7 +49,7 @@ NvidiaSmiHeader parse_nvidia_smi_header(const std::string& output) {
   std::istringstream in(output);
   std::string line;
   while (std::getline(in, line)) {
-    const std::string lowered = lower(line);
+    const std::string lowered = text::lower(line);
     std::string value;
     for (const char* label : {"driver version", "kmd version"}) {
       if (h.driver_version.empty() && value_after(line, lowered, label, value) && is_version(value))

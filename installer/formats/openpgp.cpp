@@ -1,4 +1,5 @@
 #include "installer/formats/openpgp.hpp"
+#include "installer/system/text.hpp"
 
 #include <cctype>
 #include <cstddef>
@@ -102,19 +103,13 @@ class Cursor {
 
 // ---- ASCII armour (RFC 4880 6.2, RFC 9580 6.2) ----
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 // The text's lines, each trimmed: CRLF files and the indented lines of a
 // deb822 Signed-By field read the same as plain ones.
 std::vector<std::string_view> trimmed_lines(std::string_view text) {
   std::vector<std::string_view> lines;
   while (!text.empty()) {
     std::size_t nl = text.find('\n');
-    lines.push_back(trim(text.substr(0, nl)));
+    lines.push_back(text::trim(text.substr(0, nl), text::kCSpace));
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
   }

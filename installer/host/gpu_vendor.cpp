@@ -1,4 +1,5 @@
 #include "installer/host/gpu_vendor.hpp"
+#include "installer/system/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,11 +7,6 @@
 namespace wslgpu {
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 std::vector<std::string> list_or_empty(const FileSystem& fs, const std::string& dir) {
   try {
@@ -27,13 +23,13 @@ std::vector<std::string> list_or_empty(const FileSystem& fs, const std::string& 
 // A driver store folder is "<inf name>.inf_<arch>_<hash>"; the INF name
 // says whose driver it is. The architecture part must not count.
 std::string inf_name(const std::string& folder) {
-  std::string l = lower(folder);
+  std::string l = text::lower(folder);
   auto dot = l.find(".inf");
   return dot == std::string::npos ? l : l.substr(0, dot);
 }
 
 bool names_amd_file(const std::string& file) {
-  std::string l = lower(file);
+  std::string l = text::lower(file);
   for (const char* prefix : {"amdxc", "amdhip", "amdxx", "amdgpu", "atidxx", "atiumd", "amd_", "libamd"})
     if (l.rfind(prefix, 0) == 0) return true;
   return false;

@@ -1,4 +1,5 @@
 #include "installer/host/host.hpp"
+#include "installer/system/text.hpp"
 
 #include <sys/utsname.h>
 
@@ -22,12 +23,6 @@ std::string read_or_empty(const FileSystem& fs, const std::string& path) {
   }
 }
 
-std::string trim(std::string s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  auto e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 std::string dpkg_arch_of_machine() {
   utsname u{};
   if (::uname(&u) != 0) return "";
@@ -46,10 +41,10 @@ std::map<std::string, std::string> parse_os_release(const std::string& text) {
   while (std::getline(in, line)) {
     auto eq = line.find('=');
     if (eq == std::string::npos || line[0] == '#') continue;
-    std::string value = trim(line.substr(eq + 1));
+    std::string value = std::string(text::trim(line.substr(eq + 1)));
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
       value = value.substr(1, value.size() - 2);
-    out[trim(line.substr(0, eq))] = value;
+    out[std::string(text::trim(line.substr(0, eq)))] = value;
   }
   return out;
 }
@@ -76,7 +71,7 @@ void HostFacts::probe_lazy_facts() const {
 HostFacts probe_host(const FileSystem& fs, const std::string& root, const HostOptions& options) {
   HostFacts h;
   h.root = root;
-  h.kernel_release = trim(read_or_empty(fs, "/proc/sys/kernel/osrelease"));
+  h.kernel_release = text::trim(read_or_empty(fs, "/proc/sys/kernel/osrelease"));
   if (auto dxg = fs.stat("/dev/dxg"); dxg && dxg->type == FileType::char_device) {
     h.dxg = true;
     h.dxg_mode = dxg->mode;

@@ -7,6 +7,10 @@
 
 namespace wslgpu {
 
+// Where the tool keeps its state under the target root: journals, the lock,
+// the download cache (docs/transactions.md).
+inline constexpr const char* kStateDir = "/var/lib/wslgpu-setup";
+
 // A Debian package name (Debian Policy 5.6.1): lowercase letters, digits and
 // "+-." , at least two characters, starting with a letter or digit. An
 // optional ":arch" suffix and, for apt, "=version" are not accepted here.

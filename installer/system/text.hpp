@@ -1,0 +1,30 @@
+// The small text operations every parser needs, once. ASCII only, never the
+// locale: a file written by apt, dpkg or Windows must read the same whatever
+// LANG the tool runs under.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace wslgpu::text {
+
+// Character sets for trim(): what each kind of input calls blank.
+inline constexpr std::string_view kBlanks = " \t";            // inside one line
+inline constexpr std::string_view kLineSpace = " \t\r\n";     // a line with its ending (CRLF too)
+inline constexpr std::string_view kCSpace = " \t\n\v\f\r";    // C's isspace() in the "C" locale
+
+// S without the leading and trailing characters that are in CHARS.
+std::string_view trim(std::string_view s, std::string_view chars = kLineSpace);
+std::string_view trim_start(std::string_view s, std::string_view chars);
+std::string_view trim_end(std::string_view s, std::string_view chars);
+
+// deb822 and dpkg's control lines: blanks before, blanks and a CR after
+// (a CRLF file's lines read like LF ones; a leading CR is content).
+inline std::string_view trim_field(std::string_view s) { return trim_end(trim_start(s, kBlanks), " \t\r"); }
+
+// S with A-Z turned into a-z, every other byte kept.
+std::string lower(std::string_view s);
+
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_space(char c) { return kCSpace.find(c) != std::string_view::npos; }
+
+}  // namespace wslgpu::text

@@ -1,0 +1,56 @@
+// The shared text helpers: each trim keeps exactly what its parsers kept
+// before they shared it (a CR that is content, a form feed in a sources
+// file), and lower() touches ASCII letters only.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "installer/system/text.hpp"
+
+using namespace wslgpu;
+
+TEST_CASE("trim drops a line's blanks and its line ending, and nothing inside") {
+  CHECK(text::trim("  a b \r\n") == "a b");
+  CHECK(text::trim("\t\r\n ") == "");
+  CHECK(text::trim("") == "");
+  CHECK(text::trim("x") == "x");
+}
+
+TEST_CASE("trim with kBlanks keeps a CR, as the INI editor needs to give a CRLF file back") {
+  CHECK(text::trim(" key = v\r", text::kBlanks) == "key = v\r");
+  CHECK(text::trim("\tv\t", text::kBlanks) == "v");
+}
+
+TEST_CASE("trim with kCSpace drops what C's isspace() calls space, form feed and vertical tab too") {
+  CHECK(text::trim("\v\f deb x \f", text::kCSpace) == "deb x");
+}
+
+TEST_CASE("trim_field keeps a leading CR but drops a trailing one") {
+  CHECK(text::trim_field(" \tPackage: x \r") == "Package: x");
+  CHECK(text::trim_field("\rx") == "\rx");
+  CHECK(text::trim_field(" \t\r") == "");
+}
+
+TEST_CASE("trim_start and trim_end work on one side only") {
+  CHECK(text::trim_start("  a  ", " ") == "a  ");
+  CHECK(text::trim_end("  a  ", " ") == "  a");
+  CHECK(text::trim_start("   ", " ") == "");
+  CHECK(text::trim_end("   ", " ") == "");
+}
+
+TEST_CASE("lower changes A-Z only, whatever the bytes around them") {
+  CHECK(text::lower("Signed-By: ABC") == "signed-by: abc");
+  const std::string latin1 = "\xC4\xD6 Z";  // bytes a Latin-1 locale would fold
+  CHECK(text::lower(latin1) == "\xC4\xD6 z");
+}
+
+TEST_CASE("is_digit and is_space are ASCII and C-locale only") {
+  CHECK(text::is_digit('0'));
+  CHECK(text::is_digit('9'));
+  CHECK_FALSE(text::is_digit('a'));
+  CHECK_FALSE(text::is_digit('\xB2'));  // superscript two in Latin-1
+  CHECK(text::is_space('\f'));
+  CHECK(text::is_space('\n'));
+  CHECK_FALSE(text::is_space('\xA0'));  // no-break space in Latin-1
+  CHECK_FALSE(text::is_space('x'));
+}
