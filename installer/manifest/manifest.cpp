@@ -67,7 +67,10 @@ class Loader {
       root = toml::parse(source_.text, file);
     } catch (const toml::parse_error& e) {
       SourcePos pos = toml_pos(e.source(), file);
-      throw InputError(pos, syntax_error_message(std::string(e.description()), pos));
+      // The message first: it may move POS (a function's arguments are
+      // evaluated in no set order; clang and GCC differ).
+      std::string message = syntax_error_message(std::string(e.description()), pos);
+      throw InputError(pos, message);
     }
     manifest_.source = file;
     // Facts that cost a program run are probed only for a manifest that

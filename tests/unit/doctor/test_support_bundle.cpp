@@ -157,7 +157,9 @@ TEST_CASE("support bundle: holds findings, configuration, packages and the newes
   CHECK(contains(entries["wslgpu-doctor/transaction/20261130-101502-7f3a/plan.json"], "\"hf_token\":\"REDACTED\""));
 
   // no planted secret survives anywhere in the archive
-  for (const auto& [name, content] : entries) {
+  for (const auto& entry : entries) {
+    const std::string& name = entry.first;  // clang 14: INFO's lambda cannot capture a structured binding
+    const std::string& content = entry.second;
     INFO(name);
     CHECK_FALSE(contains(content, "s3cret"));
     CHECK_FALSE(contains(content, "abc123"));
