@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs every fuzz target of a WSLGPU_FUZZ build for SECONDS each, one after
-# the other in one process each (the machine's cores are shared; libFuzzer's
-# -jobs=1 would add a supervising process that logs to ./fuzz-0.log, in
-# whatever folder this runs from), from the seeds of
+# Runs every fuzz target of a WSLGPU_FUZZ build for SECONDS each, one
+# process per target and WSLGPU_FUZZ_JOBS of them at a time (default: the
+# number of cores; libFuzzer's own -jobs would add a supervising process that
+# logs to ./fuzz-0.log, in whatever folder this runs from), from the seeds of
 # seeds.sh, and fails when any target finds a crash, a sanitizer report, a
 # broken property, a leak or a hang. Prints one line per target:
 #
@@ -11,7 +11,7 @@
 #
 #   tests/fuzz/run.sh BUILD_DIR SECONDS_PER_TARGET
 #
-# Environment: WSLGPU_FUZZ_RUNS=N stops a target after N executions when
+# Environment: WSLGPU_FUZZ_JOBS=N targets at once; WSLGPU_FUZZ_RUNS=N stops a target after N executions when
 # that comes first (the long run, docs/testing.md); WSLGPU_FUZZ_ONLY="ini
 # deb822" runs only those targets. What a target finds is saved as
 # BUILD_DIR/fuzz/artifacts/TARGET-crash-*, its log is BUILD_DIR/fuzz/logs/TARGET.log,
@@ -38,16 +38,18 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 runs=()
 [ -n "${WSLGPU_FUZZ_RUNS:-}" ] && runs=(-runs="$WSLGPU_FUZZ_RUNS")
 
-printf '%-22s %12s %11s %8s  %s\n' target executions exec/s seconds result
-failed=0
-for target in "${targets[@]}"; do
+jobs=${WSLGPU_FUZZ_JOBS:-$(nproc)}
+((jobs >= 1)) || jobs=1
+
+# fuzz_one TARGET: runs it; leaves its line of the table in logs/TARGET.line
+# (and its findings after it) and its status in logs/TARGET.status.
+fuzz_one() {
+  local target=$1 name binary log start status=0 elapsed execs rate result
   name=${target#fuzz_}
-  if [ -n "${WSLGPU_FUZZ_ONLY:-}" ] && [[ " $WSLGPU_FUZZ_ONLY " != *" $name "* ]]; then continue; fi
   binary=$build/tests/fuzz/$target
   log=$work/logs/$target.log
   mkdir -p "$work/corpus/$name" "$work/seeds/$name"
   start=$(date +%s)
-  status=0
   "$binary" -max_total_time="$seconds" "${runs[@]}" -timeout=25 -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/$target-" "$work/corpus/$name" "$work/seeds/$name" >"$log" 2>&1 || status=$?
   elapsed=$(($(date +%s) - start))
@@ -56,12 +58,40 @@ for target in "${targets[@]}"; do
   if [ "$status" -eq 0 ]; then
     result=ok
   else
-    result="FAILED (exit $status; $(grep -o "$work/artifacts/[^ ]*" "$log" | tail -1))"
-    failed=1
+    result="FAILED (exit $status; $(grep -o "$work/artifacts/[^ ]*" "$log" | tail -1 || true))"
   fi
-  printf '%-22s %12s %11s %8s  %s\n' "$target" "${execs:-?}" "${rate:-?}" "$elapsed" "$result"
-  if [ "$status" -ne 0 ]; then
-    grep -E 'ERROR: |runtime error|property does not hold|SUMMARY' "$log" | head -5 | sed 's/^/      | /'
+  {
+    printf '%-22s %12s %11s %8s  %s\n' "$target" "${execs:-?}" "${rate:-?}" "$elapsed" "$result"
+    if [ "$status" -ne 0 ]; then
+      grep -E 'ERROR: |runtime error|property does not hold|SUMMARY' "$log" | head -5 | sed 's/^/      | /' || true
+    fi
+  } >"$work/logs/$target.line"
+  echo "$status" >"$work/logs/$target.status"
+}
+
+chosen=()
+for target in "${targets[@]}"; do
+  name=${target#fuzz_}
+  if [ -n "${WSLGPU_FUZZ_ONLY:-}" ] && [[ " $WSLGPU_FUZZ_ONLY " != *" $name "* ]]; then continue; fi
+  chosen+=("$target")
+  rm -f "$work/logs/$target.line" "$work/logs/$target.status"
+done
+running=0
+for target in "${chosen[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || true
+    running=$((running - 1))
   fi
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+wait
+
+# The table in the targets' order, whatever order they finished in.
+printf '%-22s %12s %11s %8s  %s\n' target executions exec/s seconds result
+failed=0
+for target in "${chosen[@]}"; do
+  cat "$work/logs/$target.line"
+  [ "$(cat "$work/logs/$target.status")" -eq 0 ] || failed=1
 done
 exit "$failed"
