@@ -267,9 +267,28 @@ realroot_setup() {
   start=$EPOCHREALTIME
   test_repo "$REALROOT_RUN/repo"
   say "test repository: built and signed in $(elapsed_since "$start") s ($(ls "$REALROOT_RUN/repo/pool" | wc -l) packages)"
+  start=$EPOCHREALTIME
+  lower_hashes
+  say "lower layers: hashed in $(elapsed_since "$start") s"
   export REALROOT_RUN REALROOT_CACHE TESTREPO_DIR TESTREPO_URI TESTREPO_SUITE TESTREPO_COMPONENT \
     TESTREPO_ORIGIN TESTREPO_KEY TESTREPO_KEY_SHA256 TESTREPO_KEY_FINGERPRINT TESTREPO_KEY_IN_ROOT TESTREPO_OTHER_KEY \
     TESTREPO_OTHER_KEY_SHA256 TESTREPO_OTHER_KEY_FINGERPRINT TESTREPO_ROCDXG_DIR TESTREPO_ROCDXG_SHA256 TESTREPO_TLS_DIR
+}
+
+# The sha256 of every file of the two read-only stacks a root is an overlay
+# of (base, and the WSL layer over it), once per run, as sha256sum prints
+# them: snapshot() hashes only what a root's upper layer holds and takes the
+# rest from here. Nothing writes to a lower layer after setup, and overlayfs
+# copies a file up before any change to it (content or metadata), so a file
+# that is not in the upper layer is the lower layer's, byte for byte.
+lower_hashes() {
+  (cd "$REALROOT_RUN/base" && find . -type f -print0 | xargs -0r sha256sum) >"$REALROOT_RUN/lower-base.sha256"
+  local view=$REALROOT_RUN/wsl.view
+  mkdir -p "$view"
+  unshare --mount -- bash -euo pipefail -c '
+    mount -t overlay overlay -o "ro,lowerdir=$1/wsl:$1/base" "$2"
+    cd "$2" && find . -type f -print0 | xargs -0r sha256sum' lower "$REALROOT_RUN" "$view" >"$REALROOT_RUN/lower-wsl.sha256"
+  rmdir "$view"
 }
 
 # ---------------------------------------------------------------- with_root
@@ -349,7 +368,9 @@ _root_inside() {
   fi
   mount --bind "$TESTREPO_DIR" "$m$REALROOT_REPO_IN_ROOT"
   mount -o remount,bind,ro "$m$REALROOT_REPO_IN_ROOT"
-  export ROOT=$m
+  export ROOT=$m REALROOT_ROOT_UPPER=$t/upper
+  if [[ $wsl == 1 ]]; then REALROOT_ROOT_LOWER_HASHES=$REALROOT_RUN/lower-wsl.sha256; else REALROOT_ROOT_LOWER_HASHES=$REALROOT_RUN/lower-base.sha256; fi
+  export REALROOT_ROOT_LOWER_HASHES
   cd /
   "$fn" "$@"
 }
@@ -530,7 +551,27 @@ snapshot() {
   unset 'expr[${#expr[@]}-1]'
   local hashes
   hashes=$(mktemp)
-  (cd "$root" && find . \( "${expr[@]/#$root/.}" \) -prune -o -type f -print0 | xargs -0r sha256sum) >"$hashes"
+  if [[ $root == "${ROOT:-}" && -d ${REALROOT_ROOT_UPPER:-} && -f ${REALROOT_ROOT_LOWER_HASHES:-} ]] &&
+    _only_the_overlay_under "$root" "${skip[@]}"; then
+    # A root of with_root: hash the files its upper layer holds (and any the
+    # lower layers' list lacks); the others are the lower layers' (lower_hashes).
+    local listed uppers
+    listed=$(mktemp) uppers=$(mktemp)
+    (cd "$root" && find . \( "${expr[@]/#$root/.}" \) -prune -o -type f -print) >"$listed"
+    (cd "$REALROOT_ROOT_UPPER" && find . -type f -print) >"$uppers"
+    awk -v lower="$REALROOT_ROOT_LOWER_HASHES" -v uppers="$uppers" -v cached="$listed.cached" '
+      BEGIN {
+        while ((getline line < lower) > 0) sum[substr(line, 67)] = line
+        while ((getline line < uppers) > 0) copied[line] = 1
+      }
+      { if (($0 in copied) || !($0 in sum)) printf "%s%c", $0, 0; else print sum[$0] > cached }
+      END { close(cached) }' "$listed" |
+      (cd "$root" && xargs -0r sha256sum) >"$hashes"
+    [[ ! -f $listed.cached ]] || cat "$listed.cached" >>"$hashes"
+    rm -f "$listed" "$listed.cached" "$uppers"
+  else
+    (cd "$root" && find . \( "${expr[@]/#$root/.}" \) -prune -o -type f -print0 | xargs -0r sha256sum) >"$hashes"
+  fi
   {
     printf '## files\n'
     # path, type, mode, uid:gid, size, then sha256 (files), target (links), rdev (devices)
@@ -559,6 +600,29 @@ snapshot() {
     cat "$root/etc/gshadow"
   } >"$out"
   rm -f "$hashes"
+}
+
+# _only_the_overlay_under ROOT SKIPPED...: whether every mount below ROOT,
+# outside the SKIPPED paths, is ROOT's own overlay (a bind of a part of it,
+# such as a read-only /etc): a filesystem mounted over a part of the root
+# holds files the upper layer does not show, so snapshot() hashes them all.
+_only_the_overlay_under() {
+  local root=$1
+  shift
+  local point
+  while IFS= read -r point; do
+    local skipped=0 p
+    for p in "$@"; do
+      if [[ $point == "$root$p" || $point == "$root$p"/* ]]; then skipped=1; break; fi
+    done
+    ((skipped == 1)) && continue
+    # mountinfo(5): ... MOUNT_POINT ... - FSTYPE SOURCE SUPER_OPTIONS
+    awk -v m="$point" -v upper="upperdir=$REALROOT_ROOT_UPPER" '
+      { for (i = 1; i <= NF; i++) if ($i == "-") break }
+      $5 == m && $(i + 1) == "overlay" && index($(i + 3), upper ",") + index($(i + 3) ",", upper ",") > 0 { ok = 1 }
+      END { exit !ok }' /proc/self/mountinfo || return 1
+  done < <(awk -v r="$root" '$5 == r || index($5, r "/") == 1 { print $5 }' /proc/self/mountinfo)
+  return 0
 }
 
 # snapshot_diff A B: prints what differs between two snapshots, readably

@@ -113,6 +113,20 @@ report() {
   fi
 }
 
+# The longest first (by the times of the last run on this machine, kept in
+# the test cache; a scenario without one counts as long): with the short
+# ones last, the cores stay busy to the end instead of one long scenario
+# running alone.
+times_file=$REALROOT_CACHE/realroot-times
+if [[ -f $times_file ]]; then
+  mapfile -t scenarios < <(
+    for file in "${scenarios[@]}"; do
+      name=$(basename "$file" .sh)
+      took=$(awk -v n="$name" '$1 == n { t = $2 } END { print (t == "" ? 999999 : t) }' "$times_file")
+      printf '%s\t%s\n' "$took" "$file"
+    done | LC_ALL=C sort -t$'\t' -k1,1gr -k2,2 | cut -f2-)
+fi
+
 say "scenarios: ${#scenarios[@]}, $jobs at a time"
 declare -A running=()
 for file in "${scenarios[@]}"; do
@@ -129,6 +143,15 @@ while ((${#running[@]} > 0)); do
   report "${running[$finished]}"
   unset 'running[$finished]'
 done
+# This run's times, for the next run's order (merged into what the last
+# runs measured, so that a run of a few scenarios keeps the others' times).
+{
+  [[ ! -f $times_file ]] || cat "$times_file"
+  for file in "${scenarios[@]}"; do
+    name=$(basename "$file" .sh)
+    printf '%s %s\n' "$name" "$(<"$REALROOT_RUN/$name.took")"
+  done
+} | awk '{ t[$1] = $2 } END { for (n in t) print n, t[n] }' | LC_ALL=C sort >"$times_file.new" && mv "$times_file.new" "$times_file"
 say "total: $(elapsed_since "$run_start") s"
 echo "$passed passed, $failed failed"
 ((failed == 0))

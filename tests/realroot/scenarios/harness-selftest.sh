@@ -5,6 +5,7 @@
 scenario() {
   with_root install_and_change_groups
   with_root sees_a_pristine_root
+  with_root snapshot_shortcut_is_exact
   with_root --bare is_not_wsl
 }
 
@@ -54,6 +55,40 @@ sees_a_pristine_root() {
   local interfaces
   interfaces=$(awk -F: 'NR > 2 { gsub(/ /, "", $1); print $1 }' /proc/net/dev | tr '\n' ' ')
   assert_eq "$interfaces" "lo " "the network interfaces inside the namespace"
+}
+
+# snapshot() hashes only the files in the root's upper layer and takes the
+# others' hashes from the lower layers' list: its result must be the one
+# hashing every file gives, after a change of a lower file in place (same
+# size, same mtime), and with a filesystem mounted over part of the root.
+snapshot_shortcut_is_exact() {
+  local tmp=$REALROOT_SCENARIO_TMP
+  snapshot "$ROOT" "$tmp/fast-before"
+  REALROOT_ROOT_LOWER_HASHES="" snapshot "$ROOT" "$tmp/full-before"
+  assert_same_snapshot "$tmp/full-before" "$tmp/fast-before" "the snapshot's shortcut on a fresh root"
+
+  local file=$ROOT/etc/debian_version stamp
+  stamp=$(stat -c %y "$file")
+  printf 'X' | dd of="$file" bs=1 seek=0 conv=notrunc status=none
+  touch -d "$stamp" "$file"
+  snapshot "$ROOT" "$tmp/fast-after"
+  REALROOT_ROOT_LOWER_HASHES="" snapshot "$ROOT" "$tmp/full-after"
+  assert_same_snapshot "$tmp/full-after" "$tmp/fast-after" "the snapshot's shortcut after an in-place change"
+  local report status=0
+  report=$(snapshot_diff "$tmp/fast-before" "$tmp/fast-after") || status=$?
+  assert_eq "$status" 1 "snapshot_diff's status after an in-place change of a lower file"
+  assert_contains "$report" '/etc/debian_version' "the diff"
+
+  # A tmpfs over a folder of the base, holding a file at a lower file's
+  # path with other content: only hashing it shows the difference.
+  local dir=$ROOT/usr/share/doc/dpkg
+  [[ -f $dir/copyright ]] || fail "the base has no $dir/copyright"
+  mount -t tmpfs docfs "$dir"
+  printf 'not the lower layer\n' >"$dir/copyright"
+  snapshot "$ROOT" "$tmp/fast-mounted"
+  REALROOT_ROOT_LOWER_HASHES="" snapshot "$ROOT" "$tmp/full-mounted"
+  umount "$dir"
+  assert_same_snapshot "$tmp/full-mounted" "$tmp/fast-mounted" "the snapshot with a filesystem mounted over a folder of the base"
 }
 
 # A --bare root is plain Debian: no /dev/dxg, no driver mount, no alice,
