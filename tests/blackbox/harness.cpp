@@ -238,4 +238,18 @@ std::string snapshot_difference(const std::map<std::string, Stamp>& before, cons
   return out;
 }
 
+std::map<std::string, Stamp> outside_state_without_times(std::map<std::string, Stamp> all) {
+  std::erase_if(all, [](const auto& e) {
+    return e.first.rfind("var/lib/wslgpu-setup", 0) == 0 || e.first == "var/lib" || e.first == "var";
+  });
+  for (auto& [path, stamp] : all) stamp.mtime_ns = 0;
+  return all;
+}
+
+bool as_root() {
+  if (::geteuid() == 0) return true;
+  MESSAGE("skipped: install needs root (its guard); CI runs the tests as root");
+  return false;
+}
+
 }  // namespace wslgpu::blackbox

@@ -79,6 +79,15 @@ std::map<std::string, Stamp> snapshot(const std::string& dir);
 // What differs between two snapshots, one line per path, for messages.
 std::string snapshot_difference(const std::map<std::string, Stamp>& before, const std::map<std::string, Stamp>& after);
 
+// ALL without the tool's state folder and the folders made to hold it
+// (var, var/lib), modification times left out: restoring a file is a
+// write, and writing in a folder moves its mtime.
+std::map<std::string, Stamp> outside_state_without_times(std::map<std::string, Stamp> all);
+
+// Whether the tests run as root; when not, says the test is skipped (install
+// needs root, its guard; CI runs the tests as root).
+bool as_root();
+
 // The folder the sources are in (for tests/broken and tests/blackbox/manifests).
 std::string source_dir();
 

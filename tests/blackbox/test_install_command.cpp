@@ -35,20 +35,7 @@ std::vector<std::string> args(const FakeWslRoot& root, std::vector<std::string> 
 // The root's content, modes and owners, without the tool's own journal and
 // lock. Modification times are left out: restoring a file is a write, and
 // writing in a folder moves its mtime. (The converged test compares them.)
-std::map<std::string, Stamp> machine(const FakeWslRoot& root) {
-  auto all = snapshot(root.path());
-  std::erase_if(all, [](const auto& e) {
-    return e.first.rfind("var/lib/wslgpu-setup", 0) == 0 || e.first == "var/lib" || e.first == "var";
-  });
-  for (auto& [path, stamp] : all) stamp.mtime_ns = 0;
-  return all;
-}
-
-bool as_root() {
-  if (::geteuid() == 0) return true;
-  MESSAGE("skipped: install needs root (its guard); CI runs the tests as root");
-  return false;
-}
+std::map<std::string, Stamp> machine(const FakeWslRoot& root) { return outside_state_without_times(snapshot(root.path())); }
 
 }  // namespace
 

@@ -20,8 +20,10 @@
 #include "installer/manifest/manifest.hpp"
 #include "installer/system/error.hpp"
 #include "support/gpg_keys.hpp"
+#include "support/helpers.hpp"
 
 using namespace wslgpu::blackbox;
+using wslgpu::testing::contains;
 
 namespace {
 
@@ -44,8 +46,6 @@ std::string joined(const std::vector<std::string>& lines) {
   for (const auto& l : lines) out += l + "\n";
   return out;
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 wslgpu::HostFacts noble_host() {
   wslgpu::HostFacts h;

@@ -12,18 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
+#include "support/helpers.hpp"
 
 using namespace wslgpu::blackbox;
+using wslgpu::testing::contains;
 
 namespace {
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-bool as_root() {
-  if (::geteuid() == 0) return true;
-  MESSAGE("skipped: install needs root (its guard); CI runs the tests as root");
-  return false;
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -34,17 +28,6 @@ std::string write_manifest(const FakeWslRoot& root, const std::string& name, con
   std::string path = root.path() + "/../" + name;
   std::ofstream(path) << body;
   return std::filesystem::weakly_canonical(path).string();
-}
-
-// The root without the tool's own state folder (and the folders it makes
-// to hold it); modification times left out (the root folder's moves when
-// the state folder is made).
-std::map<std::string, Stamp> outside_state(std::map<std::string, Stamp> all) {
-  std::erase_if(all, [](const auto& e) {
-    return e.first.rfind("var/lib/wslgpu-setup", 0) == 0 || e.first == "var/lib" || e.first == "var";
-  });
-  for (auto& [path, stamp] : all) stamp.mtime_ns = 0;
-  return all;
 }
 
 }  // namespace
@@ -73,8 +56,8 @@ TEST_CASE("a .wslconfig that is a link to /etc/shadow is refused, and /etc/shado
     CHECK(contains(install.err, "never reads or writes a file it manages through a symbolic link"));
   }
   CHECK(slurp(root.path() + "/etc/shadow") == shadow);
-  auto after = outside_state(snapshot(root.path()));
-  before = outside_state(before);
+  auto after = outside_state_without_times(snapshot(root.path()));
+  before = outside_state_without_times(before);
   CHECK_MESSAGE(before == after, snapshot_difference(before, after));
 }
 

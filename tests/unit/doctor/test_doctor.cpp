@@ -14,8 +14,10 @@
 #include "installer/formats/ini.hpp"
 #include "installer/formats/openpgp.hpp"
 #include "support/fakes.hpp"
+#include "support/helpers.hpp"
 
 using namespace wslgpu;
+using wslgpu::testing::contains;
 using wslgpu::testing::FakeProcessRunner;
 using wslgpu::testing::MemoryFileSystem;
 
@@ -75,7 +77,7 @@ const char* const kWslVersion =
     "Windows version: 10.0.22631.4317\n";
 
 // A WSL2 Ubuntu 24.04 machine that doctor finds healthy, before a test breaks it.
-struct Machine {
+struct DoctorFixture {
   MemoryFileSystem fs;
   std::map<std::vector<std::string>, ProcessResult> outputs;  // argv prefix -> result
   std::optional<std::uint64_t> free_disk = 100 * kGiB;
@@ -85,7 +87,7 @@ struct Machine {
   FakeProcessRunner runner;
   HostFacts host;
 
-  Machine() {
+  DoctorFixture() {
     fs.add_file("/proc/sys/kernel/osrelease", "5.15.153.1-microsoft-standard-WSL2\n");
     fs.add_file("/proc/meminfo", "MemTotal:       16318496 kB\nMemFree:        15000000 kB\n");
     fs.add_char_device("/dev/dxg", 0666);
@@ -164,8 +166,6 @@ Finding get(const std::vector<Finding>& findings, const std::string& id) {
   return *f;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 std::string problems(const std::vector<Finding>& findings) {
   std::string out;
   for (const auto& f : findings)
@@ -178,7 +178,7 @@ std::string problems(const std::vector<Finding>& findings) {
 // ---------------------------------------------------------------- whole machines
 
 TEST_CASE("doctor: a healthy NVIDIA WSL2 machine has no failure and no warning, and nothing is written") {
-  Machine m;
+  DoctorFixture m;
   m.make_nvidia();
   auto findings = m.diagnose();
   INFO(problems(findings));
@@ -193,7 +193,7 @@ TEST_CASE("doctor: a healthy NVIDIA WSL2 machine has no failure and no warning, 
 }
 
 TEST_CASE("doctor: a healthy AMD WSL2 machine has no failure and no warning") {
-  Machine m;
+  DoctorFixture m;
   m.make_amd();
   auto findings = m.diagnose();
   INFO(problems(findings));
@@ -203,7 +203,7 @@ TEST_CASE("doctor: a healthy AMD WSL2 machine has no failure and no warning") {
 }
 
 TEST_CASE("doctor: findings come grouped WSL, NVIDIA, AMD, Configuration, Windows, /dev/dxg before the GPU ones") {
-  Machine m;
+  DoctorFixture m;
   m.make_nvidia();
   m.make_amd();
   auto findings = m.diagnose();
@@ -220,7 +220,7 @@ TEST_CASE("doctor: findings come grouped WSL, NVIDIA, AMD, Configuration, Window
 }
 
 TEST_CASE("doctor: every probe runs with the machine's timeout, never through a shell") {
-  Machine m;
+  DoctorFixture m;
   m.make_nvidia();
   m.make_amd();
   m.diagnose();
@@ -236,13 +236,13 @@ TEST_CASE("doctor: every probe runs with the machine's timeout, never through a 
 
 TEST_CASE("doctor wsl.version: WSL2 is ok, WSL1 and plain Linux fail, an unknown kernel warns") {
   {
-    Machine m;
+    DoctorFixture m;
     auto f = get(m.diagnose(), "wsl.version");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "WSL2 (kernel 5.15.153.1-microsoft-standard-WSL2)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/proc/sys/kernel/osrelease", "4.4.0-19041-Microsoft\n");
     auto findings = m.diagnose();
     auto f = get(findings, "wsl.version");
@@ -253,7 +253,7 @@ TEST_CASE("doctor wsl.version: WSL2 is ok, WSL1 and plain Linux fail, an unknown
     CHECK_FALSE(lookup(findings, "wsl.kernel"));  // a WSL1 kernel release says nothing about GPU support
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/proc/sys/kernel/osrelease", "6.1.0-18-amd64\n");
     auto findings = m.diagnose();
     auto f = get(findings, "wsl.version");
@@ -264,7 +264,7 @@ TEST_CASE("doctor wsl.version: WSL2 is ok, WSL1 and plain Linux fail, an unknown
     CHECK_FALSE(lookup(findings, "windows.interop"));  // no Windows behind plain Linux
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.remove("/proc/sys/kernel/osrelease");
     auto f = get(m.diagnose(), "wsl.version");
     CHECK(f.status == FindingStatus::warn);
@@ -274,18 +274,18 @@ TEST_CASE("doctor wsl.version: WSL2 is ok, WSL1 and plain Linux fail, an unknown
 
 TEST_CASE("doctor wsl.kernel: 5.10.60.1 is the minimum; NVIDIA's 5.10.16.3 only softens it to a warning") {
   {
-    Machine m;
+    DoctorFixture m;
     auto f = get(m.diagnose(), "wsl.kernel");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "kernel 5.15.153.1 (minimum 5.10.60.1)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/proc/sys/kernel/osrelease", "5.10.60.1-microsoft-standard-WSL2\n");
     CHECK(get(m.diagnose(), "wsl.kernel").status == FindingStatus::ok);
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/proc/sys/kernel/osrelease", "5.10.43.3-microsoft-standard-WSL2\n");
     auto f = get(m.diagnose(), "wsl.kernel");
     CHECK(f.status == FindingStatus::fail);
@@ -296,7 +296,7 @@ TEST_CASE("doctor wsl.kernel: 5.10.60.1 is the minimum; NVIDIA's 5.10.16.3 only 
           "update it.");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.add_file("/proc/sys/kernel/osrelease", "5.10.43.3-microsoft-standard-WSL2\n");
     auto f = get(m.diagnose(), "wsl.kernel");
@@ -304,7 +304,7 @@ TEST_CASE("doctor wsl.kernel: 5.10.60.1 is the minimum; NVIDIA's 5.10.16.3 only 
     CHECK(contains(f.cause, "NVIDIA's minimum (5.10.16.3) is met"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.add_file("/proc/sys/kernel/osrelease", "5.10.16.2-microsoft-standard-WSL2\n");
     CHECK(get(m.diagnose(), "wsl.kernel").status == FindingStatus::fail);
@@ -313,13 +313,13 @@ TEST_CASE("doctor wsl.kernel: 5.10.60.1 is the minimum; NVIDIA's 5.10.16.3 only 
 
 TEST_CASE("doctor wsl.dxg: a crw-rw-rw- device is ok; missing comes first and later GPU failures name it") {
   {
-    Machine m;
+    DoctorFixture m;
     auto f = get(m.diagnose(), "wsl.dxg");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "/dev/dxg is a character device, crw-rw-rw-");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.remove("/dev/dxg");
     m.outputs[{"/usr/lib/wsl/lib/nvidia-smi", "-L"}] =
@@ -336,7 +336,7 @@ TEST_CASE("doctor wsl.dxg: a crw-rw-rw- device is ok; missing comes first and la
     CHECK(findings.front().group == "WSL");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/dev/dxg", "");
     auto f = get(m.diagnose(), "wsl.dxg");
     CHECK(f.status == FindingStatus::fail);
@@ -344,7 +344,7 @@ TEST_CASE("doctor wsl.dxg: a crw-rw-rw- device is ok; missing comes first and la
     CHECK(contains(f.fix, "sudo rm -r /dev/dxg"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_char_device("/dev/dxg", 0660);
     auto f = get(m.diagnose(), "wsl.dxg");
     CHECK(f.status == FindingStatus::fail);
@@ -355,13 +355,13 @@ TEST_CASE("doctor wsl.dxg: a crw-rw-rw- device is ok; missing comes first and la
 
 TEST_CASE("doctor wsl.lib: the driver mount needs libdxcore.so") {
   {
-    Machine m;
+    DoctorFixture m;
     auto f = get(m.diagnose(), "wsl.lib");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "/usr/lib/wsl/lib holds libdxcore.so");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.remove("/usr/lib/wsl/lib/libdxcore.so");
     auto f = get(m.diagnose(), "wsl.lib");
     CHECK(f.status == FindingStatus::fail);
@@ -370,7 +370,7 @@ TEST_CASE("doctor wsl.lib: the driver mount needs libdxcore.so") {
     CHECK(contains(f.fix, "[gpu] enabled=false"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.remove("/usr/lib/wsl/lib/libdxcore.so");
     m.fs.remove("/usr/lib/wsl/lib");
     m.fs.remove("/dev/dxg");
@@ -382,13 +382,13 @@ TEST_CASE("doctor wsl.lib: the driver mount needs libdxcore.so") {
 
 TEST_CASE("doctor wsl.conf: absent or valid is ok; a file WSL cannot read warns with FILE:LINE") {
   {
-    Machine m;
+    DoctorFixture m;
     auto findings = m.diagnose();
     CHECK(get(findings, "wsl.conf").seen == "/etc/wsl.conf is absent: GPU sharing and interop are on (WSL's defaults)");
     CHECK_FALSE(lookup(findings, "wsl.conf-gpu"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/etc/wsl.conf", "[boot]\nsystemd=true\n[gpu]\nenabled=true\n");
     auto findings = m.diagnose();
     CHECK(get(findings, "wsl.conf").status == FindingStatus::ok);
@@ -396,7 +396,7 @@ TEST_CASE("doctor wsl.conf: absent or valid is ok; a file WSL cannot read warns 
     CHECK(get(findings, "wsl.conf-interop").seen == "interop is on (WSL's default)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/etc/wsl.conf", "[boot] systemd=true\n");
     auto f = get(m.diagnose(), "wsl.conf");
     CHECK(f.status == FindingStatus::warn);
@@ -405,7 +405,7 @@ TEST_CASE("doctor wsl.conf: absent or valid is ok; a file WSL cannot read warns 
     CHECK(contains(f.fix, "Correct the lines named above"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/etc/wsl.conf", utf16le("[gpu]\r\nenabled=true\r\n"));
     auto f = get(m.diagnose(), "wsl.conf");
     CHECK(f.status == FindingStatus::warn);
@@ -414,7 +414,7 @@ TEST_CASE("doctor wsl.conf: absent or valid is ok; a file WSL cannot read warns 
 }
 
 TEST_CASE("doctor wsl.conf-gpu and wsl.conf-interop: turning them off is found, with the line") {
-  Machine m;
+  DoctorFixture m;
   m.fs.add_file("/etc/wsl.conf", "[gpu]\nenabled=false\n\n[interop]\nenabled = false\n");
   auto findings = m.diagnose();
   auto gpu = get(findings, "wsl.conf-gpu");
@@ -437,11 +437,11 @@ TEST_CASE("doctor wsl.conf-gpu and wsl.conf-interop: turning them off is found, 
 
 TEST_CASE("doctor nvidia: the checks apply only with the stubs mounted or an NVIDIA package installed") {
   {
-    Machine m;
+    DoctorFixture m;
     CHECK_FALSE(lookup(m.diagnose(), "nvidia.stubs"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.packages["nvidia-driver-550"] = "550.54.14-0ubuntu1";
     auto findings = m.diagnose();
     CHECK(get(findings, "nvidia.stubs").status == FindingStatus::fail);
@@ -451,14 +451,14 @@ TEST_CASE("doctor nvidia: the checks apply only with the stubs mounted or an NVI
 
 TEST_CASE("doctor nvidia.stubs: libcuda.so.1 and nvidia-smi come from the Windows driver") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     auto f = get(m.diagnose(), "nvidia.stubs");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "libcuda.so.1 and nvidia-smi are in /usr/lib/wsl/lib (the Windows driver's stubs)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.remove("/usr/lib/wsl/lib/libcuda.so.1");
     m.fs.remove("/usr/lib/wsl/lib/nvidia-smi");
@@ -474,7 +474,7 @@ TEST_CASE("doctor nvidia.stubs: libcuda.so.1 and nvidia-smi come from the Window
 
 TEST_CASE("doctor nvidia.linux-driver: a Linux NVIDIA driver inside WSL fails with the purge command") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     auto f = get(m.diagnose(), "nvidia.linux-driver");
     CHECK(f.status == FindingStatus::ok);
@@ -482,7 +482,7 @@ TEST_CASE("doctor nvidia.linux-driver: a Linux NVIDIA driver inside WSL fails wi
   }
   for (const char* pkg : {"nvidia-driver-550", "nvidia-utils-550", "libnvidia-compute-550", "cuda-drivers",
                           "cuda-drivers-550", "nvidia-dkms-550", "nvidia-kernel-common-550"}) {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.packages[pkg] = "550.54.14-0ubuntu1";
     auto f = get(m.diagnose(), "nvidia.linux-driver");
@@ -496,14 +496,14 @@ TEST_CASE("doctor nvidia.linux-driver: a Linux NVIDIA driver inside WSL fails wi
 
 TEST_CASE("doctor nvidia.linker-path: ld.so.conf.d or LD_LIBRARY_PATH, else libcuda.so cannot be opened") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     auto f = get(m.diagnose(), "nvidia.linker-path");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "/usr/lib/wsl/lib is on the dynamic linker's path (/etc/ld.so.conf.d/ld.wsl.conf)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.remove("/etc/ld.so.conf.d/ld.wsl.conf");
     auto f = get(m.diagnose(), "nvidia.linker-path");
@@ -511,7 +511,7 @@ TEST_CASE("doctor nvidia.linker-path: ld.so.conf.d or LD_LIBRARY_PATH, else libc
     CHECK(f.seen == "/usr/lib/wsl/lib is on LD_LIBRARY_PATH for login shells (/etc/profile.d/wslgpu-cuda.sh)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.add_file("/etc/ld.so.conf.d/ld.wsl.conf", "# /usr/lib/wsl/lib\n");
     m.fs.add_file("/etc/profile.d/wslgpu-cuda.sh", "export PATH=/usr/local/cuda/bin:$PATH\n");
@@ -525,7 +525,7 @@ TEST_CASE("doctor nvidia.linker-path: ld.so.conf.d or LD_LIBRARY_PATH, else libc
 
 TEST_CASE("doctor nvidia.ldconfig: the symbolic-link warning is harmless; libcuda copies elsewhere are not") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     auto f = get(m.diagnose(), "nvidia.ldconfig");
     CHECK(f.status == FindingStatus::ok);
@@ -533,7 +533,7 @@ TEST_CASE("doctor nvidia.ldconfig: the symbolic-link warning is harmless; libcud
     CHECK(contains(f.cause, "the Windows driver mounts plain files in a read-only folder"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.add_file("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "elf");
     auto f = get(m.diagnose(), "nvidia.ldconfig");
@@ -547,14 +547,14 @@ TEST_CASE("doctor nvidia.ldconfig: the symbolic-link warning is harmless; libcud
 
 TEST_CASE("doctor nvidia.smi: a listed GPU is ok; blocked, failing and hanging nvidia-smi each say why") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     auto f = get(m.diagnose(), "nvidia.smi");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "nvidia-smi -L: GPU 0: NVIDIA GeForce RTX 4090");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.packages["libnvidia-compute-550"] = "550.54.14-0ubuntu1";
     m.outputs[{"/usr/lib/wsl/lib/nvidia-smi", "-L"}] =
@@ -568,7 +568,7 @@ TEST_CASE("doctor nvidia.smi: a listed GPU is ok; blocked, failing and hanging n
     CHECK_FALSE(lookup(findings, "windows.nvidia-driver"));  // no version from a failing nvidia-smi
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.outputs[{"/usr/lib/wsl/lib/nvidia-smi", "-L"}] =
         output("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n", 9);
@@ -580,7 +580,7 @@ TEST_CASE("doctor nvidia.smi: a listed GPU is ok; blocked, failing and hanging n
     CHECK(contains(f.fix, "update the NVIDIA driver"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.outputs[{"/usr/lib/wsl/lib/nvidia-smi", "-L"}] = timed_out();
     auto findings = m.diagnose();
@@ -594,14 +594,14 @@ TEST_CASE("doctor nvidia.smi: a listed GPU is ok; blocked, failing and hanging n
 
 TEST_CASE("doctor nvidia.nvcc: the toolkit's nvcc is ok; missing, broken or the distribution's one is not") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     auto f = get(m.diagnose(), "nvidia.nvcc");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "nvcc 12.6 (/usr/local/cuda/bin/nvcc)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.remove("/usr/local/cuda/bin/nvcc");
     auto f = get(m.diagnose(), "nvidia.nvcc");
@@ -610,7 +610,7 @@ TEST_CASE("doctor nvidia.nvcc: the toolkit's nvcc is ok; missing, broken or the 
     CHECK(contains(f.fix, "sudo wslgpu-setup install cuda"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.outputs[{"/usr/local/cuda/bin/nvcc", "--version"}] = output("", 127, "error while loading shared libraries\n");
     auto f = get(m.diagnose(), "nvidia.nvcc");
@@ -618,13 +618,13 @@ TEST_CASE("doctor nvidia.nvcc: the toolkit's nvcc is ok; missing, broken or the 
     CHECK(f.seen == "/usr/local/cuda/bin/nvcc --version failed (exit 127): error while loading shared libraries");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.outputs[{"/usr/local/cuda/bin/nvcc", "--version"}] = timed_out();
     CHECK(get(m.diagnose(), "nvidia.nvcc").seen == "/usr/local/cuda/bin/nvcc --version did not answer within 12 s");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.remove("/usr/local/cuda/bin/nvcc");
     m.fs.add_file("/usr/bin/nvcc", "elf", 0755);
@@ -639,25 +639,25 @@ TEST_CASE("doctor nvidia.nvcc: the toolkit's nvcc is ok; missing, broken or the 
 // ---------------------------------------------------------------- AMD
 
 TEST_CASE("doctor amd: the checks apply only with a ROCm or HSA package or /opt/rocm") {
-  Machine m;
+  DoctorFixture m;
   m.make_nvidia();
   auto findings = m.diagnose();
   CHECK_FALSE(lookup(findings, "amd.dkms"));
-  Machine a;
+  DoctorFixture a;
   a.fs.add_dir("/opt/rocm");
   CHECK(lookup(a.diagnose(), "amd.dkms"));
 }
 
 TEST_CASE("doctor amd.dkms: any DKMS package fails, also on a machine without ROCm") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     auto f = get(m.diagnose(), "amd.dkms");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "no DKMS package is installed");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.packages["amdgpu-dkms"] = "1:6.12.12.60402-2164967.22.04";
     m.packages["dkms"] = "3.0.11-1ubuntu13";
@@ -668,7 +668,7 @@ TEST_CASE("doctor amd.dkms: any DKMS package fails, also on a machine without RO
     CHECK(f.fix.rfind("sudo apt purge amdgpu-dkms dkms (", 0) == 0);
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.packages["v4l2loopback-dkms"] = "0.12.7-2";
     auto f = get(m.diagnose(), "amd.dkms");
     CHECK(f.status == FindingStatus::fail);
@@ -678,14 +678,14 @@ TEST_CASE("doctor amd.dkms: any DKMS package fails, also on a machine without RO
 
 TEST_CASE("doctor amd.wsl-runtime: 6.x needs rocr4wsl, 7.0 has no WSL support, 7.1+ needs dxg detection") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     auto f = get(m.diagnose(), "amd.wsl-runtime");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "ROCm 6.4.2 with its WSL runtime (hsa-runtime-rocr4wsl-amdgpu)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.packages.erase("hsa-runtime-rocr4wsl-amdgpu");
     auto f = get(m.diagnose(), "amd.wsl-runtime");
@@ -695,7 +695,7 @@ TEST_CASE("doctor amd.wsl-runtime: 6.x needs rocr4wsl, 7.0 has no WSL support, 7
     CHECK(contains(f.fix, "sudo apt install hsa-runtime-rocr4wsl-amdgpu"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd("7.0.2.70002-56~24.04");
     auto f = get(m.diagnose(), "amd.wsl-runtime");
     CHECK(f.status == FindingStatus::fail);
@@ -703,7 +703,7 @@ TEST_CASE("doctor amd.wsl-runtime: 6.x needs rocr4wsl, 7.0 has no WSL support, 7
     CHECK(contains(f.fix, "6.4.2.1"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd("7.1.0.70100-20~24.04");
     auto f = get(m.diagnose(), "amd.wsl-runtime");
     CHECK(f.status == FindingStatus::fail);
@@ -712,7 +712,7 @@ TEST_CASE("doctor amd.wsl-runtime: 6.x needs rocr4wsl, 7.0 has no WSL support, 7
     CHECK(contains(f.fix, "sets it for every login shell in /etc/profile.d"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd("7.1.0.70100-20~24.04");
     m.fs.add_file("/home/alice/.bashrc",
                   "# >>> wslgpu-setup rocm >>>\nexport HSA_ENABLE_DXG_DETECTION='1'\n# <<< wslgpu-setup rocm <<<\n");
@@ -727,20 +727,20 @@ TEST_CASE("doctor amd.wsl-runtime: 6.x needs rocr4wsl, 7.0 has no WSL support, 7
     CHECK(passed);
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd("7.1.0.70100-20~24.04");
     m.fs.add_file("/etc/profile.d/rocm-dxg.sh", "# export HSA_ENABLE_DXG_DETECTION=1\n");
     CHECK(get(m.diagnose(), "amd.wsl-runtime").status == FindingStatus::fail);  // a comment sets nothing
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd("6.0.2.60002-115~22.04");
     auto f = get(m.diagnose(), "amd.wsl-runtime");
     CHECK(f.status == FindingStatus::fail);
     CHECK(f.seen == "ROCm 6.0.2 predates WSL support");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_dir("/opt/rocm");
     auto f = get(m.diagnose(), "amd.wsl-runtime");
     CHECK(f.status == FindingStatus::warn);
@@ -750,12 +750,12 @@ TEST_CASE("doctor amd.wsl-runtime: 6.x needs rocr4wsl, 7.0 has no WSL support, 7
 
 TEST_CASE("doctor amd.distro-hsa: Ubuntu's own libhsa-runtime64-1 and libhsakmt1 fail") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     CHECK(get(m.diagnose(), "amd.distro-hsa").status == FindingStatus::ok);
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.packages["libhsa-runtime64-1"] = "5.7.1-2build1";
     m.packages["libhsakmt1"] = "5.7.0-1build1";
@@ -769,14 +769,14 @@ TEST_CASE("doctor amd.distro-hsa: Ubuntu's own libhsa-runtime64-1 and libhsakmt1
 
 TEST_CASE("doctor amd.rocminfo: a gfx agent is ok; each known failure text maps to its cause") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     auto f = get(m.diagnose(), "amd.rocminfo");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "rocminfo lists gfx1100");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.outputs[{"/opt/rocm/bin/rocminfo"}] =
         output("WSL environment detected.\n", 1,
@@ -789,7 +789,7 @@ TEST_CASE("doctor amd.rocminfo: a gfx agent is ok; each known failure text maps 
     CHECK(contains(f.fix, "AMD's WSL support matrix"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd("7.1.0.70100-20~24.04");
     m.outputs[{"/opt/rocm/bin/rocminfo"}] = output("", 1, "No WDDM adapters found.\n");
     auto f = get(m.diagnose(), "amd.rocminfo");
@@ -799,7 +799,7 @@ TEST_CASE("doctor amd.rocminfo: a gfx agent is ok; each known failure text maps 
     CHECK(contains(f.fix, "export HSA_ENABLE_DXG_DETECTION=1"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd("7.1.0.70100-20~24.04");
     m.outputs[{"/opt/rocm/bin/rocminfo"}] = output("", 1,
                                                    "ROCk module is NOT loaded, possibly no GPU devices\n"
@@ -809,7 +809,7 @@ TEST_CASE("doctor amd.rocminfo: a gfx agent is ok; each known failure text maps 
     CHECK(contains(f.cause, "The HSA runtime could not start."));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.outputs[{"/opt/rocm/bin/rocminfo"}] = timed_out();
     auto f = get(m.diagnose(), "amd.rocminfo");
@@ -817,13 +817,13 @@ TEST_CASE("doctor amd.rocminfo: a gfx agent is ok; each known failure text maps 
     CHECK(f.seen == "rocminfo did not answer within 12 s");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.outputs[{"/opt/rocm/bin/rocminfo"}] = output("Agent 1\n  Name: CPU\n");
     CHECK(get(m.diagnose(), "amd.rocminfo").seen == "rocminfo lists no GPU agent");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.fs.remove("/opt/rocm/bin/rocminfo");
     auto f = get(m.diagnose(), "amd.rocminfo");
@@ -834,7 +834,7 @@ TEST_CASE("doctor amd.rocminfo: a gfx agent is ok; each known failure text maps 
 
 TEST_CASE("doctor amd.torch-hsa: a libhsa-runtime64.so bundled in torch/lib fails with the rm command") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.fs.add_file("/home/alice/.local/lib/python3.12/site-packages/torch/lib/libtorch.so", "elf");
     auto f = get(m.diagnose(), "amd.torch-hsa");
@@ -844,7 +844,7 @@ TEST_CASE("doctor amd.torch-hsa: a libhsa-runtime64.so bundled in torch/lib fail
           "libhsa-runtime64.so");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.fs.add_file("/home/alice/.local/lib/python3.12/site-packages/torch/lib/libhsa-runtime64.so", "elf");
     m.fs.add_file("/usr/local/lib/python3.12/dist-packages/torch/lib/libhsa-runtime64.so.1", "elf");
@@ -858,7 +858,7 @@ TEST_CASE("doctor amd.torch-hsa: a libhsa-runtime64.so bundled in torch/lib fail
                       0) == 0);
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.fs.add_file("/usr/lib/python3/dist-packages/torch/lib/libhsa-runtime64.so", "elf");
     CHECK(get(m.diagnose(), "amd.torch-hsa").status == FindingStatus::fail);
@@ -869,13 +869,13 @@ TEST_CASE("doctor amd.torch-hsa: a libhsa-runtime64.so bundled in torch/lib fail
 
 TEST_CASE("doctor config.wslconfig: found and UTF-8 is ok; UTF-16 and keys on the section's line warn") {
   {
-    Machine m;
+    DoctorFixture m;
     auto f = get(m.diagnose(), "config.wslconfig");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "/mnt/c/Users/alice/.wslconfig is valid UTF-8");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/mnt/c/Users/alice/.wslconfig", utf16le("[wsl2]\r\nmemory=16GB\r\n"));
     auto findings = m.diagnose();
     auto f = get(findings, "config.wslconfig");
@@ -885,7 +885,7 @@ TEST_CASE("doctor config.wslconfig: found and UTF-8 is ok; UTF-16 and keys on th
     CHECK_FALSE(lookup(findings, "config.wslconfig-memory"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/mnt/c/Users/alice/.wslconfig", "[wsl2] memory=16GB\nprocessors=8\n");
     auto f = get(m.diagnose(), "config.wslconfig");
     CHECK(f.status == FindingStatus::warn);
@@ -894,19 +894,19 @@ TEST_CASE("doctor config.wslconfig: found and UTF-8 is ok; UTF-16 and keys on th
     CHECK(contains(f.fix, "Put each key on its own line"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/mnt/c/Users/alice/.wslconfig", "memory=16GB\n");
     CHECK(contains(get(m.diagnose(), "config.wslconfig").cause, "is outside any section"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.remove("/mnt/c/Users/alice/.wslconfig");
     auto f = get(m.diagnose(), "config.wslconfig");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "no /mnt/c/Users/alice/.wslconfig: WSL's defaults are in force (half of Windows' memory)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_dir("/mnt/c/Users/bob");  // two candidates: the profile folder is ambiguous
     auto f = get(m.diagnose(), "config.wslconfig");
     CHECK(f.status == FindingStatus::warn);
@@ -917,7 +917,7 @@ TEST_CASE("doctor config.wslconfig: found and UTF-8 is ok; UTF-16 and keys on th
 
 TEST_CASE("doctor config.wslconfig-memory: at least 8GB, 16GB advised, and only under [wsl2]") {
   auto with = [](const std::string& text) {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/mnt/c/Users/alice/.wslconfig", text);
     return get(m.diagnose(), "config.wslconfig-memory");
   };
@@ -939,13 +939,13 @@ TEST_CASE("doctor config.wslconfig-memory: at least 8GB, 16GB advised, and only 
 
 TEST_CASE("doctor config.memory: MemTotal below 8GB warns") {
   {
-    Machine m;
+    DoctorFixture m;
     auto f = get(m.diagnose(), "config.memory");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "the distribution has 15.6 GB of memory");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/proc/meminfo", "MemTotal:        4015004 kB\n");
     auto f = get(m.diagnose(), "config.memory");
     CHECK(f.status == FindingStatus::warn);
@@ -956,7 +956,7 @@ TEST_CASE("doctor config.memory: MemTotal below 8GB warns") {
 
 TEST_CASE("doctor config.disk: under 20 GB free warns, under 2 GB fails") {
   auto with = [](std::optional<std::uint64_t> free) {
-    Machine m;
+    DoctorFixture m;
     m.free_disk = free;
     return get(m.diagnose(), "config.disk");
   };
@@ -972,18 +972,18 @@ TEST_CASE("doctor config.disk: under 20 GB free warns, under 2 GB fails") {
 
 TEST_CASE("doctor config.groups: video and render are informational under WSL, needed with /dev/kfd") {
   {
-    Machine m;
+    DoctorFixture m;
     auto f = get(m.diagnose(), "config.groups");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "alice is not in video and render: not needed under WSL (there is no /dev/kfd)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/etc/group", "video:x:44:alice\nrender:x:110:bob,alice\n");
     CHECK(get(m.diagnose(), "config.groups").seen == "alice is in video and render");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
     m.fs.add_char_device("/dev/kfd", 0660);
     auto f = get(m.diagnose(), "config.groups");
@@ -994,7 +994,7 @@ TEST_CASE("doctor config.groups: video and render are informational under WSL, n
 
 TEST_CASE("doctor config.path: the toolkit's bin folder must be on PATH for login shells") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.fs.add_dir("/opt/rocm/bin");
     auto f = get(m.diagnose(), "config.path");
@@ -1002,7 +1002,7 @@ TEST_CASE("doctor config.path: the toolkit's bin folder must be on PATH for logi
     CHECK(f.seen == "PATH includes /opt/rocm/bin (/etc/profile.d/wslgpu-rocm.sh)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.fs.remove("/etc/profile.d/wslgpu-rocm.sh");
     m.fs.add_file("/home/alice/.bashrc", "# export PATH=$PATH:/opt/rocm/bin\n");
@@ -1014,7 +1014,7 @@ TEST_CASE("doctor config.path: the toolkit's bin folder must be on PATH for logi
           "then open a new shell.");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.add_file("/etc/profile.d/wslgpu-cuda.sh", "export LD_LIBRARY_PATH=/usr/lib/wsl/lib\n");
     CHECK(get(m.diagnose(), "config.path").seen == "/usr/local/cuda/bin is not on PATH for login shells");
@@ -1023,14 +1023,14 @@ TEST_CASE("doctor config.path: the toolkit's bin folder must be on PATH for logi
 
 TEST_CASE("doctor config.dpkg: an interrupted dpkg or a damaged status file fails") {
   {
-    Machine m;
+    DoctorFixture m;
     m.packages["bash"] = "5.2.21-2ubuntu4";
     auto f = get(m.diagnose(), "config.dpkg");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "dpkg is consistent (1 packages installed)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/var/lib/dpkg/updates/0003", "Package: rocm-core\n");
     auto f = get(m.diagnose(), "config.dpkg");
     CHECK(f.status == FindingStatus::fail);
@@ -1038,7 +1038,7 @@ TEST_CASE("doctor config.dpkg: an interrupted dpkg or a damaged status file fail
     CHECK(f.fix == "sudo dpkg --configure -a");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();
     m.pending_status = "this is not a stanza\n\n";
     auto findings = m.diagnose();
@@ -1054,13 +1054,13 @@ TEST_CASE("doctor config.dpkg: an interrupted dpkg or a damaged status file fail
 
 TEST_CASE("doctor windows.interop: without WSLInterop or cmd.exe, say how to check by hand") {
   {
-    Machine m;
+    DoctorFixture m;
     auto f = get(m.diagnose(), "windows.interop");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "interop is available (/mnt/c/Windows/System32/cmd.exe)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.remove("/proc/sys/fs/binfmt_misc/WSLInterop");
     auto findings = m.diagnose();
@@ -1075,13 +1075,13 @@ TEST_CASE("doctor windows.interop: without WSLInterop or cmd.exe, say how to che
     CHECK_FALSE(lookup(findings, "windows.build"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.remove("/mnt/c/Windows/System32/cmd.exe");
     CHECK(get(m.diagnose(), "windows.interop").seen ==
           "Windows checks skipped: cmd.exe was not found under /mnt/<drive>/Windows/System32");
   }
   {
-    Machine m;  // newer WSL registers WSLInterop-late; [automount] root moves the drives
+    DoctorFixture m;  // newer WSL registers WSLInterop-late; [automount] root moves the drives
     m.fs.remove("/proc/sys/fs/binfmt_misc/WSLInterop");
     m.fs.add_file("/proc/sys/fs/binfmt_misc/WSLInterop-late", "enabled\n");
     m.fs.add_file("/etc/wsl.conf", "[automount]\nroot = /win/\n");
@@ -1095,13 +1095,13 @@ TEST_CASE("doctor windows.interop: without WSLInterop or cmd.exe, say how to che
 
 TEST_CASE("doctor windows.build: 19041 or later from cmd.exe /c ver; Windows 11 for ROCm 7") {
   {
-    Machine m;
+    DoctorFixture m;
     auto f = get(m.diagnose(), "windows.build");
     CHECK(f.status == FindingStatus::ok);
     CHECK(f.seen == "Windows build 22631 (10.0.22631.4317)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.outputs[{"/mnt/c/Windows/System32/cmd.exe", "/c", "ver"}] = output("Microsoft Windows [Version 10.0.18363.1556]");
     auto f = get(m.diagnose(), "windows.build");
     CHECK(f.status == FindingStatus::fail);
@@ -1109,7 +1109,7 @@ TEST_CASE("doctor windows.build: 19041 or later from cmd.exe /c ver; Windows 11 
     CHECK(contains(f.cause, "Windows 10 version 2004 (build 19041) or later"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd("7.1.0.70100-20~24.04");
     m.outputs[{"/mnt/c/Windows/System32/cmd.exe", "/c", "ver"}] = output("Microsoft Windows [Version 10.0.19045.5011]");
     auto f = get(m.diagnose(), "windows.build");
@@ -1117,7 +1117,7 @@ TEST_CASE("doctor windows.build: 19041 or later from cmd.exe /c ver; Windows 11 
     CHECK(f.seen == "Windows build 19045 is Windows 10; ROCm 7.x on WSL needs Windows 11");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.outputs[{"/mnt/c/Windows/System32/cmd.exe", "/c", "ver"}] = timed_out();
     auto f = get(m.diagnose(), "windows.build");
     CHECK(f.status == FindingStatus::warn);
@@ -1128,7 +1128,7 @@ TEST_CASE("doctor windows.build: 19041 or later from cmd.exe /c ver; Windows 11 
 
 TEST_CASE("doctor windows.wsl-version: wsl.exe --version with WSL_UTF8=1, UTF-16 decoded, inbox WSL warned") {
   {
-    Machine m;
+    DoctorFixture m;
     auto findings = m.diagnose();
     auto f = get(findings, "windows.wsl-version");
     CHECK(f.status == FindingStatus::ok);
@@ -1140,12 +1140,12 @@ TEST_CASE("doctor windows.wsl-version: wsl.exe --version with WSL_UTF8=1, UTF-16
     CHECK(utf8);
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.outputs[{"/mnt/c/Windows/System32/wsl.exe", "--version"}] = output(utf16le(kWslVersion));
     CHECK(get(m.diagnose(), "windows.wsl-version").seen == "WSL 2.3.26.0 (its kernel 5.15.167.4)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.outputs[{"/mnt/c/Windows/System32/wsl.exe", "--version"}] =
         output(utf16le("Invalid command line option: --version\r\nUsage: wsl.exe [Argument]\r\n"), -1);
     auto f = get(m.diagnose(), "windows.wsl-version");
@@ -1154,14 +1154,14 @@ TEST_CASE("doctor windows.wsl-version: wsl.exe --version with WSL_UTF8=1, UTF-16
     CHECK(contains(f.fix, "`wsl --update`"));
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.remove("/proc/sys/fs/binfmt_misc/WSLInterop");
     m.fs.add_file("/usr/bin/wslinfo", "elf", 0755);
     m.outputs[{"/usr/bin/wslinfo", "--wsl-version"}] = output("2.3.26\n");
     CHECK(get(m.diagnose(), "windows.wsl-version").seen == "WSL 2.3.26 (wslinfo)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.fs.remove("/proc/sys/fs/binfmt_misc/WSLInterop");
     m.fs.add_file("/usr/bin/wslinfo", "elf", 0755);
     m.outputs[{"/usr/bin/wslinfo", "--wsl-version"}] = timed_out();
@@ -1174,12 +1174,12 @@ TEST_CASE("doctor windows.wsl-version: wsl.exe --version with WSL_UTF8=1, UTF-16
 
 TEST_CASE("doctor windows.nvidia-driver: the Driver Version nvidia-smi reports is at least 465.89") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     CHECK(get(m.diagnose(), "windows.nvidia-driver").status == FindingStatus::ok);
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] = output("| NVIDIA-SMI 460.00   Driver Version: 462.31   |\n");
     auto f = get(m.diagnose(), "windows.nvidia-driver");
@@ -1189,7 +1189,7 @@ TEST_CASE("doctor windows.nvidia-driver: the Driver Version nvidia-smi reports i
   }
   {
     // A damaged installation (microsoft/WSL#11589): the version, but CUDA ERR!.
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] = output(corpus_nvidia_smi("partial-table-cuda-version-err-truncated.txt"));
     auto findings = m.diagnose();
@@ -1201,7 +1201,7 @@ TEST_CASE("doctor windows.nvidia-driver: the Driver Version nvidia-smi reports i
   }
   {
     // Driver series 615's names, and no interop at all.
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.fs.remove("/proc/sys/fs/binfmt_misc/WSLInterop");
     m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] =
@@ -1213,7 +1213,7 @@ TEST_CASE("doctor windows.nvidia-driver: the Driver Version nvidia-smi reports i
 
 TEST_CASE("doctor nvidia.cuda-driver: a toolkit newer than the driver's CUDA warns, one it cannot run fails") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] = output(corpus_nvidia_smi("ok-q-rtx4090-wddm-xwayland.txt"));
     auto f = get(m.diagnose(), "nvidia.cuda-driver");  // nvcc 12.6 on driver 537.13 (CUDA 12.2)
@@ -1224,7 +1224,7 @@ TEST_CASE("doctor nvidia.cuda-driver: a toolkit newer than the driver's CUDA war
                    "supports: sudo wslgpu-setup install cuda (cuda_version=auto chooses it).");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] = output(corpus_nvidia_smi("ok-q-rtx4090-wddm-xwayland.txt"));
     m.outputs[{"/usr/local/cuda/bin/nvcc", "--version"}] = output("Cuda compilation tools, release 13.0, V13.0.88\n");
@@ -1237,7 +1237,7 @@ TEST_CASE("doctor nvidia.cuda-driver: a toolkit newer than the driver's CUDA war
                    "toolkit this driver supports: sudo wslgpu-setup install cuda (cuda_version=auto chooses it).");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_nvidia();
     m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] =
         output(corpus_nvidia_smi("ok-table-gtx1660-smi590.57-driver591.86-xwayland.txt"));
@@ -1273,7 +1273,7 @@ TEST_CASE("doctor text output: grouped, FAIL/warn/ok, cause and Fix under proble
 }
 
 TEST_CASE("doctor json output: one document with format_version, findings, failures and warnings") {
-  Machine m;
+  DoctorFixture m;
   m.fs.remove("/dev/dxg");
   auto doc = findings_to_json(m.diagnose());
   CHECK(doc["format_version"] == 1);
@@ -1288,7 +1288,7 @@ TEST_CASE("doctor json output: one document with format_version, findings, failu
 }
 
 TEST_CASE("doctor windows.wsl-version: without wsl.exe next to cmd.exe, wslinfo answers instead") {
-  Machine m;
+  DoctorFixture m;
   m.fs.remove("/mnt/c/Windows/System32/wsl.exe");
   m.fs.add_file("/usr/bin/wslinfo", "elf", 0755);
   m.outputs[{"/usr/bin/wslinfo", "--wsl-version"}] = output("2.4.13\n");
@@ -1316,7 +1316,7 @@ TEST_CASE("doctor warns when a configured source's key expires within 30 days or
   const std::string fpr = format_fingerprint(keys[0].fingerprint);
 
   auto finding_at = [&](std::int64_t now) {
-    Machine m;
+    DoctorFixture m;
     m.fs.add_file("/etc/apt/keyrings/vendor.gpg", keyring);
     m.fs.add_file("/etc/apt/sources.list.d/vendor.list",
                   "deb [arch=amd64 signed-by=/etc/apt/keyrings/vendor.gpg] https://vendor.example/apt jammy main\n");
@@ -1346,7 +1346,7 @@ TEST_CASE("doctor warns when a configured source's key expires within 30 days or
 TEST_CASE("doctor reads a deb822 source's keyring and ignores disabled sources and sources without a key") {
   const std::string keyring = debian_keyring();
   const std::int64_t expires = *read_openpgp_keys(keyring)[0].expires;
-  Machine m;
+  DoctorFixture m;
   m.fs.add_file("/usr/share/keyrings/vendor.gpg", keyring);
   m.fs.add_file("/etc/apt/sources.list.d/vendor.sources",
                 "Types: deb\nURIs: https://vendor.example/apt\nSuites: noble\nComponents: main\n"
@@ -1366,7 +1366,7 @@ TEST_CASE("doctor reads a deb822 source's keyring and ignores disabled sources a
 }
 
 TEST_CASE("doctor reports a keyring that is not an OpenPGP key") {
-  Machine m;
+  DoctorFixture m;
   m.fs.add_file("/etc/apt/keyrings/vendor.asc", "<html>404 Not Found</html>\n");
   m.fs.add_file("/etc/apt/sources.list.d/vendor.list",
                 "deb [signed-by=/etc/apt/keyrings/vendor.asc] https://vendor.example/apt jammy main\n");
@@ -1379,7 +1379,7 @@ TEST_CASE("doctor reports a keyring that is not an OpenPGP key") {
 
 TEST_CASE("doctor amd.librocdxg: present and the matrix's version for 7.2.x, never next to the legacy runtime") {
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd("7.2.2.70202-10~24.04");
     m.packages["rocdxg-roct"] = "1.2.2";
     m.fs.add_file("/opt/rocm/lib/librocdxg.so", "elf");
@@ -1388,7 +1388,7 @@ TEST_CASE("doctor amd.librocdxg: present and the matrix's version for 7.2.x, nev
     CHECK(f.seen == "librocdxg 1.2.2 for ROCm 7.2.2 (/opt/rocm/lib/librocdxg.so)");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd("7.2.1.70201-10~24.04");
     auto f = get(m.diagnose(), "amd.librocdxg");
     CHECK(f.status == FindingStatus::fail);
@@ -1397,7 +1397,7 @@ TEST_CASE("doctor amd.librocdxg: present and the matrix's version for 7.2.x, nev
   }
   {
     // A librocdxg the profile's matrix does not pair with this release.
-    Machine m;
+    DoctorFixture m;
     m.make_amd("7.2.2.70202-10~24.04");
     m.packages["rocdxg-roct"] = "1.1.0";
     m.fs.add_file("/opt/rocm/lib/librocdxg.so", "elf");
@@ -1406,7 +1406,7 @@ TEST_CASE("doctor amd.librocdxg: present and the matrix's version for 7.2.x, nev
     CHECK(f.seen == "librocdxg 1.1.0 with ROCm 7.2.2; the rocm profile pairs 7.2.2 with librocdxg 1.2.2");
   }
   {
-    Machine m;
+    DoctorFixture m;
     m.make_amd();  // 6.4.2 with hsa-runtime-rocr4wsl-amdgpu
     m.packages["rocdxg-roct"] = "1.2.2";
     auto f = get(m.diagnose(), "amd.librocdxg");

@@ -15,8 +15,10 @@
 #include "installer/host/host.hpp"
 #include "installer/doctor/support_bundle.hpp"
 #include "support/fakes.hpp"
+#include "support/helpers.hpp"
 
 using namespace wslgpu;
+using wslgpu::testing::contains;
 using wslgpu::testing::FakeProcessRunner;
 using wslgpu::testing::TempDir;
 
@@ -51,8 +53,6 @@ std::string run_tar_list(const std::string& path) {
   CHECK(::pclose(p) == 0);
   return out;
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 

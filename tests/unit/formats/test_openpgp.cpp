@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "installer/formats/openpgp.hpp"
+#include "support/helpers.hpp"
 
 using namespace wslgpu;
+using wslgpu::testing::contains;
 
 namespace {
 
@@ -139,8 +141,6 @@ std::string error_of(const std::string& bytes) {
   }
   return "";
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 void check_same(const OpenPgpKey& key, const GpgKey& want) {
   CHECK(key.version == 4);

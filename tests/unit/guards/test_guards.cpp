@@ -49,13 +49,13 @@ MemoryFileSystem wsl_machine(const std::string& kernel = kWsl2Kernel, bool dxg =
 
 HostFacts facts(const MemoryFileSystem& fs) { return probe_host(fs, "/", HostOptions{}); }
 
-Manifest load(const std::string& text, const HostFacts& host, const Variables& sets = {}) {
+Manifest load_guarded(const std::string& text, const HostFacts& host, const Variables& sets = {}) {
   return load_manifest(ManifestSource{"test.toml", text, false}, sets, host);
 }
 
-std::string input_error(const std::string& text, const HostFacts& host) {
+std::string guarded_input_error(const std::string& text, const HostFacts& host) {
   try {
-    load(text, host);
+    load_guarded(text, host);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -130,7 +130,7 @@ PlannedStep plan_one(const std::string& manifest_text) {
   FakeProcessRunner runner;
   answer_apt(runner);
   HostFacts host = facts(fs);
-  Manifest m = load(manifest_text, host);
+  Manifest m = load_guarded(manifest_text, host);
   Plan plan = resolve_plan(m, "test.toml", fs, runner, host);
   REQUIRE(plan.steps.size() == 1);
   return plan.steps.front();
@@ -455,15 +455,15 @@ TEST_CASE("a manifest cannot remove a built-in refusal") {
 
   // There is no key to allow a package, and no pattern that negates one.
   HostFacts host = facts(wsl_machine());
-  CHECK(input_error(std::string(kHeader) + "[guards]\nallow_packages = [\"amdgpu-dkms\"]\n" + kCheckStep, host) ==
+  CHECK(guarded_input_error(std::string(kHeader) + "[guards]\nallow_packages = [\"amdgpu-dkms\"]\n" + kCheckStep, host) ==
         "test.toml:5:1: unknown key \"allow_packages\" in [guards] (known: refuse_packages, min_kernel, require_wsl2, "
         "require_dxg, refuse_if, warn_if, supported)");
-  CHECK(input_error(std::string(kHeader) + "[guards]\nrefuse_packages = [\"!amdgpu-dkms\"]\n" + kCheckStep, host) ==
+  CHECK(guarded_input_error(std::string(kHeader) + "[guards]\nrefuse_packages = [\"!amdgpu-dkms\"]\n" + kCheckStep, host) ==
         "test.toml:5:20: \"!amdgpu-dkms\" is not a package name or pattern: use only lowercase letters, digits, '+', "
         "'-', '.' and the wildcards '*' and '?'");
   // An empty list refuses nothing more, and the built-in rules stay.
   Manifest m =
-      load(apt_install_manifest("\"rocm-extras\"", "no_dkms = false\n", "\n[guards]\nrefuse_packages = []\n"), host);
+      load_guarded(apt_install_manifest("\"rocm-extras\"", "no_dkms = false\n", "\n[guards]\nrefuse_packages = []\n"), host);
   CHECK(m.guards.refuse_packages.empty());
   CHECK(plan_one(apt_install_manifest("\"rocm-extras\"", "no_dkms = false\n", "\n[guards]\nrefuse_packages = []\n"))
             .plan.verdict == Verdict::refused);
@@ -477,10 +477,10 @@ TEST_CASE("refuse_if refuses the machine with the manifest's reason, variables s
                            kCheckStep;
   MemoryFileSystem fs = wsl_machine();
   HostFacts host = facts(fs);
-  Manifest fine = load(text, host);
+  Manifest fine = load_guarded(text, host);
   CHECK(guard_environment(host, fine.guards, fine.vars, fs, {}).empty());
 
-  Manifest seven = load(text, host, {{"rocm_version", "7.0.2"}});
+  Manifest seven = load_guarded(text, host, {{"rocm_version", "7.0.2"}});
   CHECK(guard_environment(host, seven.guards, seven.vars, fs, {}) ==
         std::vector<std::string>{"refused by the manifest (rocm_version >= '7.0' && rocm_version < '7.1'): ROCm 7.0.2 "
                                  "shipped no WSL runtime."});
@@ -493,7 +493,7 @@ TEST_CASE("refuse_if refuses the machine with the manifest's reason, variables s
                                 "[guards]\nrefuse_if = [{ when = \"host.distro == 'ubuntu'\", reason = \"not on "
                                 "${host.distro}\" }]\n" +
                                 kCheckStep;
-  Manifest d = load(on_debian, host);
+  Manifest d = load_guarded(on_debian, host);
   CHECK(guard_environment(host, d.guards, d.vars, fs, {}) ==
         std::vector<std::string>{"refused by the manifest (host.distro == 'ubuntu'): not on ubuntu"});
 }

@@ -40,13 +40,13 @@ path = "/etc/a"
 content = "${url} ${rocm_wsl}\n"
 )";
 
-Manifest load(const std::string& text, const Variables& overrides = {}) {
+Manifest load_matrix(const std::string& text, const Variables& overrides = {}) {
   return load_manifest(ManifestSource{"test.toml", text, false}, overrides, wslgpu::testing::fake_wsl_host());
 }
 
-std::string input_error(const std::string& text, const Variables& overrides = {}) {
+std::string matrix_input_error(const std::string& text, const Variables& overrides = {}) {
   try {
-    load(text, overrides);
+    load_matrix(text, overrides);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -61,42 +61,42 @@ std::string with(const std::string& extra) {
 }  // namespace
 
 TEST_CASE("the selected row's columns replace their defaults, and variables built from them follow") {
-  Manifest m = load(kMatrix);
+  Manifest m = load_matrix(kMatrix);
   CHECK(m.vars.at("amdgpu_dir") == "30.30.1");
   CHECK(m.vars.at("rocm_wsl") == "librocdxg");
   CHECK(m.vars.at("url") == "https://example.invalid/amdgpu/30.30.1/ubuntu");
 }
 
 TEST_CASE("another release selects its own row; columns it does not give keep their defaults") {
-  Manifest m = load(kMatrix, {{"rocm_version", "6.4.2.1"}});
+  Manifest m = load_matrix(kMatrix, {{"rocm_version", "6.4.2.1"}});
   CHECK(m.vars.at("rocm_wsl") == "legacy");
   CHECK(m.vars.at("amdgpu_dir") == "6.4.2.1");
 }
 
 TEST_CASE("a release without a row keeps every default, and rows compare as text") {
-  CHECK(load(kMatrix, {{"rocm_version", "7.2.1.0"}}).vars.at("rocm_wsl") == "unlisted");
-  CHECK(load(kMatrix, {{"rocm_version", "9.9"}}).vars.at("amdgpu_dir") == "9.9");
+  CHECK(load_matrix(kMatrix, {{"rocm_version", "7.2.1.0"}}).vars.at("rocm_wsl") == "unlisted");
+  CHECK(load_matrix(kMatrix, {{"rocm_version", "9.9"}}).vars.at("amdgpu_dir") == "9.9");
 }
 
 TEST_CASE("--set of a column wins over the row") {
-  Manifest m = load(kMatrix, {{"amdgpu_dir", "mirror-30.30.1"}});
+  Manifest m = load_matrix(kMatrix, {{"amdgpu_dir", "mirror-30.30.1"}});
   CHECK(m.vars.at("amdgpu_dir") == "mirror-30.30.1");
   CHECK(m.vars.at("rocm_wsl") == "librocdxg");
 }
 
 TEST_CASE("a column that is not a declared variable is an error at its key, with a suggestion") {
-  CHECK(input_error(with("[matrix.rocm_version.\"7.2.2\"]\namdgpu_dirr = \"30.30.2\"")) ==
+  CHECK(matrix_input_error(with("[matrix.rocm_version.\"7.2.2\"]\namdgpu_dirr = \"30.30.2\"")) ==
         "test.toml:20:1: matrix column \"amdgpu_dirr\" is not a variable (did you mean \"amdgpu_dir\"?); declare it "
         "in [vars] with the value for a release without a row");
 }
 
 TEST_CASE("a selector that is not a variable, a row that is not a table, and a bad value are errors") {
-  CHECK(input_error(with("[matrix.rocm_versoin.\"7.2.2\"]\nrocm_wsl = \"x\"")) ==
+  CHECK(matrix_input_error(with("[matrix.rocm_versoin.\"7.2.2\"]\nrocm_wsl = \"x\"")) ==
         "test.toml:19:9: [matrix.rocm_versoin] names no variable of [vars] (did you mean \"rocm_version\"?); declare "
         "the variable whose value selects the row");
-  std::string bad_value = input_error(with("[matrix.rocm_version.\"7.2.2\"]\nrocm_wsl = [\"x\"]"));
+  std::string bad_value = matrix_input_error(with("[matrix.rocm_version.\"7.2.2\"]\nrocm_wsl = [\"x\"]"));
   CHECK(bad_value == "test.toml:20:12: matrix column \"rocm_wsl\" must be a string, integer or boolean, not an array");
-  CHECK(input_error(with("[matrix.rocm_version.\"7.2.2\"]\nrocm_version = \"7.2.2\"")) ==
+  CHECK(matrix_input_error(with("[matrix.rocm_version.\"7.2.2\"]\nrocm_version = \"7.2.2\"")) ==
         "test.toml:20:1: a row cannot set its own selector \"rocm_version\"; remove this key");
 }
 

@@ -68,14 +68,14 @@ struct Driver {
   }
 };
 
-Manifest load(const std::string& text, const HostFacts& host, const Variables& sets = {},
+Manifest load_auto(const std::string& text, const HostFacts& host, const Variables& sets = {},
               const LoadOptions& options = {}) {
   return load_manifest(ManifestSource{"test.toml", text, false}, sets, host, options);
 }
 
 std::string error_of(const std::string& text, const HostFacts& host, const Variables& sets = {}) {
   try {
-    load(text, host, sets);
+    load_auto(text, host, sets);
   } catch (const Error& e) {
     return e.what();
   }
@@ -86,7 +86,7 @@ std::string error_of(const std::string& text, const HostFacts& host, const Varia
 
 TEST_CASE("auto takes the first row the driver's facts allow, and its variables reach [vars] and the steps") {
   Driver d({"537.13", "12.2", "driver 537.13, CUDA 12.2"});
-  Manifest m = load(kToolkits, d.host);
+  Manifest m = load_auto(kToolkits, d.host);
   CHECK(*d.probes == 1);
   CHECK(m.vars["cuda_version"] == "12.2");
   CHECK(m.vars["cuda_toolkit"] == "12-2");
@@ -100,25 +100,25 @@ TEST_CASE("auto takes the first row the driver's facts allow, and its variables 
   CHECK(m.choices[0].why == "the newest the driver supports (driver 537.13, CUDA 12.2)");
   // A CUDA version between rows takes the row below it.
   Driver newer({"566.36", "12.7", "driver 566.36, CUDA 12.7"});
-  CHECK(load(kToolkits, newer.host).vars["cuda_version"] == "12.6");
+  CHECK(load_auto(kToolkits, newer.host).vars["cuda_version"] == "12.6");
   Driver thirteen({"591.86", "13.1", "driver 591.86, CUDA 13.1"});
-  CHECK(load(kToolkits, thirteen.host).vars["cuda_version"] == "13.1");
+  CHECK(load_auto(kToolkits, thirteen.host).vars["cuda_version"] == "13.1");
 }
 
 TEST_CASE("auto falls back to the fallback row, saying why, when nvidia-smi cannot say") {
   Driver err({"546.80", "", "driver 546.80, CUDA Version: ERR!"});
-  Manifest m = load(kToolkits, err.host);
+  Manifest m = load_auto(kToolkits, err.host);
   CHECK(m.vars["cuda_version"] == "12.6");
   REQUIRE(m.choices.size() == 1);
   CHECK(m.choices[0].how == "fallback");
   CHECK(m.choices[0].why == "nvidia-smi said nothing useful (driver 546.80, CUDA Version: ERR!)");
   Driver missing({"", "", "/usr/lib/wsl/lib/nvidia-smi is missing"});
-  CHECK(load(kToolkits, missing.host).choices[0].how == "fallback");
+  CHECK(load_auto(kToolkits, missing.host).choices[0].how == "fallback");
 }
 
 TEST_CASE("a value set with --set names its row, and the manifest's guards see the facts") {
   Driver d({"537.13", "12.2", "driver 537.13, CUDA 12.2"});
-  Manifest m = load(kToolkits, d.host, {{"cuda_version", "13.0"}});
+  Manifest m = load_auto(kToolkits, d.host, {{"cuda_version", "13.0"}});
   CHECK(m.vars["cuda_toolkit"] == "13-0");
   CHECK(m.choices[0].how == "set");
   CHECK(m.choices[0].why.empty());
@@ -128,21 +128,21 @@ TEST_CASE("a value set with --set names its row, and the manifest's guards see t
 
 TEST_CASE("a value that is no row keeps the columns' defaults, for a refuse_if to name") {
   Driver d({"537.13", "12.2", ""});
-  Manifest m = load(kToolkits, d.host, {{"cuda_version", "12.7"}});
+  Manifest m = load_auto(kToolkits, d.host, {{"cuda_version", "12.7"}});
   CHECK(m.vars["cuda_toolkit"] == "unlisted");
   CHECK(m.choices.at(0).how == "set");
 }
 
 TEST_CASE("a recorded choice takes the same row again, whatever the driver says now") {
   Driver d({"591.86", "13.1", "driver 591.86, CUDA 13.1"});
-  Manifest m = load(kToolkits, d.host, {}, LoadOptions{false, {{"cuda_version", "12.2"}}});
+  Manifest m = load_auto(kToolkits, d.host, {}, LoadOptions{false, {{"cuda_version", "12.2"}}});
   CHECK(m.vars["cuda_version"] == "12.2");
   CHECK(m.choices[0].how == "recorded");
 }
 
 TEST_CASE("nvidia-smi runs only for a manifest that names its facts") {
   Driver d({"537.13", "12.2", ""});
-  load(R"toml([manifest]
+  load_auto(R"toml([manifest]
 name = "plain"
 schema_version = 1
 [[step]]
@@ -162,7 +162,7 @@ TEST_CASE("auto with no row and no fallback is a refusal that says how to choose
   text.replace(text.find("fallback_why"), std::string("fallback_why").size(), "auto_why2");
   Driver old({"511.65", "11.6", "driver 511.65, CUDA 11.6"});
   try {
-    load(text, old.host);
+    load_auto(text, old.host);
     FAIL("loaded");
   } catch (const InputError& e) {
     // Any other plain key is taken for a row, which must be a table.
@@ -171,7 +171,7 @@ TEST_CASE("auto with no row and no fallback is a refusal that says how to choose
   }
   text.replace(text.find("auto_why2 = "), std::string("auto_why2 = ").size(), "# ");
   try {
-    load(text, old.host);
+    load_auto(text, old.host);
     FAIL("loaded");
   } catch (const Refusal& e) {
     CHECK(std::string(e.what()) ==
@@ -193,6 +193,6 @@ TEST_CASE("auto's keys are checked: the fallback a row, its texts beside an auto
         "test.toml:8:8: condition refers to \"x\", which is neither a variable nor a host fact");
   // The rows are tried in file order, not in the order of their names.
   Manifest m =
-      load(head + "[matrix.v]\nauto = \"w == '2'\"\n[matrix.v.zz]\nw = \"2\"\n[matrix.v.aa]\nw = \"2\"\n" + step, host);
+      load_auto(head + "[matrix.v]\nauto = \"w == '2'\"\n[matrix.v.zz]\nw = \"2\"\n[matrix.v.aa]\nw = \"2\"\n" + step, host);
   CHECK(m.vars["v"] == "zz");
 }

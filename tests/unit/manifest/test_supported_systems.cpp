@@ -33,7 +33,7 @@ path = "/etc/apt/sources.list.d/vendor.list"
 content = "deb https://example.invalid/${rocm_version} ${host.codename} main\n"
 )";
 
-Manifest load(const std::string& text, const HostFacts& host, const Variables& sets = {}, LoadOptions options = {}) {
+Manifest load_for_host(const std::string& text, const HostFacts& host, const Variables& sets = {}, LoadOptions options = {}) {
   return load_manifest(ManifestSource{"test.toml", text, false}, sets, host, options);
 }
 
@@ -56,7 +56,7 @@ std::vector<std::string> machine_refusals(const Manifest& m, const HostFacts& ho
 
 TEST_CASE("a supported Ubuntu release passes the supported-systems guard") {
   HostFacts h = testing::fake_wsl_host();  // Ubuntu 24.04
-  Manifest m = load(kRocmLike, h);
+  Manifest m = load_for_host(kRocmLike, h);
   REQUIRE(m.guards.supported);
   CHECK(unsupported_system(h, *m.guards.supported, m.vars) == "");
   CHECK(machine_refusals(m, h).empty());
@@ -64,7 +64,7 @@ TEST_CASE("a supported Ubuntu release passes the supported-systems guard") {
 
 TEST_CASE("Debian is refused naming what was found, what is supported and what to do") {
   HostFacts h = debian12();
-  Manifest m = load(kRocmLike, h);
+  Manifest m = load_for_host(kRocmLike, h);
   std::vector<std::string> refusals = machine_refusals(m, h);
   REQUIRE(refusals.size() == 1);
   CHECK(refusals[0] ==
@@ -75,7 +75,7 @@ TEST_CASE("Debian is refused naming what was found, what is supported and what t
 
 TEST_CASE("the supported releases follow the manifest's variables") {
   HostFacts h = testing::fake_wsl_host();  // Ubuntu 24.04
-  Manifest m = load(kRocmLike, h, {{"rocm_version", "6.1.3"}});
+  Manifest m = load_for_host(kRocmLike, h, {{"rocm_version", "6.1.3"}});
   CHECK(unsupported_system(h, *m.guards.supported, m.vars) ==
         "this machine runs Ubuntu 24.04 (noble), but AMD publishes ROCm 6.1.3 for WSL only on Ubuntu 22.04. "
         "Install Ubuntu 24.04. (--unsupported-distro plans and installs anyway, at your own risk.)");
@@ -88,7 +88,7 @@ TEST_CASE("an empty host fact in a value names the fact and where it comes from,
   HostFacts h = testing::fake_wsl_host();
   h.codename = "";  // an /etc/os-release without VERSION_CODENAME
   try {
-    load(kRocmLike, h);
+    load_for_host(kRocmLike, h);
     FAIL("loaded without an error");
   } catch (const InputError& e) {
     CHECK(std::string(e.what()) ==
@@ -101,7 +101,7 @@ TEST_CASE("a step that is skipped loads even when a fact it uses is empty") {
   HostFacts h = testing::fake_wsl_host();
   h.codename = "";
   std::string text = std::string(kRocmLike) + "when = \"rocm_version >= '7.0'\"\n";
-  Manifest m = load(text, h);
+  Manifest m = load_for_host(text, h);
   CHECK(m.steps.size() == 1);
 }
 
@@ -109,12 +109,12 @@ TEST_CASE("on an unsupported system, values built from its empty facts are a ref
   HostFacts h = debian12();
   h.codename = "";
   CHECK_THROWS_WITH_AS(
-      load(kRocmLike, h),
+      load_for_host(kRocmLike, h),
       "this machine runs Debian 12, but AMD publishes ROCm 6.4.2.1 for WSL only on Ubuntu 22.04 and "
       "24.04. Install Ubuntu 24.04. (--unsupported-distro plans and installs anyway, at your own risk.)",
       Refusal);
   // Asked to go on anyway, the fact's own message is what is left to say.
-  CHECK_THROWS_AS(load(kRocmLike, h, {}, LoadOptions{true, {}}), InputError);
+  CHECK_THROWS_AS(load_for_host(kRocmLike, h, {}, LoadOptions{true, {}}), InputError);
 }
 
 TEST_CASE("the bundled profiles say where their vendor publishes") {

@@ -12,7 +12,7 @@ namespace {
 
 const char* const kState = "/var/lib/wslgpu-setup";
 
-MemoryFileSystem machine() {
+MemoryFileSystem freshness_machine() {
   MemoryFileSystem fs;
   fs.add_file("/etc/apt/sources.list", "deb http://deb.invalid/debian bookworm main\n");
   fs.add_file("/etc/apt/sources.list.d/rocm.sources", "Types: deb\nURIs: https://repo.radeon.com/rocm/apt/6.4.2\n");
@@ -26,7 +26,7 @@ MemoryFileSystem machine() {
 }  // namespace
 
 TEST_CASE("the sources digest covers what apt reads as sources, by name and content, and nothing else") {
-  MemoryFileSystem fs = machine();
+  MemoryFileSystem fs = freshness_machine();
   const std::string before = apt_sources_digest(fs);
   CHECK(before.size() == 64);
 
@@ -51,7 +51,7 @@ TEST_CASE("the sources digest covers what apt reads as sources, by name and cont
 }
 
 TEST_CASE("the lists digest covers the names of the list files, not apt's lock or partial folder") {
-  MemoryFileSystem fs = machine();
+  MemoryFileSystem fs = freshness_machine();
   const std::string before = apt_lists_digest(fs);
   fs.add_file("/var/lib/apt/lists/deb.invalid_debian_dists_bookworm_InRelease", "refreshed, same name\n");
   fs.add_file("/var/lib/apt/lists/partial/half", "x");
@@ -62,7 +62,7 @@ TEST_CASE("the lists digest covers the names of the list files, not apt's lock o
 }
 
 TEST_CASE("the record matches exactly the sources and lists it was written for, and says why not otherwise") {
-  MemoryFileSystem fs = machine();
+  MemoryFileSystem fs = freshness_machine();
   auto none = lists_freshness(fs, kState, 1000);
   CHECK_FALSE(none.recorded);
   CHECK_FALSE(none.matches);

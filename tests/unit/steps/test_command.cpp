@@ -19,7 +19,7 @@ ProcessResult exit_with(int code, const std::string& out = "", const std::string
   return r;
 }
 
-struct Machine {
+struct CommandMachine {
   MemoryFileSystem fs;
   FakeProcessRunner runner;
   HostFacts host;
@@ -34,7 +34,7 @@ struct Machine {
 }  // namespace
 
 TEST_CASE("command: without creates or unless, plan says it always runs, and without undo that it is irreversible") {
-  Machine m;
+  CommandMachine m;
   auto step = build_ok("kind = \"command\"\nargv = [\"ldconfig\"]\n");
   auto ctx = m.ctx();
   auto plan = step->plan(ctx);
@@ -48,7 +48,7 @@ TEST_CASE("command: without creates or unless, plan says it always runs, and wit
 }
 
 TEST_CASE("command: apply runs the argument list with its environment and timeout") {
-  Machine m;
+  CommandMachine m;
   m.runner.on({"update-alternatives"}, exit_with(0));
   auto step = build_ok(R"(
 kind = "command"
@@ -75,7 +75,7 @@ undo = ["update-alternatives", "--auto", "x"]
 }
 
 TEST_CASE("command: creates skips the command when the path exists, in plan and again in apply") {
-  Machine m;
+  CommandMachine m;
   m.runner.on({"make-cache"}, exit_with(0));
   auto step = build_ok("kind = \"command\"\nargv = [\"make-cache\"]\ncreates = \"/var/cache/x\"\n");
   auto ctx = m.ctx();
@@ -92,7 +92,7 @@ TEST_CASE("command: creates skips the command when the path exists, in plan and 
 }
 
 TEST_CASE("command: unless skips the command when it exits 0") {
-  Machine m;
+  CommandMachine m;
   m.runner.on({"grep"}, exit_with(0));
   auto step = build_ok("kind = \"command\"\nargv = [\"x\"]\nunless = [\"grep\", \"-q\", \"y\", \"/etc/z\"]\n");
   auto ctx = m.ctx();
@@ -103,7 +103,7 @@ TEST_CASE("command: unless skips the command when it exits 0") {
 }
 
 TEST_CASE("command: when unless fails, plan says so and apply checks it again before running") {
-  Machine m;
+  CommandMachine m;
   m.runner.on({"grep"}, exit_with(1));
   m.runner.on({"x"}, exit_with(0));
   auto step = build_ok("kind = \"command\"\nargv = [\"x\"]\nunless = [\"grep\", \"-q\", \"y\", \"/etc/z\"]\n");
@@ -119,7 +119,7 @@ TEST_CASE("command: when unless fails, plan says so and apply checks it again be
 }
 
 TEST_CASE("command: a failure throws with the exit code and the last lines of standard error") {
-  Machine m;
+  CommandMachine m;
   m.runner.on({"build"}, exit_with(2, "out\n", "l1\nl2\nl3\nl4\nl5\nl6\nl7\n"));
   auto step = build_ok("kind = \"command\"\nargv = [\"build\", \"--all\"]\n");
   auto ctx = m.ctx();
@@ -143,7 +143,7 @@ TEST_CASE("command: a missing program and a timeout are told apart") {
 }
 
 TEST_CASE("command: undo does nothing when apply skipped the command or there is no undo") {
-  Machine m;
+  CommandMachine m;
   auto step = build_ok("kind = \"command\"\nargv = [\"x\"]\nundo = [\"y\"]\n");
   auto ctx = m.ctx();
   step->undo(ctx, {{"ran", false}});
@@ -152,7 +152,7 @@ TEST_CASE("command: undo does nothing when apply skipped the command or there is
 }
 
 TEST_CASE("command: when apply failed or was killed, undo runs the undo command recorded in the snapshot") {
-  Machine m;
+  CommandMachine m;
   m.runner.on({"make"}, exit_with(2, "", "make: *** [install] Error 1\n"));
   m.runner.on({"rm"}, exit_with(0));
   auto step = build_ok(R"(
@@ -171,7 +171,7 @@ timeout = 60
 }
 
 TEST_CASE("command: without an undo command, a partial undo does nothing") {
-  Machine m;
+  CommandMachine m;
   auto step = build_ok("kind = \"command\"\nargv = [\"x\"]\n");
   auto ctx = m.ctx();
   step->undo(ctx, {{"partial", true}, {"pre", step->snapshot(ctx)}});
@@ -179,7 +179,7 @@ TEST_CASE("command: without an undo command, a partial undo does nothing") {
 }
 
 TEST_CASE("command: a failing undo throws") {
-  Machine m;
+  CommandMachine m;
   m.runner.on({"y"}, exit_with(4, "", "cannot\n"));
   auto step = build_ok("kind = \"command\"\nargv = [\"x\"]\nundo = [\"y\"]\n");
   auto ctx = m.ctx();

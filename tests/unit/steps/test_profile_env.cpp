@@ -12,11 +12,11 @@ using namespace wslgpu::testing;
 
 namespace {
 
-struct Machine {
+struct ProfileEnvMachine {
   MemoryFileSystem fs;
   FakeProcessRunner runner;
   HostFacts host;
-  Machine() {
+  ProfileEnvMachine() {
     host.user = "alice";
     host.user_home = "/home/alice";
     host.user_uid = 1000;
@@ -74,7 +74,7 @@ std::string run_sh(const std::string& script, const std::string& print) {
 }  // namespace
 
 TEST_CASE("profile_env: target system writes /etc/profile.d/wslgpu-<manifest>.sh, mode 0644, owned by root") {
-  Machine m;
+  ProfileEnvMachine m;
   auto plan = m.plan(*build_ok(kRocm));
   CHECK(plan.verdict == Verdict::change);
   CHECK(plan.summary == "create /etc/profile.d/wslgpu-rocm.sh");
@@ -99,14 +99,14 @@ TEST_CASE("profile_env: target system writes /etc/profile.d/wslgpu-<manifest>.sh
 }
 
 TEST_CASE("profile_env: the written shell orders PATH as listed and adds nothing twice when sourced twice") {
-  Machine m;
+  ProfileEnvMachine m;
   auto plan = m.plan(*build_ok(kRocm));
   CHECK(run_sh(*plan.writes[0].content, "\"$PATH|$LD_LIBRARY_PATH|$HSA_ENABLE_DXG_DETECTION\"") ==
         "/usr/local/cuda/bin:/opt/cuda-tools:/usr/bin:/bin:/opt/rocm/bin|/usr/lib/wsl/lib|1");
 }
 
 TEST_CASE("profile_env: a rerun after apply changes nothing") {
-  Machine m;
+  ProfileEnvMachine m;
   auto step = build_ok(kRocm);
   carry_out_writes(m.fs, m.plan(*step));
   auto again = m.plan(*step);
@@ -116,7 +116,7 @@ TEST_CASE("profile_env: a rerun after apply changes nothing") {
 }
 
 TEST_CASE("profile_env: values holding $(...), backquotes and quotes stay text in the written shell") {
-  Machine m;
+  ProfileEnvMachine m;
   auto plan = m.plan(*build_ok(R"T(
 kind = "profile_env"
 path_append = ["/opt/it's $(touch x)"]
@@ -136,7 +136,7 @@ TEST_CASE("profile_env: shell_single_quote closes and reopens around a quote") {
 }
 
 TEST_CASE("profile_env: target user appends a managed block to ~/.bashrc, keeping its mode and owner") {
-  Machine m;
+  ProfileEnvMachine m;
   const std::string before = "# ~/.bashrc\nalias ll='ls -l'\n";
   m.fs.add_file("/home/alice/.bashrc", before, 0600, 1000, 1000);
   auto plan = m.plan(*build_ok(kRocmUser));
@@ -149,14 +149,14 @@ TEST_CASE("profile_env: target user appends a managed block to ~/.bashrc, keepin
 }
 
 TEST_CASE("profile_env: a ~/.bashrc without a final newline gets one before the block") {
-  Machine m;
+  ProfileEnvMachine m;
   m.fs.add_file("/home/alice/.bashrc", "alias ll='ls -l'", 0644, 1000, 1000);
   auto plan = m.plan(*build_ok(kRocmUser));
   CHECK(*plan.writes[0].content == "alias ll='ls -l'\n\n" + kBlock);
 }
 
 TEST_CASE("profile_env: a missing ~/.bashrc is created for the user") {
-  Machine m;
+  ProfileEnvMachine m;
   auto plan = m.plan(*build_ok(kRocmUser));
   CHECK(plan.summary == "create /home/alice/.bashrc");
   CHECK(*plan.writes[0].content == kBlock);
@@ -165,7 +165,7 @@ TEST_CASE("profile_env: a missing ~/.bashrc is created for the user") {
 }
 
 TEST_CASE("profile_env: the managed block is replaced in place and the rest of ~/.bashrc is kept") {
-  Machine m;
+  ProfileEnvMachine m;
   const std::string head = "# top\n";
   const std::string tail = "\n# after the block\nexport EDITOR=vi\n";
   m.fs.add_file("/home/alice/.bashrc",
@@ -181,7 +181,7 @@ TEST_CASE("profile_env: the managed block is replaced in place and the rest of ~
 }
 
 TEST_CASE("profile_env: another manifest's block is left alone") {
-  Machine m;
+  ProfileEnvMachine m;
   const std::string other = "# >>> wslgpu-setup cuda >>>\nexport X=1\n# <<< wslgpu-setup cuda <<<\n";
   m.fs.add_file("/home/alice/.bashrc", other, 0644, 1000, 1000);
   auto plan = m.plan(*build_ok(kRocmUser));
@@ -189,7 +189,7 @@ TEST_CASE("profile_env: another manifest's block is left alone") {
 }
 
 TEST_CASE("profile_env: a marker found twice stops the plan naming the file and line, and nothing changes") {
-  Machine m;
+  ProfileEnvMachine m;
   const std::string before = kBlock + "echo hi\n" + kBlock;
   m.fs.add_file("/home/alice/.bashrc", before, 0644, 1000, 1000);
   CHECK_THROWS_WITH_AS(m.plan(*build_ok(kRocmUser)),
@@ -202,7 +202,7 @@ TEST_CASE("profile_env: a marker found twice stops the plan naming the file and 
 }
 
 TEST_CASE("profile_env: a second end marker alone is reported too") {
-  Machine m;
+  ProfileEnvMachine m;
   m.fs.add_file("/home/alice/.bashrc", kBlock + "# <<< wslgpu-setup rocm <<<\n");
   CHECK_THROWS_WITH_AS(m.plan(*build_ok(kRocmUser)),
                        "/home/alice/.bashrc:7: the marker \"# <<< wslgpu-setup rocm <<<\" appears again (first on line "
@@ -212,7 +212,7 @@ TEST_CASE("profile_env: a second end marker alone is reported too") {
 }
 
 TEST_CASE("profile_env: an orphaned start marker stops the plan") {
-  Machine m;
+  ProfileEnvMachine m;
   const std::string before = "a\n# >>> wslgpu-setup rocm >>>\nexport X=1\n";
   m.fs.add_file("/home/alice/.bashrc", before);
   CHECK_THROWS_WITH_AS(m.plan(*build_ok(kRocmUser)),
@@ -224,7 +224,7 @@ TEST_CASE("profile_env: an orphaned start marker stops the plan") {
 }
 
 TEST_CASE("profile_env: an orphaned end marker stops the plan") {
-  Machine m;
+  ProfileEnvMachine m;
   m.fs.add_file("/home/alice/.bashrc", "a\nb\n# <<< wslgpu-setup rocm <<<\r\n");
   CHECK_THROWS_WITH_AS(m.plan(*build_ok(kRocmUser)),
                        "/home/alice/.bashrc:3: the marker \"# <<< wslgpu-setup rocm <<<\" has no opening \"# >>> "
@@ -234,7 +234,7 @@ TEST_CASE("profile_env: an orphaned end marker stops the plan") {
 }
 
 TEST_CASE("profile_env: an end marker before its start marker stops the plan") {
-  Machine m;
+  ProfileEnvMachine m;
   m.fs.add_file("/home/alice/.bashrc", "# <<< wslgpu-setup rocm <<<\nx\n# >>> wslgpu-setup rocm >>>\n");
   CHECK_THROWS_WITH_AS(
       m.plan(*build_ok(kRocmUser)),
@@ -272,7 +272,7 @@ TEST_CASE("profile_env: variable names and folders are checked when the manifest
 }
 
 TEST_CASE("profile_env: target user without a user refuses") {
-  Machine m;
+  ProfileEnvMachine m;
   m.host.user = "";
   auto plan = m.plan(*build_ok(kRocmUser));
   CHECK(plan.verdict == Verdict::refused);
@@ -280,7 +280,7 @@ TEST_CASE("profile_env: target user without a user refuses") {
 }
 
 TEST_CASE("profile_env: target user refuses when the home folder does not exist") {
-  Machine m;
+  ProfileEnvMachine m;
   m.host.user_home = "/home/nobody";
   auto plan = m.plan(*build_ok(kRocmUser));
   CHECK(plan.verdict == Verdict::refused);
@@ -288,7 +288,7 @@ TEST_CASE("profile_env: target user refuses when the home folder does not exist"
 }
 
 TEST_CASE("profile_env: plan, apply and undo leave ~/.bashrc byte for byte as it was, mode and owner too") {
-  Machine m;
+  ProfileEnvMachine m;
   m.fs.add_file("/home/alice/.bashrc", "# mine\r\nexport PS1='$ '", 0640, 1000, 1001);
   auto before = snapshot(m.fs);
   auto plan = m.plan(*build_ok(kRocmUser));
@@ -299,7 +299,7 @@ TEST_CASE("profile_env: plan, apply and undo leave ~/.bashrc byte for byte as it
 }
 
 TEST_CASE("profile_env: plan, apply and undo of the profile.d file removes it again") {
-  Machine m;
+  ProfileEnvMachine m;
   auto before = snapshot(m.fs);
   auto plan = m.plan(*build_ok(kRocm));
   carry_out_writes(m.fs, plan);

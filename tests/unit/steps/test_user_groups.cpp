@@ -12,7 +12,7 @@ namespace {
 
 using Argv = std::vector<std::string>;
 
-ProcessResult exit_with(int code, const std::string& err = "") {
+ProcessResult tool_exit(int code, const std::string& err = "") {
   ProcessResult r;
   r.exit_code = code;
   r.err = err;
@@ -45,10 +45,10 @@ class ShadowTools {
     runner.on({"groupadd"}, [this](const Command& c) {
       auto lines = read();
       for (const auto& l : lines)
-        if (l[0] == c.argv[2]) return exit_with(9, "groupadd: group '" + c.argv[2] + "' already exists\n");
+        if (l[0] == c.argv[2]) return tool_exit(9, "groupadd: group '" + c.argv[2] + "' already exists\n");
       lines.push_back({c.argv[2], "x", "999", ""});
       write(lines);
-      return exit_with(0);
+      return tool_exit(0);
     });
     runner.on({"usermod", "-aG"}, [this](const Command& c) {
       auto lines = read();
@@ -59,10 +59,10 @@ class ShadowTools {
           found = true;
           l[3] += (l[3].empty() ? "" : ",") + c.argv[3];
         }
-        if (!found) return exit_with(6, "usermod: group '" + g + "' does not exist\n");
+        if (!found) return tool_exit(6, "usermod: group '" + g + "' does not exist\n");
       }
       write(lines);
-      return exit_with(0);
+      return tool_exit(0);
     });
     runner.on({"gpasswd", "-d"}, [this](const Command& c) {
       auto lines = read();
@@ -71,23 +71,23 @@ class ShadowTools {
         auto members = split(l[3], ',');
         auto it = std::find(members.begin(), members.end(), c.argv[2]);
         if (l[3].empty() || it == members.end())
-          return exit_with(3, "gpasswd: user '" + c.argv[2] + "' is not a member of '" + c.argv[3] + "'\n");
+          return tool_exit(3, "gpasswd: user '" + c.argv[2] + "' is not a member of '" + c.argv[3] + "'\n");
         members.erase(it);
         std::string joined;
         for (const auto& m : members) joined += (joined.empty() ? "" : ",") + m;
         l[3] = joined;
         write(lines);
-        return exit_with(0);
+        return tool_exit(0);
       }
-      return exit_with(3, "gpasswd: group '" + c.argv[3] + "' does not exist in /etc/group\n");
+      return tool_exit(3, "gpasswd: group '" + c.argv[3] + "' does not exist in /etc/group\n");
     });
     runner.on({"groupdel"}, [this](const Command& c) {
       auto lines = read();
       auto before = lines.size();
       std::erase_if(lines, [&](const auto& l) { return l[0] == c.argv[1]; });
-      if (lines.size() == before) return exit_with(6, "groupdel: group '" + c.argv[1] + "' does not exist\n");
+      if (lines.size() == before) return tool_exit(6, "groupdel: group '" + c.argv[1] + "' does not exist\n");
       write(lines);
-      return exit_with(0);
+      return tool_exit(0);
     });
   }
 
@@ -107,12 +107,12 @@ class ShadowTools {
   MemoryFileSystem& fs_;
 };
 
-struct Machine {
+struct UserGroupsMachine {
   MemoryFileSystem fs;
   FakeProcessRunner runner;
   HostFacts host;
   ShadowTools tools{fs};
-  explicit Machine(const std::string& group_file = "root:x:0:\nvideo:x:44:\nalice:x:1000:\n") {
+  explicit UserGroupsMachine(const std::string& group_file = "root:x:0:\nvideo:x:44:\nalice:x:1000:\n") {
     host.user = "alice";
     fs.add_file("/etc/passwd",
                 "root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000:,,,:/home/alice:/bin/bash\n"
@@ -133,7 +133,7 @@ const char* kGroups = "kind = \"user_groups\"\ngroups = [\"video\", \"render\"]\
 }  // namespace
 
 TEST_CASE("user_groups: plan reads /etc/group, runs nothing and says what it will add and create") {
-  Machine m;
+  UserGroupsMachine m;
   auto step = build_ok(kGroups);
   auto ctx = m.ctx();
   auto plan = step->plan(ctx);
@@ -151,7 +151,7 @@ TEST_CASE("user_groups: plan reads /etc/group, runs nothing and says what it wil
 }
 
 TEST_CASE("user_groups: apply creates missing groups as system groups and appends with usermod -aG, never -G") {
-  Machine m;
+  UserGroupsMachine m;
   auto step = build_ok(kGroups);
   auto ctx = m.ctx();
   auto plan = step->plan(ctx);
@@ -166,7 +166,7 @@ TEST_CASE("user_groups: apply creates missing groups as system groups and append
 }
 
 TEST_CASE("user_groups: undo removes the user from exactly the groups added, and deletes only the groups created") {
-  Machine m("root:x:0:\nvideo:x:44:bob,alice\nrender:x:999:alice\nplugdev:x:46:alice\n");
+  UserGroupsMachine m("root:x:0:\nvideo:x:44:bob,alice\nrender:x:999:alice\nplugdev:x:46:alice\n");
   auto step = build_ok(kGroups);
   auto ctx = m.ctx();
   step->undo(ctx, nlohmann::json{{"user", "alice"}, {"created", {"render"}}, {"added", {"video", "render"}}});
@@ -177,7 +177,7 @@ TEST_CASE("user_groups: undo removes the user from exactly the groups added, and
 }
 
 TEST_CASE("user_groups: apply then undo leaves /etc/group byte for byte as it was") {
-  Machine m("root:x:0:\nvideo:x:44:bob\nalice:x:1000:\nplugdev:x:46:alice\n");
+  UserGroupsMachine m("root:x:0:\nvideo:x:44:bob\nalice:x:1000:\nplugdev:x:46:alice\n");
   auto before = snapshot(m.fs);
   auto step = build_ok(kGroups);
   auto ctx = m.ctx();
@@ -191,7 +191,7 @@ TEST_CASE("user_groups: apply then undo leaves /etc/group byte for byte as it wa
 }
 
 TEST_CASE("user_groups: undo run twice (an interrupted rollback) does nothing the second time") {
-  Machine m;
+  UserGroupsMachine m;
   auto step = build_ok(kGroups);
   auto ctx = m.ctx();
   auto data = step->apply(ctx, step->plan(ctx));
@@ -202,7 +202,7 @@ TEST_CASE("user_groups: undo run twice (an interrupted rollback) does nothing th
 }
 
 TEST_CASE("user_groups: when apply did not finish, undo finds from the snapshot what was done") {
-  Machine m;
+  UserGroupsMachine m;
   auto before = snapshot(m.fs);
   auto step = build_ok(kGroups);
   auto ctx = m.ctx();
@@ -223,7 +223,7 @@ TEST_CASE("user_groups: when apply did not finish, undo finds from the snapshot 
 }
 
 TEST_CASE("user_groups: a user already in every group is a no-op that says so") {
-  Machine m("video:x:44:bob,alice\nrender:x:109:alice\n");
+  UserGroupsMachine m("video:x:44:bob,alice\nrender:x:109:alice\n");
   auto step = build_ok(kGroups);
   auto ctx = m.ctx();
   auto plan = step->plan(ctx);
@@ -237,7 +237,7 @@ TEST_CASE("user_groups: a user already in every group is a no-op that says so") 
 }
 
 TEST_CASE("user_groups: only the groups the user is missing are added, and the plan names the others") {
-  Machine m("video:x:44:alice\nrender:x:109:\n");
+  UserGroupsMachine m("video:x:44:alice\nrender:x:109:\n");
   auto step = build_ok(kGroups);
   auto ctx = m.ctx();
   auto plan = step->plan(ctx);
@@ -251,7 +251,7 @@ TEST_CASE("user_groups: only the groups the user is missing are added, and the p
 }
 
 TEST_CASE("user_groups: the user's primary group counts as membership") {
-  Machine m;
+  UserGroupsMachine m;
   auto plan = [&] {
     auto step = build_ok("kind = \"user_groups\"\ngroups = [\"alice\"]\n");
     auto ctx = m.ctx();
@@ -262,7 +262,7 @@ TEST_CASE("user_groups: the user's primary group counts as membership") {
 }
 
 TEST_CASE("user_groups: the user key overrides the provisioned user") {
-  Machine m;
+  UserGroupsMachine m;
   auto step = build_ok("kind = \"user_groups\"\ngroups = [\"video\"]\nuser = \"bob\"\n");
   auto ctx = m.ctx();
   auto plan = step->plan(ctx);
@@ -271,7 +271,7 @@ TEST_CASE("user_groups: the user key overrides the provisioned user") {
 }
 
 TEST_CASE("user_groups: a missing group with create_missing = false refuses the plan") {
-  Machine m;
+  UserGroupsMachine m;
   auto step = build_ok("kind = \"user_groups\"\ngroups = [\"video\", \"render\"]\ncreate_missing = false\n");
   auto ctx = m.ctx();
   auto plan = step->plan(ctx);
@@ -280,7 +280,7 @@ TEST_CASE("user_groups: a missing group with create_missing = false refuses the 
 }
 
 TEST_CASE("user_groups: without a user, or with one not in /etc/passwd, the plan refuses") {
-  Machine m;
+  UserGroupsMachine m;
   m.host.user = "";
   auto step = build_ok(kGroups);
   auto ctx = m.ctx();
@@ -294,11 +294,11 @@ TEST_CASE("user_groups: without a user, or with one not in /etc/passwd, the plan
 }
 
 TEST_CASE("user_groups: a failing usermod throws with the command and its error; the partial undo deletes the group") {
-  Machine m;
+  UserGroupsMachine m;
   auto before = snapshot(m.fs);
   FakeProcessRunner failing;
   ShadowTools tools(m.fs);
-  failing.on({"usermod"}, exit_with(6, "usermod: cannot lock /etc/group; try again later.\n"));
+  failing.on({"usermod"}, tool_exit(6, "usermod: cannot lock /etc/group; try again later.\n"));
   tools.install(failing);
   StepContext ctx{m.fs, failing, m.host, "rocm"};
   auto step = build_ok(kGroups);
@@ -317,10 +317,10 @@ TEST_CASE("user_groups: a failing usermod throws with the command and its error;
 }
 
 TEST_CASE("user_groups: a failing undo command is reported, after trying the others") {
-  Machine m("video:x:44:alice\nrender:x:999:alice\n");
+  UserGroupsMachine m("video:x:44:alice\nrender:x:999:alice\n");
   FakeProcessRunner failing;
   ShadowTools tools(m.fs);
-  failing.on({"gpasswd", "-d", "alice", "video"}, exit_with(1, "gpasswd: cannot lock /etc/group; try again later.\n"));
+  failing.on({"gpasswd", "-d", "alice", "video"}, tool_exit(1, "gpasswd: cannot lock /etc/group; try again later.\n"));
   tools.install(failing);
   StepContext ctx{m.fs, failing, m.host, "rocm"};
   auto step = build_ok(kGroups);

@@ -14,11 +14,11 @@ namespace {
 
 const std::string kPath = "/mnt/c/Users/alice/.wslconfig";
 
-struct Machine {
+struct WslconfigMachine {
   MemoryFileSystem fs;
   FakeProcessRunner runner;
   HostFacts host;
-  Machine() {
+  WslconfigMachine() {
     host.user = "alice";
     host.user_uid = 1000;
     host.user_gid = 1000;
@@ -39,7 +39,7 @@ settings.wsl2 = { memory = "16GB" }
 }  // namespace
 
 TEST_CASE("wslconfig: an existing value is replaced in place, keeping CRLF, BOM, comments and other keys") {
-  Machine m;
+  WslconfigMachine m;
   const std::string before =
       "\xEF\xBB\xBF# Settings apply to every WSL 2 distribution\r\n"
       "[wsl2]\r\n"
@@ -75,7 +75,7 @@ TEST_CASE("wslconfig: an existing value is replaced in place, keeping CRLF, BOM,
 }
 
 TEST_CASE("wslconfig: a rerun after apply changes nothing") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, "[wsl2]\r\nmemory=4GB\r\n");
   auto step = build_ok(kMemory);
   carry_out_writes(m.fs, m.plan(*step));
@@ -87,7 +87,7 @@ TEST_CASE("wslconfig: a rerun after apply changes nothing") {
 }
 
 TEST_CASE("wslconfig: values compare as WSL reads them (case of units and booleans, quotes)") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, "[WSL2]\nMemory=\"16gb\"\nlocalhostforwarding=True\n");
   auto plan = m.plan(*build_ok(R"(
 kind = "wslconfig"
@@ -97,7 +97,7 @@ settings.wsl2 = { memory = "16GB", localhostForwarding = true }
 }
 
 TEST_CASE("wslconfig: a missing file is created with CRLF line endings, owned by the user") {
-  Machine m;
+  WslconfigMachine m;
   auto plan = m.plan(*build_ok(R"(
 kind = "wslconfig"
 [settings.wsl2]
@@ -120,7 +120,7 @@ autoMemoryReclaim = "gradual"
 }
 
 TEST_CASE("wslconfig: a UTF-16 file stops the plan with the file, line and what to do, and stays as it is") {
-  Machine m;
+  WslconfigMachine m;
   std::string utf16("\xFF\xFE[\0w\0s\0l\0\x32\0]\0\r\0\n\0", 18);
   m.fs.add_file(kPath, utf16);
   auto step = build_ok(kMemory);
@@ -134,7 +134,7 @@ TEST_CASE("wslconfig: a UTF-16 file stops the plan with the file, line and what 
 }
 
 TEST_CASE("wslconfig: with rewrite_utf16, a UTF-16 file is rewritten as UTF-8 with the edit") {
-  Machine m;
+  WslconfigMachine m;
   std::string text = "[wsl2]\r\nmemory=4GB\r\n";
   std::string utf16 = "\xFF\xFE";
   for (char c : text) {
@@ -153,7 +153,7 @@ settings.wsl2 = { memory = "16GB" }
 }
 
 TEST_CASE("wslconfig: a key outside any section stops the plan naming the file and line") {
-  Machine m;
+  WslconfigMachine m;
   const std::string before = "memory=4GB\r\n[wsl2]\r\nprocessors=2\r\n";
   m.fs.add_file(kPath, before);
   CHECK_THROWS_WITH_AS(m.plan(*build_ok(kMemory)),
@@ -165,7 +165,7 @@ TEST_CASE("wslconfig: a key outside any section stops the plan naming the file a
 }
 
 TEST_CASE("wslconfig: a key on the section's line stops the plan naming the file, line and column") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, "# mine\n[wsl2] memory=4GB\n");
   CHECK_THROWS_WITH_AS(m.plan(*build_ok(kMemory)),
                        "/mnt/c/Users/alice/.wslconfig:2:8: \"memory=4GB\" follows the section header on the same line; "
@@ -176,7 +176,7 @@ TEST_CASE("wslconfig: a key on the section's line stops the plan naming the file
 }
 
 TEST_CASE("wslconfig: with [wsl2] written twice, a present key is set where it is, a new key goes to the last block") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, "[wsl2]\nmemory=4GB\n\n[experimental]\nsparseVhd=true\n\n[wsl2]\nprocessors=2\n");
   auto plan = m.plan(*build_ok(R"(
 kind = "wslconfig"
@@ -191,7 +191,7 @@ settings.wsl2 = { memory = "16GB", swap = "8GB" }
 }
 
 TEST_CASE("wslconfig: a key written twice is set on both lines and the plan says so") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, "[wsl2]\nmemory=4GB\nmemory=2GB\n");
   auto plan = m.plan(*build_ok(kMemory));
   CHECK(*plan.writes[0].content == "[wsl2]\nmemory=16GB\nmemory=16GB\n");
@@ -199,7 +199,7 @@ TEST_CASE("wslconfig: a key written twice is set on both lines and the plan says
 }
 
 TEST_CASE("wslconfig: plan, apply and undo leave the file byte for byte as it was") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, "\xEF\xBB\xBF[wsl2]\r\n# keep me\r\nmemory=4GB\r\n", 0755, 1000, 1000);
   auto before = snapshot(m.fs);
   auto plan = m.plan(*build_ok(kMemory));
@@ -210,7 +210,7 @@ TEST_CASE("wslconfig: plan, apply and undo leave the file byte for byte as it wa
 }
 
 TEST_CASE("wslconfig: undo of a file that did not exist removes it") {
-  Machine m;
+  WslconfigMachine m;
   auto before = snapshot(m.fs);
   auto plan = m.plan(*build_ok(kMemory));
   carry_out_writes(m.fs, plan);
@@ -262,7 +262,7 @@ settings.wsl2 = { memroy = "16GB" }
 kind = "wslconfig"
 settings.wsl = { memory = "16GB" }
 )") == "m.toml:3:10: unknown section [wsl] (did you mean [wsl2]?); set allow_unknown = true to write it anyway");
-  Machine m;
+  WslconfigMachine m;
   auto plan = m.plan(*build_ok(R"(
 kind = "wslconfig"
 allow_unknown = true
@@ -281,7 +281,7 @@ TEST_CASE("wslconfig: settings must be a table of sections") {
 }
 
 TEST_CASE("wslconfig: Windows paths are written with escaped backslashes, and choices in Microsoft's spelling") {
-  Machine m;
+  WslconfigMachine m;
   auto plan = m.plan(*build_ok(R"(
 kind = "wslconfig"
 settings.wsl2 = { swapFile = 'C:\temp\swap.vhdx', networkingMode = "Mirrored", vmIdleTimeout = 60000 }
@@ -293,7 +293,7 @@ settings.experimental = { ignoredPorts = [3000, 9000] }
 }
 
 TEST_CASE("wslconfig: without a Windows home, interop finds it with 5-second timeouts") {
-  Machine m;
+  WslconfigMachine m;
   m.host.windows_home = "";
   m.fs.add_file("/mnt/c/Windows/System32/cmd.exe", "MZ");
   ProcessResult echo;
@@ -321,7 +321,7 @@ TEST_CASE("wslconfig: without a Windows home, interop finds it with 5-second tim
 TEST_CASE("wslconfig: the folder interop found is remembered by the install, and a later plan asks nothing") {
   const std::string cmd = "/mnt/c/Windows/System32/cmd.exe";
   const std::string memory = "/var/lib/wslgpu-setup/windows-home";
-  Machine m;
+  WslconfigMachine m;
   m.host.windows_home_guessed = true;
   m.fs.add_file(cmd, "MZ");
   m.fs.add_dir("/mnt/d/Users/bob");
@@ -364,7 +364,7 @@ TEST_CASE("wslconfig: the folder interop found is remembered by the install, and
 }
 
 TEST_CASE("wslconfig: when interop hangs or is off, the step refuses and asks for --windows-home") {
-  Machine m;
+  WslconfigMachine m;
   m.host.windows_home = "";
   ProcessResult hung;
   hung.timed_out = true;
@@ -383,7 +383,7 @@ TEST_CASE("wslconfig: when interop hangs or is off, the step refuses and asks fo
 
 TEST_CASE("wslconfig: interop is asked before the /mnt/*/Users guess, and --windows-home before both") {
   const std::string cmd = "/mnt/c/Windows/System32/cmd.exe";
-  auto interop_says_bob = [&](Machine& m) {
+  auto interop_says_bob = [&](WslconfigMachine& m) {
     m.fs.add_file(cmd, "MZ");
     m.fs.add_dir("/mnt/d/Users/bob");
     ProcessResult echo;
@@ -396,7 +396,7 @@ TEST_CASE("wslconfig: interop is asked before the /mnt/*/Users guess, and --wind
     m.runner.on({"wslpath"}, conv);
   };
   {
-    Machine m;  // the probe guessed alice from the one folder it saw; interop knows better
+    WslconfigMachine m;  // the probe guessed alice from the one folder it saw; interop knows better
     m.host.windows_home_guessed = true;
     interop_says_bob(m);
     auto plan = m.plan(*build_ok(kMemory));
@@ -404,7 +404,7 @@ TEST_CASE("wslconfig: interop is asked before the /mnt/*/Users guess, and --wind
     CHECK(plan.writes[0].path == "/mnt/d/Users/bob/.wslconfig");
   }
   {
-    Machine m;  // interop is off: the guess is used
+    WslconfigMachine m;  // interop is off: the guess is used
     m.host.windows_home_guessed = true;
     auto plan = m.plan(*build_ok(kMemory));
     REQUIRE(plan.writes.size() == 1);
@@ -413,7 +413,7 @@ TEST_CASE("wslconfig: interop is asked before the /mnt/*/Users guess, and --wind
     CHECK(m.runner.calls[0].argv[0] == "cmd.exe");
   }
   {
-    Machine m;  // --windows-home: nothing is asked
+    WslconfigMachine m;  // --windows-home: nothing is asked
     m.host.windows_home_guessed = false;
     interop_says_bob(m);
     auto plan = m.plan(*build_ok(kMemory));
@@ -424,7 +424,7 @@ TEST_CASE("wslconfig: interop is asked before the /mnt/*/Users guess, and --wind
 }
 
 TEST_CASE("wslconfig: a Windows home that does not exist refuses instead of creating folders") {
-  Machine m;
+  WslconfigMachine m;
   m.host.windows_home = "/mnt/c/Users/alcie";
   auto plan = m.plan(*build_ok(kMemory));
   CHECK(plan.verdict == Verdict::refused);
@@ -433,7 +433,7 @@ TEST_CASE("wslconfig: a Windows home that does not exist refuses instead of crea
 }
 
 TEST_CASE("wslconf: /etc/wsl.conf is edited with the same engine, keeping its mode and other sections") {
-  Machine m;
+  WslconfigMachine m;
   const std::string before = "[user]\ndefault=alice\n";
   m.fs.add_file("/etc/wsl.conf", before, 0640);
   auto step = build_ok(R"(
@@ -457,7 +457,7 @@ settings.gpu = { enabled = true }
 }
 
 TEST_CASE("wslconf: a new /etc/wsl.conf uses LF and is owned by root") {
-  Machine m;
+  WslconfigMachine m;
   auto plan = m.plan(*build_ok("kind = \"wslconf\"\nsettings.interop = { appendWindowsPath = false }\n"));
   CHECK(*plan.writes[0].content == "[interop]\nappendWindowsPath=false\n");
   CHECK(plan.writes[0].attrs.uid == 0);
@@ -477,14 +477,14 @@ namespace {
 
 // The bundled wslconfig profile, loaded as `install wslconfig --set ...`
 // would load it, and its one step planned on M.
-StepPlan plan_profile(Machine& m, const Variables& sets = {}) {
+StepPlan plan_profile(WslconfigMachine& m, const Variables& sets = {}) {
   Manifest manifest = load_manifest(find_manifest("wslconfig"), sets, m.host);
   REQUIRE(manifest.steps.size() == 1);
   return m.plan(*manifest.steps[0].step);
 }
 
 // Interop answers %NUMBER_OF_PROCESSORS% with COUNT.
-void windows_has_cpus(Machine& m, const std::string& count) {
+void windows_has_cpus(WslconfigMachine& m, const std::string& count) {
   ProcessResult r;
   r.exit_code = 0;
   r.out = count + "\r\n";
@@ -504,7 +504,7 @@ const std::string kIssueFile = "[wsl2]\r\nmemory=48GB\r\nprocessors=16\r\nswap=0
 }  // namespace
 
 TEST_CASE("wslconfig profile: --set memory=16GB on memory=48GB writes 16GB as asked, keeps processors 16 and swap 0") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, kIssueFile, 0644, 1000, 1000);
   auto plan = plan_profile(m, {{"memory", "16GB"}});
   CHECK(plan.verdict == Verdict::change);
@@ -518,7 +518,7 @@ TEST_CASE("wslconfig profile: --set memory=16GB on memory=48GB writes 16GB as as
 }
 
 TEST_CASE("wslconfig profile: without --set, larger memory and processors are kept, swap is left alone") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, kIssueFile, 0644, 1000, 1000);
   auto plan = plan_profile(m);
   CHECK(plan.verdict == Verdict::noop);
@@ -529,7 +529,7 @@ TEST_CASE("wslconfig profile: without --set, larger memory and processors are ke
 }
 
 TEST_CASE("wslconfig profile: smaller values are raised to the minimums, within the logical CPUs interop reports") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, "[wsl2]\r\nmemory=4GB\r\nprocessors=2\r\nswap=0\r\n", 0644, 1000, 1000);
   windows_has_cpus(m, "16");
   auto plan = plan_profile(m);
@@ -546,7 +546,7 @@ TEST_CASE("wslconfig profile: smaller values are raised to the minimums, within 
 
 TEST_CASE("wslconfig profile: processors are raised at most to the logical CPUs Windows has") {
   {
-    Machine m;
+    WslconfigMachine m;
     m.fs.add_file(kPath, "[wsl2]\r\nprocessors=2\r\n");
     windows_has_cpus(m, "4");
     auto plan = plan_profile(m);
@@ -556,7 +556,7 @@ TEST_CASE("wslconfig profile: processors are raised at most to the logical CPUs 
           "processors: 4, not 8: Windows has 4 logical CPUs, by %NUMBER_OF_PROCESSORS% through interop");
   }
   {
-    Machine m;  // already all there is
+    WslconfigMachine m;  // already all there is
     m.fs.add_file(kPath, "[wsl2]\r\nmemory=16GB\r\nprocessors=4\r\n");
     windows_has_cpus(m, "4");
     auto plan = plan_profile(m);
@@ -568,7 +568,7 @@ TEST_CASE("wslconfig profile: processors are raised at most to the logical CPUs 
 }
 
 TEST_CASE("wslconfig profile: without interop, the CPUs in /proc/cpuinfo bound processors, and the plan says so") {
-  Machine m;  // interop is off: cmd.exe is not found
+  WslconfigMachine m;  // interop is off: cmd.exe is not found
   m.fs.add_file(kPath, "[wsl2]\r\nmemory=16GB\r\nprocessors=2\r\n");
   m.fs.add_file("/proc/cpuinfo", cpuinfo(6));
   auto plan = plan_profile(m);
@@ -578,7 +578,7 @@ TEST_CASE("wslconfig profile: without interop, the CPUs in /proc/cpuinfo bound p
         "processors: 6, not 8: the WSL VM has 6 logical CPUs, by /proc/cpuinfo; Windows may have more, but "
         "`cmd.exe /c echo %NUMBER_OF_PROCESSORS%` was not found (is interop off?)");
 
-  Machine none;  // neither: the minimum is written, and the plan says it is unchecked
+  WslconfigMachine none;  // neither: the minimum is written, and the plan says it is unchecked
   none.fs.add_file(kPath, "[wsl2]\r\nprocessors=2\r\n");
   auto unchecked = plan_profile(none);
   CHECK(*unchecked.writes[0].content == "[wsl2]\r\nprocessors=8\r\nmemory=16GB\r\n");
@@ -588,7 +588,7 @@ TEST_CASE("wslconfig profile: without interop, the CPUs in /proc/cpuinfo bound p
 }
 
 TEST_CASE("wslconfig profile: a value WSL cannot read is kept as written, and the plan says why") {
-  Machine m;
+  WslconfigMachine m;
   const std::string before = "[wsl2]\nmemory=16 GB\nprocessors=eight\n";
   m.fs.add_file(kPath, before);
   auto plan = plan_profile(m);
@@ -603,7 +603,7 @@ TEST_CASE("wslconfig profile: a value WSL cannot read is kept as written, and th
 }
 
 TEST_CASE("wslconfig profile: a --set value lower than the file's is written as given, with no kept line") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, kIssueFile);
   // The unit is written in capitals, as every size this step writes.
   auto plan = plan_profile(m, {{"memory", "8gb"}, {"processors", "4"}, {"swap", "8GB"}});
@@ -616,7 +616,7 @@ TEST_CASE("wslconfig profile: a --set value lower than the file's is written as 
 }
 
 TEST_CASE("wslconfig profile: with no .wslconfig, the file gets the memory minimum and no processors or swap line") {
-  Machine m;
+  WslconfigMachine m;
   auto plan = plan_profile(m);
   CHECK(plan.verdict == Verdict::change);
   CHECK(plan.summary == kPath + "  [wsl2] memory (unset) -> 16GB");
@@ -629,7 +629,7 @@ TEST_CASE("wslconfig profile: with no .wslconfig, the file gets the memory minim
 }
 
 TEST_CASE("wslconfig: a minimum compares sizes in bytes, whatever the unit, and reads the value WSL reads") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath,
                 "[wsl2]\nmemory=\"20480mb\"   # mine\nswap=17179869184\ndefaultVhdSize=1T\n\n[wsl2]\nmemory=1GB\n");
   auto plan = m.plan(*build_ok(R"(
@@ -642,14 +642,14 @@ settings.wsl2 = { memory = { at_least = "16GB" }, swap = { at_least = "16384MB" 
 }
 
 TEST_CASE("wslconfig: a value followed by a # comment equals the same value, so the line is left as it is") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, "[wsl2]\nmemory=16GB     # for PyTorch\n");
   auto plan = m.plan(*build_ok(kMemory));
   CHECK(plan.verdict == Verdict::noop);
 }
 
 TEST_CASE("wslconfig: a value that comes out empty from a variable leaves the key as the file has it") {
-  Machine m;
+  WslconfigMachine m;
   m.fs.add_file(kPath, "[wsl2]\nswap=0\n");
   std::vector<Diagnostic> d;
   auto step = build_step(R"(
@@ -725,7 +725,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 }  // namespace
 
 TEST_CASE("wslconfig profile on real files: raised lines change, every other line stays byte for byte") {
-  Machine m;
+  WslconfigMachine m;
   const std::string before = corpus_file("semicolon-comment-long-hash-comments.wslconfig");
   m.fs.add_file(kPath, before, 0644, 1000, 1000);
   windows_has_cpus(m, "12");
@@ -745,7 +745,7 @@ TEST_CASE("wslconfig profile on real files: raised lines change, every other lin
       CHECK(new_lines[i] == old_lines[i]);  // swap=4GB among them: swap is not the profile's to change
   }
 
-  Machine crlf;
+  WslconfigMachine crlf;
   const std::string small = corpus_file("crlf-kernelcommandline-spaced-value-has-equals.wslconfig");
   crlf.fs.add_file(kPath, small);
   auto raised = plan_profile(crlf);
@@ -774,7 +774,7 @@ TEST_CASE("wslconfig profile on real files: larger values are kept and the file 
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
-    Machine m;
+    WslconfigMachine m;
     const std::string before = corpus_file(c.file);
     m.fs.add_file(kPath, before, 0644, 1000, 1000);
     auto plan = plan_profile(m);

@@ -11,20 +11,10 @@
 #include "installer/system/error.hpp"
 #include "installer/system/interrupt.hpp"
 #include "installer/system/process.hpp"
+#include "support/helpers.hpp"
 
 using namespace wslgpu;
-
-namespace {
-
-Command host_command(std::vector<std::string> argv) {
-  Command cmd;
-  cmd.argv = std::move(argv);
-  cmd.in_root = false;
-  cmd.timeout = std::chrono::seconds(20);
-  return cmd;
-}
-
-}  // namespace
+using wslgpu::testing::host_command;
 
 TEST_CASE("a caught signal is only noted, and the scope gives the old handling back") {
   struct sigaction before {};

@@ -7,22 +7,12 @@
 #include <vector>
 
 #include "installer/system/process.hpp"
+#include "support/helpers.hpp"
 
 #include <unistd.h>
 
 using namespace wslgpu;
-
-namespace {
-
-Command host_command(std::vector<std::string> argv) {
-  Command cmd;
-  cmd.argv = std::move(argv);
-  cmd.in_root = false;
-  cmd.timeout = std::chrono::seconds(20);
-  return cmd;
-}
-
-}  // namespace
+using wslgpu::testing::host_command;
 
 TEST_CASE("a child that exits without reading its input does not take the runner down with SIGPIPE") {
   RealProcessRunner runner("/");
