@@ -23,10 +23,10 @@
 #include <nlohmann/json.hpp>
 
 #include "installer/host/accounts.hpp"
-#include "installer/system/filesystem.hpp"
-#include "installer/system/paths.hpp"
 #include "installer/host/host.hpp"
 #include "installer/plan/plan.hpp"
+#include "installer/system/filesystem.hpp"
+#include "installer/system/paths.hpp"
 #include "installer/system/process.hpp"
 #include "installer/system/progress.hpp"
 

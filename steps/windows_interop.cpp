@@ -59,7 +59,8 @@ std::string windows_echo(StepContext& ctx, const std::string& text, std::vector<
   std::size_t start = 0;
   while (start < r.out.size()) {
     auto nl = r.out.find('\n', start);
-    std::string line = std::string(text::trim(r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start)));
+    std::string line =
+        std::string(text::trim(r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start)));
     if (!line.empty()) last = line;
     start = nl == std::string::npos ? r.out.size() : nl + 1;
   }

@@ -231,7 +231,8 @@ std::string convert(const KeySpec& spec, const toml::node& node, const std::opti
         std::size_t start = 0;
         while (true) {
           auto comma = s->find(',', start);
-          ports.push_back(std::string(text::trim(s->substr(start, comma == std::string::npos ? std::string::npos : comma - start))));
+          ports.push_back(std::string(
+              text::trim(s->substr(start, comma == std::string::npos ? std::string::npos : comma - start))));
           if (comma == std::string::npos) break;
           start = comma + 1;
         }

@@ -173,7 +173,8 @@ void check_librocdxg(DoctorScan& scan) {
              "ROCm " + release + " without librocdxg: " + lib + " is missing" +
                  (pkg ? " although rocdxg-roct " + version + " is installed" : ""),
              "From ROCm 7.2.1 the standard runtime reaches the GPU under WSL only through librocdxg, which is not "
-             "in AMD's apt repositories; without it rocminfo says \"No WDDM adapters found\"." + scan.dxg_note(),
+             "in AMD's apt repositories; without it rocminfo says \"No WDDM adapters found\"." +
+                 scan.dxg_note(),
              "sudo wslgpu-setup install rocm --set rocm_version=" + release +
                  " (downloads ROCm/librocdxg's release .deb, checks its SHA-256 and installs it).");
     return;
@@ -187,8 +188,7 @@ void check_librocdxg(DoctorScan& scan) {
     return;
   }
   scan.add("amd.librocdxg", kAmdGroup, FindingStatus::ok,
-           "librocdxg" + (version.empty() ? std::string() : " " + version) + " for ROCm " + release + " (" + lib +
-               ")");
+           "librocdxg" + (version.empty() ? std::string() : " " + version) + " for ROCm " + release + " (" + lib + ")");
 }
 
 void check_distro_runtime(DoctorScan& scan) {

@@ -53,7 +53,8 @@ void check_apt_keys(DoctorScan& scan) {
   try {
     files = read_apt_sources(scan.fs);
   } catch (const std::exception& e) {
-    scan.add("config.apt-keys", kAptKeysGroup, FindingStatus::warn, std::string("apt's sources cannot be read: ") + e.what());
+    scan.add("config.apt-keys", kAptKeysGroup, FindingStatus::warn,
+             std::string("apt's sources cannot be read: ") + e.what());
     return;
   }
   std::vector<Keyring> keyrings;

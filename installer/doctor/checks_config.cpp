@@ -7,9 +7,9 @@
 #include <sstream>
 #include <string>
 
+#include "installer/doctor/checks.hpp"
 #include "installer/host/accounts.hpp"
 #include "installer/system/text.hpp"
-#include "installer/doctor/checks.hpp"
 
 namespace wslgpu::doctor {
 
@@ -76,8 +76,8 @@ void check_memory_setting(DoctorScan& scan, const IniDocument& doc, const std::s
              where + ": memory=" + *memory + " is not a size WSL understands",
              "WSL expects a size such as 16GB or 8192MB and ignores anything else.", kMemoryFix);
   } else if (*bytes < 8 * kGiB) {
-    scan.add("config.wslconfig-memory", kConfigGroup, FindingStatus::warn, where + ": memory=" + *memory + " is below 8GB",
-             kMemoryCause, kMemoryFix);
+    scan.add("config.wslconfig-memory", kConfigGroup, FindingStatus::warn,
+             where + ": memory=" + *memory + " is below 8GB", kMemoryCause, kMemoryFix);
   } else if (*bytes < 16 * kGiB) {
     scan.add("config.wslconfig-memory", kConfigGroup, FindingStatus::ok,
              "memory=" + *memory + " in .wslconfig (16GB is advised for machine learning)");
@@ -143,7 +143,8 @@ void check_memory(DoctorScan& scan) {
     scan.add("config.memory", kConfigGroup, FindingStatus::warn,
              "the distribution has " + size_text(*total) + " of memory, below 8GB", kMemoryCause, kMemoryFix);
   } else {
-    scan.add("config.memory", kConfigGroup, FindingStatus::ok, "the distribution has " + size_text(*total) + " of memory");
+    scan.add("config.memory", kConfigGroup, FindingStatus::ok,
+             "the distribution has " + size_text(*total) + " of memory");
   }
 }
 
@@ -156,12 +157,13 @@ void check_disk(DoctorScan& scan) {
   const std::string cause =
       "ROCm and the CUDA toolkit take several GB to download and more to unpack; apt stops midway without space.";
   if (!free_bytes) {
-    scan.add("config.disk", kConfigGroup, FindingStatus::warn, "free disk space is unknown", "", "Check by hand: `df -h /`.");
+    scan.add("config.disk", kConfigGroup, FindingStatus::warn, "free disk space is unknown", "",
+             "Check by hand: `df -h /`.");
   } else if (*free_bytes < 2 * kGiB) {
     scan.add("config.disk", kConfigGroup, FindingStatus::fail, size_text(*free_bytes) + " of disk free", cause, fix);
   } else if (*free_bytes < 20 * kGiB) {
-    scan.add("config.disk", kConfigGroup, FindingStatus::warn, size_text(*free_bytes) + " of disk free, below 20 GB", cause,
-             fix);
+    scan.add("config.disk", kConfigGroup, FindingStatus::warn, size_text(*free_bytes) + " of disk free, below 20 GB",
+             cause, fix);
   } else {
     scan.add("config.disk", kConfigGroup, FindingStatus::ok, size_text(*free_bytes) + " of disk free");
   }

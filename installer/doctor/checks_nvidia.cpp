@@ -12,9 +12,9 @@
 #include <toml++/toml.h>
 
 #include "installer/doctor/checks.hpp"
-#include "installer/system/text.hpp"
 #include "installer/host/nvidia_driver.hpp"
 #include "installer/manifest/bundled_manifests.hpp"
+#include "installer/system/text.hpp"
 
 namespace wslgpu::doctor {
 
@@ -99,7 +99,8 @@ void check_linker_path(DoctorScan& scan) {
       }
     }
   }
-  scan.add("nvidia.linker-path", kNvidiaGroup, FindingStatus::fail, "/usr/lib/wsl/lib is not on the dynamic linker's path",
+  scan.add("nvidia.linker-path", kNvidiaGroup, FindingStatus::fail,
+           "/usr/lib/wsl/lib is not on the dynamic linker's path",
            "Programs fail with \"libcuda.so: cannot open shared object file\": the driver stub is there, but the "
            "linker does not look in that folder. WSL normally lists it in /etc/ld.so.conf.d/ld.wsl.conf.",
            "echo /usr/lib/wsl/lib | sudo tee /etc/ld.so.conf.d/ld.wsl.conf && sudo ldconfig (or `sudo wslgpu-setup "
@@ -139,7 +140,8 @@ void check_nvidia_smi(DoctorScan& scan) {
   std::string output = r.out + r.err;
   static const std::regex gpu_line(R"(GPU [0-9]+:)");
   if (r.timed_out) {
-    scan.add("nvidia.smi", kNvidiaGroup, FindingStatus::fail, "nvidia-smi -L did not answer within " + scan.timeout_text(),
+    scan.add("nvidia.smi", kNvidiaGroup, FindingStatus::fail,
+             "nvidia-smi -L did not answer within " + scan.timeout_text(),
              "nvidia-smi hangs when the Windows driver cannot reach the GPU." + scan.dxg_note(),
              "On Windows: run `wsl --shutdown`, update the NVIDIA driver, and try again.");
     return;
@@ -258,9 +260,9 @@ void check_toolkit_against_driver(DoctorScan& scan) {
   const std::string& toolkit = scan.cuda_toolkit;
   const std::string major = toolkit.substr(0, toolkit.find('.'));
   if (compare_versions(toolkit, driver.cuda) <= 0) {
-    scan.add("nvidia.cuda-driver", kNvidiaGroup, FindingStatus::ok,
-             "the CUDA " + toolkit + " toolkit is not newer than the CUDA " + driver.cuda +
-                 " the Windows driver supports");
+    scan.add(
+        "nvidia.cuda-driver", kNvidiaGroup, FindingStatus::ok,
+        "the CUDA " + toolkit + " toolkit is not newer than the CUDA " + driver.cuda + " the Windows driver supports");
     return;
   }
   const std::string minimum = min_driver_for_major(major);
@@ -284,7 +286,8 @@ void check_toolkit_against_driver(DoctorScan& scan) {
            "CUDA " + major + ".x programs need NVIDIA's driver " +
                (minimum.empty() ? std::string("for CUDA ") + major : minimum + " or later") +
                " on Windows (minor-version compatibility); with this driver they fail to start.",
-           "On Windows, install NVIDIA's driver " + (minimum.empty() ? std::string("for CUDA ") + toolkit : minimum + " or later") +
+           "On Windows, install NVIDIA's driver " +
+               (minimum.empty() ? std::string("for CUDA ") + toolkit : minimum + " or later") +
                ", then run `wsl --shutdown`; " + fix_toolkit);
 }
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "installer/doctor/checks.hpp"
-#include "installer/system/text.hpp"
 #include "installer/formats/nvidia_smi.hpp"
+#include "installer/system/text.hpp"
 #include "steps/windows_interop.hpp"
 
 namespace wslgpu::doctor {
@@ -95,7 +95,8 @@ void check_build(DoctorScan& scan, const Interop& interop) {
              "AMD's dxg bridge, which ROCm 7.1 and later use under WSL, is supported on Windows 11 only.",
              "Upgrade to Windows 11, or use ROCm 6.4.2.1: sudo wslgpu-setup install rocm.");
   } else {
-    scan.add("windows.build", kWindowsGroup, FindingStatus::ok, "Windows build " + std::to_string(build) + " (" + full + ")");
+    scan.add("windows.build", kWindowsGroup, FindingStatus::ok,
+             "Windows build " + std::to_string(build) + " (" + full + ")");
   }
 }
 
@@ -111,7 +112,8 @@ void check_wsl_release(DoctorScan& scan, const Interop& interop) {
       return;
     }
     std::string v = version_after(r.out, "");
-    if (r.ok() && !v.empty()) scan.add("windows.wsl-version", kWindowsGroup, FindingStatus::ok, "WSL " + v + " (wslinfo)");
+    if (r.ok() && !v.empty())
+      scan.add("windows.wsl-version", kWindowsGroup, FindingStatus::ok, "WSL " + v + " (wslinfo)");
     return;
   }
   ProcessResult r = scan.run({interop.wsl_exe, "--version"}, {{"WSL_UTF8", "1"}});

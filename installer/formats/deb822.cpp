@@ -91,7 +91,8 @@ std::vector<Deb822Stanza> parse_deb822(std::string_view text, const std::string&
       fields.back().value += "\n" + std::string(rest);
     } else {
       std::size_t colon = line.find(':');
-      std::string_view name = colon == std::string_view::npos ? std::string_view() : text::trim_field(line.substr(0, colon));
+      std::string_view name =
+          colon == std::string_view::npos ? std::string_view() : text::trim_field(line.substr(0, colon));
       if (name.empty() || name.find_first_of(" \t") != std::string_view::npos)
         throw InputError(SourcePos{file, line_no, 1},
                          "\"" + std::string(line) + "\" is not a \"Field: value\" line");

@@ -8,9 +8,9 @@
 namespace wslgpu::text {
 
 // Character sets for trim(): what each kind of input calls blank.
-inline constexpr std::string_view kBlanks = " \t";            // inside one line
-inline constexpr std::string_view kLineSpace = " \t\r\n";     // a line with its ending (CRLF too)
-inline constexpr std::string_view kCSpace = " \t\n\v\f\r";    // C's isspace() in the "C" locale
+inline constexpr std::string_view kBlanks = " \t";          // inside one line
+inline constexpr std::string_view kLineSpace = " \t\r\n";   // a line with its ending (CRLF too)
+inline constexpr std::string_view kCSpace = " \t\n\v\f\r";  // C's isspace() in the "C" locale
 
 // S without the leading and trailing characters that are in CHARS.
 std::string_view trim(std::string_view s, std::string_view chars = kLineSpace);

@@ -35,7 +35,9 @@ std::vector<std::string> args(const FakeWslRoot& root, std::vector<std::string> 
 // The root's content, modes and owners, without the tool's own journal and
 // lock. Modification times are left out: restoring a file is a write, and
 // writing in a folder moves its mtime. (The converged test compares them.)
-std::map<std::string, Stamp> machine(const FakeWslRoot& root) { return outside_state_without_times(snapshot(root.path())); }
+std::map<std::string, Stamp> machine(const FakeWslRoot& root) {
+  return outside_state_without_times(snapshot(root.path()));
+}
 
 }  // namespace
 

@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "installer/doctor/doctor.hpp"
-#include "installer/host/host.hpp"
 #include "installer/formats/ini.hpp"
 #include "installer/formats/openpgp.hpp"
+#include "installer/host/host.hpp"
 #include "support/fakes.hpp"
 #include "support/helpers.hpp"
 

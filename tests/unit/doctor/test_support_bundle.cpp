@@ -10,10 +10,10 @@
 #include <map>
 
 #include "installer/doctor/doctor.hpp"
+#include "installer/doctor/support_bundle.hpp"
+#include "installer/host/host.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/filesystem.hpp"
-#include "installer/host/host.hpp"
-#include "installer/doctor/support_bundle.hpp"
 #include "support/fakes.hpp"
 #include "support/helpers.hpp"
 

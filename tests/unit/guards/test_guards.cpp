@@ -455,15 +455,17 @@ TEST_CASE("a manifest cannot remove a built-in refusal") {
 
   // There is no key to allow a package, and no pattern that negates one.
   HostFacts host = facts(wsl_machine());
-  CHECK(guarded_input_error(std::string(kHeader) + "[guards]\nallow_packages = [\"amdgpu-dkms\"]\n" + kCheckStep, host) ==
-        "test.toml:5:1: unknown key \"allow_packages\" in [guards] (known: refuse_packages, min_kernel, require_wsl2, "
-        "require_dxg, refuse_if, warn_if, supported)");
-  CHECK(guarded_input_error(std::string(kHeader) + "[guards]\nrefuse_packages = [\"!amdgpu-dkms\"]\n" + kCheckStep, host) ==
+  CHECK(
+      guarded_input_error(std::string(kHeader) + "[guards]\nallow_packages = [\"amdgpu-dkms\"]\n" + kCheckStep, host) ==
+      "test.toml:5:1: unknown key \"allow_packages\" in [guards] (known: refuse_packages, min_kernel, require_wsl2, "
+      "require_dxg, refuse_if, warn_if, supported)");
+  CHECK(guarded_input_error(std::string(kHeader) + "[guards]\nrefuse_packages = [\"!amdgpu-dkms\"]\n" + kCheckStep,
+                            host) ==
         "test.toml:5:20: \"!amdgpu-dkms\" is not a package name or pattern: use only lowercase letters, digits, '+', "
         "'-', '.' and the wildcards '*' and '?'");
   // An empty list refuses nothing more, and the built-in rules stay.
-  Manifest m =
-      load_guarded(apt_install_manifest("\"rocm-extras\"", "no_dkms = false\n", "\n[guards]\nrefuse_packages = []\n"), host);
+  Manifest m = load_guarded(
+      apt_install_manifest("\"rocm-extras\"", "no_dkms = false\n", "\n[guards]\nrefuse_packages = []\n"), host);
   CHECK(m.guards.refuse_packages.empty());
   CHECK(plan_one(apt_install_manifest("\"rocm-extras\"", "no_dkms = false\n", "\n[guards]\nrefuse_packages = []\n"))
             .plan.verdict == Verdict::refused);

@@ -69,7 +69,7 @@ struct Driver {
 };
 
 Manifest load_auto(const std::string& text, const HostFacts& host, const Variables& sets = {},
-              const LoadOptions& options = {}) {
+                   const LoadOptions& options = {}) {
   return load_manifest(ManifestSource{"test.toml", text, false}, sets, host, options);
 }
 
@@ -151,7 +151,7 @@ kind = "file"
 path = "/etc/x"
 content = "x"
 )toml",
-       d.host);
+            d.host);
   CHECK(*d.probes == 0);
   CHECK(d.host.as_variables().at("host.nvidia_cuda").empty());
 }
@@ -192,7 +192,7 @@ TEST_CASE("auto's keys are checked: the fallback a row, its texts beside an auto
   CHECK(error_of(head + "[matrix.v]\nauto = \"x == '1'\"\n[matrix.v.a]\nw = \"2\"\n" + step, host) ==
         "test.toml:8:8: condition refers to \"x\", which is neither a variable nor a host fact");
   // The rows are tried in file order, not in the order of their names.
-  Manifest m =
-      load_auto(head + "[matrix.v]\nauto = \"w == '2'\"\n[matrix.v.zz]\nw = \"2\"\n[matrix.v.aa]\nw = \"2\"\n" + step, host);
+  Manifest m = load_auto(
+      head + "[matrix.v]\nauto = \"w == '2'\"\n[matrix.v.zz]\nw = \"2\"\n[matrix.v.aa]\nw = \"2\"\n" + step, host);
   CHECK(m.vars["v"] == "zz");
 }

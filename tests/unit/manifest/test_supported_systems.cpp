@@ -33,7 +33,8 @@ path = "/etc/apt/sources.list.d/vendor.list"
 content = "deb https://example.invalid/${rocm_version} ${host.codename} main\n"
 )";
 
-Manifest load_for_host(const std::string& text, const HostFacts& host, const Variables& sets = {}, LoadOptions options = {}) {
+Manifest load_for_host(const std::string& text, const HostFacts& host, const Variables& sets = {},
+                       LoadOptions options = {}) {
   return load_manifest(ManifestSource{"test.toml", text, false}, sets, host, options);
 }
 
