@@ -619,7 +619,7 @@ _only_the_overlay_under() {
     # mountinfo(5): ... MOUNT_POINT ... - FSTYPE SOURCE SUPER_OPTIONS
     awk -v m="$point" -v upper="upperdir=$REALROOT_ROOT_UPPER" '
       { for (i = 1; i <= NF; i++) if ($i == "-") break }
-      $5 == m && $(i + 1) == "overlay" && index($(i + 3), upper ",") + index($(i + 3) ",", upper ",") > 0 { ok = 1 }
+      $5 == m && $(i + 1) == "overlay" && index($(i + 3) ",", upper ",") > 0 { ok = 1 }
       END { exit !ok }' /proc/self/mountinfo || return 1
   done < <(awk -v r="$root" '$5 == r || index($5, r "/") == 1 { print $5 }' /proc/self/mountinfo)
   return 0
