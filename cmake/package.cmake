@@ -118,7 +118,7 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${WSLGPU_PACKAGING}/debian/postrm)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)
 
-if(NOT WSLGPU_PORTABLE OR WSLGPU_SANITIZED)
+if(NOT WSLGPU_PORTABLE OR WSLGPU_FUZZ)
   message(STATUS "The package target makes a .deb of this build, which is not portable "
-                 "(WSLGPU_PORTABLE=OFF or WSLGPU_SANITIZE=ON): it runs only where this build does")
+                 "(WSLGPU_PORTABLE=OFF or WSLGPU_FUZZ=ON): it runs only where this build does")
 endif()

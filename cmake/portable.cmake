@@ -54,7 +54,7 @@ set(WSLGPU_LIBRARIES wslgpu_toml wslgpu_spdlog fmt::fmt-header-only)
 
 # The sanitizers' runtime needs the shared libstdc++, and its own symbols;
 # a sanitizer build is never packaged.
-if(WSLGPU_SANITIZED)
+if(WSLGPU_FUZZ)
   function(wslgpu_portable_program target)
   endfunction()
   return()

@@ -51,7 +51,7 @@ package_deb() {
     fail "$build, the folder of $WSLGPU_BIN, is not a CMake build folder with CPack (or set WSLGPU_DEB)"
   grep -qx 'WSLGPU_PORTABLE:BOOL=ON' "$build/CMakeCache.txt" ||
     fail "$build is not a portable build (WSLGPU_PORTABLE is off): its .deb would only run where it was built"
-  ! grep -qx 'WSLGPU_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" ||
+  ! grep -qx 'WSLGPU_FUZZ:BOOL=ON' "$build/CMakeCache.txt" ||
     fail "$build is a sanitizer build, which is never packaged"
   command -v cpack >/dev/null || fail "cpack (package cmake) is not installed"
   out=$REALROOT_SCENARIO_TMP/deb
