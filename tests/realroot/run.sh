@@ -143,12 +143,14 @@ while ((${#running[@]} > 0)); do
   report "${running[$finished]}"
   unset 'running[$finished]'
 done
-# This run's times, for the next run's order (merged into what the last
-# runs measured, so that a run of a few scenarios keeps the others' times).
+# This run's times of the scenarios that passed (a failure can end early),
+# for the next run's order, merged into what the last runs measured, so
+# that a run of a few scenarios keeps the others' times.
 {
   [[ ! -f $times_file ]] || cat "$times_file"
   for file in "${scenarios[@]}"; do
     name=$(basename "$file" .sh)
+    [[ $(<"$REALROOT_RUN/$name.status") == 0 ]] || continue
     printf '%s %s\n' "$name" "$(<"$REALROOT_RUN/$name.took")"
   done
 } | awk '{ t[$1] = $2 } END { for (n in t) print n, t[n] }' | LC_ALL=C sort >"$times_file.new" && mv "$times_file.new" "$times_file"
