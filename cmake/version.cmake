@@ -6,7 +6,7 @@
 #
 # Read when CMake configures. So that a new commit is seen without asking,
 # the files that name HEAD's commit are configure dependencies: a commit
-# (or checkout) reruns CMake, which recompiles main.cpp only.
+# (or checkout) reruns CMake, which rewrites generated/git_revision.cpp only.
 find_package(Git QUIET)
 set(WSLGPU_GIT_REVISION unknown)
 if(GIT_EXECUTABLE)

@@ -17,9 +17,12 @@
 #include "installer/manifest/suggest.hpp"
 #include "installer/system/error.hpp"
 
-#ifndef WSLGPU_GIT_REVISION  // set by CMake (cmake/version.cmake)
-#define WSLGPU_GIT_REVISION "unknown"
-#endif
+namespace wslgpu {
+// The commit this build is made from: a file of its own that CMake writes
+// (cmake/version.cmake), so that a new commit recompiles that line, not
+// this file, the build's slowest.
+extern const char* const kGitRevision;
+}  // namespace wslgpu
 
 namespace {
 
@@ -67,7 +70,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   app.set_version_flag("--version",
-                       std::string("wslgpu-setup ") + WSLGPU_VERSION + " (git " + WSLGPU_GIT_REVISION + ")");
+                       std::string("wslgpu-setup ") + WSLGPU_VERSION + " (git " + wslgpu::kGitRevision + ")");
 
   GlobalOptions g;
   bool no_color = false;
