@@ -1,4 +1,5 @@
 #include "harness.hpp"
+#include "support/build_paths.hpp"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -27,10 +28,10 @@ void make_dir(const std::string& path) { std::filesystem::create_directories(pat
 
 }  // namespace
 
-std::string source_dir() { return WSLGPU_SOURCE_DIR; }
+std::string source_dir() { return wslgpu::testing::kSourceDir; }
 
 RunResult run_tool(const std::vector<std::string>& args, const RunOptions& options) {
-  std::vector<std::string> argv_storage = {WSLGPU_BINARY};
+  std::vector<std::string> argv_storage = {wslgpu::testing::kToolBinary};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<std::string> env_storage;
   for (char** e = environ; *e; ++e) {
@@ -102,12 +103,12 @@ RunResult run_tool(const std::vector<std::string>& args, const RunOptions& optio
   if (timed_out) FAIL("wslgpu-setup" << command << " did not finish within 60 s");
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (result.exit_code == 127 && result.out.empty() && result.err.empty())
-    FAIL("could not run " << WSLGPU_BINARY);
+    FAIL("could not run " << wslgpu::testing::kToolBinary);
   return result;
 }
 
 RunResult run_tool_in_terminal(const std::vector<std::string>& args, unsigned short columns, const RunOptions& options) {
-  std::vector<std::string> argv_storage = {WSLGPU_BINARY};
+  std::vector<std::string> argv_storage = {wslgpu::testing::kToolBinary};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<std::string> env_storage;
   for (char** e = environ; *e; ++e) {

@@ -1,5 +1,5 @@
 // What the black-box tests need to drive the built wslgpu-setup binary
-// (WSLGPU_BINARY) from outside: run it with arguments and capture its exit
+// (kToolBinary, support/build_paths.hpp) from outside: run it with arguments and capture its exit
 // status and both output streams, build a folder that looks like a WSL2
 // machine for --root, and take a snapshot of a folder to prove that a
 // command left it untouched.

@@ -19,6 +19,7 @@
 #include "installer/formats/sha256.hpp"
 #include "support/fakes.hpp"
 #include "support/http_server.hpp"
+#include "support/build_paths.hpp"
 
 using namespace wslgpu::blackbox;
 
@@ -181,7 +182,7 @@ TEST_CASE("a network download runs in the wslgpu-setup-fetch helper next to the 
   CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == body);
   std::ifstream log_in(log);
   std::string text((std::istreambuf_iterator<char>(log_in)), {});
-  CHECK(text.find("debug run: " + std::filesystem::path(WSLGPU_BINARY).parent_path().string() + "/wslgpu-setup-fetch") !=
+  CHECK(text.find("debug run: " + std::filesystem::path(wslgpu::testing::kToolBinary).parent_path().string() + "/wslgpu-setup-fetch") !=
         std::string::npos);
   CHECK(text.find(" info " + server.url("/big.bin") + ": done, 97.7 KiB (sha256 " + wslgpu::sha256_hex(body) + ")") !=
         std::string::npos);

@@ -15,6 +15,7 @@
 #include "installer/host/host.hpp"
 #include "support/fakes.hpp"
 #include "support/helpers.hpp"
+#include "support/build_paths.hpp"
 
 using namespace wslgpu;
 using wslgpu::testing::contains;
@@ -51,7 +52,7 @@ std::string utf16le(const std::string& ascii) {
 
 // A real nvidia-smi output from ../shared/corpus/nvidia-smi/.
 std::string corpus_nvidia_smi(const std::string& name) {
-  std::ifstream in(std::string(WSLGPU_SOURCE_DIR) + "/../shared/corpus/nvidia-smi/" + name, std::ios::binary);
+  std::ifstream in(std::string(wslgpu::testing::kSourceDir) + "/../shared/corpus/nvidia-smi/" + name, std::ios::binary);
   INFO("corpus file: ", name);
   REQUIRE(in.good());
   std::ostringstream text;

@@ -11,13 +11,14 @@
 
 #include "installer/formats/apt_simulation.hpp"
 #include "installer/formats/apt_status.hpp"
+#include "support/build_paths.hpp"
 
 using namespace wslgpu;
 
 namespace {
 
 std::string capture(const std::string& name) {
-  std::ifstream in(std::string(WSLGPU_SOURCE_DIR) + "/tests/unit/formats/data/status-fd/" + name, std::ios::binary);
+  std::ifstream in(std::string(wslgpu::testing::kSourceDir) + "/tests/unit/formats/data/status-fd/" + name, std::ios::binary);
   REQUIRE_MESSAGE(in, "missing test data " << name);
   std::ostringstream out;
   out << in.rdbuf();

@@ -8,13 +8,14 @@
 
 #include "installer/formats/nvidia_smi.hpp"
 #include "installer/host/nvidia_driver.hpp"
+#include "support/build_paths.hpp"
 
 using namespace wslgpu;
 
 namespace {
 
 std::string corpus(const std::string& name) {
-  const std::string path = std::string(WSLGPU_SOURCE_DIR) + "/../shared/corpus/nvidia-smi/" + name;
+  const std::string path = std::string(wslgpu::testing::kSourceDir) + "/../shared/corpus/nvidia-smi/" + name;
   std::ifstream in(path, std::ios::binary);
   INFO("corpus file: ", path);
   REQUIRE(in.good());

@@ -15,12 +15,13 @@
 #include "installer/host/host.hpp"
 #include "support/fakes.hpp"
 #include "installer/manifest/manifest.hpp"
+#include "support/build_paths.hpp"
 
 using namespace wslgpu;
 
 namespace {
 
-const std::string kSourceDir = WSLGPU_SOURCE_DIR;
+const std::string kSourceDir = wslgpu::testing::kSourceDir;
 
 std::string read_text(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

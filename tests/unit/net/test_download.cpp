@@ -34,6 +34,7 @@
 #include "steps/step.hpp"
 #include "support/fakes.hpp"
 #include "support/http_server.hpp"
+#include "support/build_paths.hpp"
 
 using namespace wslgpu;
 using wslgpu::testing::FakeProcessRunner;
@@ -209,7 +210,7 @@ TEST_CASE("a file the caller checks itself needs no SHA-256, is never resumed, a
   small.sha256.clear();
   small.checked_by_caller = true;
   small.max_bytes = 1024;
-  CHECK_THROWS_WITH_AS(fetch_file_with(WSLGPU_FETCH_BINARY, small),
+  CHECK_THROWS_WITH_AS(fetch_file_with(wslgpu::testing::kFetchBinary, small),
                        (small.url + ": the file is larger than the 1.0 KiB this download allows; it was not kept").c_str(),
                        StepFailure);
   CHECK_FALSE(std::filesystem::exists(tmp.path() + "/small"));
@@ -399,7 +400,7 @@ TEST_CASE("the download helper fetches, hashes and renames like the in-process d
   TempDir tmp;
   auto req = request_for(server, body, tmp.path() + "/cache/pkg.deb");
   CapturedLog log;
-  DownloadResult r = fetch_file_with(WSLGPU_FETCH_BINARY, req);
+  DownloadResult r = fetch_file_with(wslgpu::testing::kFetchBinary, req);
   CHECK(r.sha256 == sha256_hex(body));
   CHECK(r.bytes == body.size());
   CHECK(r.attempts == 1);
@@ -418,7 +419,7 @@ TEST_CASE("the download helper's failures carry the same messages as in-process 
     b.status = 404;
     TinyHttpServer server(b);
     auto req = request_for(server, body, tmp.path() + "/a.deb");
-    CHECK_THROWS_WITH_AS(fetch_file_with(WSLGPU_FETCH_BINARY, req),
+    CHECK_THROWS_WITH_AS(fetch_file_with(wslgpu::testing::kFetchBinary, req),
                          ("could not download " + req.url + " after 1 attempt: The requested URL returned error: 404")
                              .c_str(),
                          StepFailure);
@@ -427,7 +428,7 @@ TEST_CASE("the download helper's failures carry the same messages as in-process 
     TinyHttpServer server({body});
     auto req = request_for(server, body, tmp.path() + "/b.deb");
     req.sha256 = sha256_hex("something else");
-    CHECK_THROWS_WITH_AS(fetch_file_with(WSLGPU_FETCH_BINARY, req),
+    CHECK_THROWS_WITH_AS(fetch_file_with(wslgpu::testing::kFetchBinary, req),
                          mismatch_message(req.url, sha256_hex(body), req.sha256).c_str(),
                          StepFailure);
     CHECK_FALSE(std::filesystem::exists(tmp.path() + "/b.deb"));
@@ -476,7 +477,7 @@ TEST_CASE("the download helper sends its progress, and the last report is the wh
   auto req = request_for(server, body, tmp.path() + "/cache/pkg.deb");
   std::vector<std::pair<std::uint64_t, std::uint64_t>> seen;
   req.on_progress = [&](std::uint64_t done, std::uint64_t total) { seen.emplace_back(done, total); };
-  fetch_file_with(WSLGPU_FETCH_BINARY, req);
+  fetch_file_with(wslgpu::testing::kFetchBinary, req);
   REQUIRE(!seen.empty());
   CHECK(seen.back() == std::make_pair<std::uint64_t, std::uint64_t>(body.size(), body.size()));
   for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i].first >= seen[i - 1].first);

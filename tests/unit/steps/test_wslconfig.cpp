@@ -6,6 +6,7 @@
 #include "installer/manifest/manifest.hpp"
 #include "installer/system/error.hpp"
 #include "system_step_testing.hpp"
+#include "support/build_paths.hpp"
 
 using namespace wslgpu;
 using namespace wslgpu::testing;
@@ -699,7 +700,7 @@ namespace {
 // says where each came from), read where it is: the corpus is test data of
 // the project, not part of this repository. A missing file fails the test.
 std::string corpus_file(const std::string& name) {
-  const std::string path = std::string(WSLGPU_SOURCE_DIR) + "/../shared/corpus/wslconfig/" + name;
+  const std::string path = std::string(wslgpu::testing::kSourceDir) + "/../shared/corpus/wslconfig/" + name;
   std::ifstream in(path, std::ios::binary);
   REQUIRE_MESSAGE(in.good(), "cannot read the corpus file " << path
                                                             << "; the tests need ../shared/corpus next to "
