@@ -1,5 +1,7 @@
 #include "steps/apt_common.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <unistd.h>
 
 #include <stdlib.h>
@@ -183,8 +185,14 @@ std::unique_ptr<PlanAptConfig> PlanAptConfig::create(StepContext& ctx, bool with
   if (!std::filesystem::exists(state_host, ec)) cfg->made_state_dir_ = state_host;
   std::filesystem::create_directories(parent_host, ec);
   std::string tmpl = parent_host + "/XXXXXX";
-  if (!::mkdtemp(tmpl.data()))
-    throw StepFailure("cannot create a scratch folder under " + parent_target + " for the plan's private apt configuration");
+  if (!::mkdtemp(tmpl.data())) {
+    int err = errno;
+    throw StepFailure("cannot create a scratch folder under " + parent_target +
+                      " for the plan's private apt configuration: " + std::strerror(err) +
+                      (err == EACCES ? ". Planning apt steps needs root (apt's simulation runs against a copy of "
+                                       "apt's state kept in the state folder): run it again with sudo"
+                                     : ""));
+  }
   cfg->host_dir_ = tmpl;
   cfg->target_dir_ = parent_target + "/" + base_name(tmpl);
   std::filesystem::permissions(cfg->host_dir_, std::filesystem::perms(0755), ec);

@@ -1,5 +1,7 @@
 #include "steps/apt_repository.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -106,6 +108,19 @@ StepPlan refusal(const std::string& summary, const std::vector<std::string>& det
   p.summary = summary;
   p.details = details;
   return p;
+}
+
+// The vendor's key is kept in the state folder's cache, which only root may
+// write. Without root, a plan that must fetch it says so, rather than that
+// the key "could not be used" with advice about key_url.
+std::optional<StepPlan> refusal_without_root(const StepContext& ctx, const std::string& cached) {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::path(ctx.fs.host_path(cached)).parent_path();
+  while (!dir.empty() && dir != dir.root_path() && !std::filesystem::exists(dir, ec)) dir = dir.parent_path();
+  if (::access(dir.c_str(), W_OK) == 0) return std::nullopt;
+  return refusal("planning this step needs root: it keeps the vendor's signing key in " + parent_path(cached) +
+                     ", which only root may write",
+                 {"Run it again with sudo."});
 }
 
 // What a key file holds, against the pinned fingerprint.
@@ -224,6 +239,7 @@ class AptRepositoryStep : public Step {
     if (key_fingerprint.empty()) {
       auto info = ctx.fs.stat(cached);
       if (!info || info->type != FileType::regular || sha256_hex(ctx.fs.read(cached)) != key_sha256) {
+        if (auto no_root = refusal_without_root(ctx, cached)) return no_root;
         DownloadRequest req;
         req.url = key_url;
         req.sha256 = key_sha256;
@@ -267,6 +283,7 @@ class AptRepositoryStep : public Step {
     };
     if (auto failed = failed_key_urls().find(key_url); failed != failed_key_urls().end())
       return give_up(fetch_refusal(failed->second));
+    if (auto no_root = refusal_without_root(ctx, cached)) return give_up(*no_root);
     const std::string fetched = ctx.fs.host_path(cached) + ".fetched";
     DownloadRequest req;
     req.url = key_url;

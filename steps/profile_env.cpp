@@ -4,20 +4,12 @@
 #include <cctype>
 
 #include "installer/system/paths.hpp"
+#include "installer/system/text.hpp"
 #include "steps/file_change.hpp"
 
 namespace wslgpu {
 
-std::string shell_single_quote(const std::string& value) {
-  std::string out = "'";
-  for (char c : value) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
+std::string shell_single_quote(const std::string& value) { return text::shell_quote(value); }
 
 namespace {
 

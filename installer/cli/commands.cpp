@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
 #include <toml++/toml.h>
 
 #include "installer/cli/progress_display.hpp"
@@ -29,6 +31,7 @@
 #include "installer/plan/plan_output.hpp"
 #include "installer/planner/planner.hpp"
 #include "installer/system/process.hpp"
+#include "installer/system/text.hpp"
 #include "installer/transaction/transaction.hpp"
 
 namespace wslgpu {
@@ -36,6 +39,48 @@ namespace wslgpu {
 namespace {
 
 constexpr int kSavedPlanFormat = 1;
+
+// The program as the user typed it (argv[0]), for the commands we suggest.
+std::string program(const GlobalOptions& g) { return g.argv.empty() ? "wslgpu-setup" : text::shell_word(g.argv[0]); }
+
+// " --root DIR" when the command acts on another root than /, else "".
+std::string root_option(const GlobalOptions& g) { return g.root == "/" ? "" : " --root " + text::shell_word(g.root); }
+
+// This very command again, as root: what to type after a refusal for want of it.
+std::string again_with_sudo(const GlobalOptions& g) {
+  std::string out = "sudo " + program(g);
+  for (std::size_t i = 1; i < g.argv.size(); ++i) out += " " + text::shell_word(g.argv[i]);
+  return out;
+}
+
+// install, rollback and recover change the machine. Without root they are
+// refused here, by the root guard (exit 3), before they touch the state
+// folder or the lock, whose files only root may write: otherwise the first
+// thing the user saw was a permission error and the exit status of a failed
+// step.
+void refuse_unless_root(const GlobalOptions& g, const std::string& command) {
+  if (::geteuid() == 0) return;
+  throw Refusal("refused by guard root: `wslgpu-setup " + command +
+                "` changes the machine and must run as root; nothing was changed.\n  Run it again with sudo: " +
+                again_with_sudo(g));
+}
+
+// The command that applies exactly the plan that PROFILE_ARG and G's options
+// shaped, quoted for a shell: without the --set values, say, install would
+// apply the profile's defaults instead.
+std::string apply_command(const GlobalOptions& g, const std::string& profile_arg) {
+  std::string out = "sudo " + program(g) + " install " + text::shell_word(profile_arg);
+  auto option = [&](const char* name, const std::string& value) {
+    out += std::string(" ") + name + " " + text::shell_word(value);
+  };
+  if (g.root != "/") option("--root", g.root);
+  if (!g.user.empty()) option("--user", g.user);
+  if (!g.windows_home.empty()) option("--windows-home", g.windows_home);
+  for (const auto& set : g.sets) option("--set", set);
+  if (g.not_wsl) out += " --not-wsl";
+  if (g.unsupported_distro) out += " --unsupported-distro";
+  return out;
+}
 
 void check_root(const std::string& root) {
   if (root.empty() || root.front() != '/')
@@ -177,6 +222,7 @@ nlohmann::json result_json(const RunResult& r) {
   nlohmann::json doc = {{"changed", r.changed},   {"failed", r.failed}, {"rc", r.rc},
                         {"transaction_id", r.transaction_id},
                         {"steps", steps},         {"undone", r.undone}, {"notices", r.notices}, {"error", r.error}};
+  if (!r.undo_error.empty()) doc["undo_error"] = r.undo_error;
   if (r.interrupted) doc["interrupted"] = signal_name(r.interrupted);
   return doc;
 }
@@ -229,7 +275,23 @@ int finish_run(const GlobalOptions& g, const ChangeOptions& o, const RunResult& 
     return r.rc;
   }
   if (g.verbosity < 0) {
-    if (r.failed) std::cerr << "error: " << r.error << " (rolled back; exit " << r.rc << ")\n";
+    if (!r.undo_error.empty())
+      std::cerr << "error: " << r.error << "; then the rollback stopped: " << r.undo_error
+                << " (half undone: recover --rollback; exit " << r.rc << ")\n";
+    else if (r.failed)
+      std::cerr << "error: " << r.error << " (rolled back; exit " << r.rc << ")\n";
+    return r.rc;
+  }
+  if (!r.undo_error.empty()) {
+    // The step that failed first, then the undo that failed: the user needs both.
+    if (!r.error.empty()) std::cerr << "error: " << r.error << "\n";
+    std::cerr << "error: then the rollback stopped: " << r.undo_error << "\n";
+    std::cout << "Transaction " << r.transaction_id << " is half undone: " << r.undone.size()
+              << (r.undone.size() == 1 ? " step was" : " steps were")
+              << " undone, the rest is still applied (exit " << r.rc << ").\n"
+              << "Fix the cause above, then finish the rollback: sudo " << program(g) << " recover --rollback"
+              << root_option(g) << "\n"
+              << "The journal: sudo " << program(g) << " history " << r.transaction_id << root_option(g) << "\n";
     return r.rc;
   }
   if (r.interrupted) {
@@ -246,8 +308,9 @@ int finish_run(const GlobalOptions& g, const ChangeOptions& o, const RunResult& 
   if (r.failed) {
     std::cerr << "error: " << r.error << "\n";
     std::cout << "Transaction " << r.transaction_id << " rolled back " << r.undone.size()
-              << (r.undone.size() == 1 ? " step" : " steps") << "; the machine is as it was (exit 1).\n"
-              << "Log and journal: " << kStateDir << "/tx/" << r.transaction_id << "/ under " << g.root << "\n";
+              << (r.undone.size() == 1 ? " step" : " steps") << "; the machine is as it was (exit " << r.rc << ").\n"
+              << "What it did and undid: sudo " << program(g) << " history " << r.transaction_id << root_option(g)
+              << (g.log_file.empty() ? "; for every command's output, run again with --log-file FILE" : "") << "\n";
   } else {
     std::cout << "Transaction " << r.transaction_id << " " << verb << ".\n";
   }
@@ -258,16 +321,23 @@ std::chrono::milliseconds lock_timeout(const ChangeOptions& o) {
   return std::chrono::milliseconds(static_cast<long long>(o.lock_timeout_s * 1000));
 }
 
+// What is unfinished about transaction T, and the commands that finish it.
+std::string unfinished_text(const TransactionSummary& t) {
+  if (t.status == "half_undone")
+    return "transaction " + t.id + " (" + t.manifest + ") is half undone: its rollback " +
+           (t.undo_failure.empty() ? std::string("was stopped before its end")
+                                   : "stopped when undoing " + t.undo_failure) +
+           "\n  Finish the rollback (once the cause is fixed):   sudo wslgpu-setup recover --rollback";
+  return "transaction " + t.id + " (" + t.manifest + ") was interrupted" +
+         (!t.interrupted_step.empty()    ? " at step \"" + t.interrupted_step + "\""
+          : !t.last_applied_step.empty() ? " after step \"" + t.last_applied_step + "\""
+                                         : std::string(" before its first step")) +
+         "\n  Roll it back:   sudo wslgpu-setup recover --rollback\n"
+         "  Or finish it:   sudo wslgpu-setup recover --resume";
+}
+
 void refuse_if_interrupted(const Transactions& tx) {
-  if (auto t = tx.interrupted()) {
-    throw Error(ExitCode::needs_recovery,
-                "transaction " + t->id + " (" + t->manifest + ") was interrupted" +
-                    (!t->interrupted_step.empty()    ? " at step \"" + t->interrupted_step + "\""
-                     : !t->last_applied_step.empty() ? " after step \"" + t->last_applied_step + "\""
-                                                     : std::string(" before its first step")) +
-                    "\n  Roll it back:   sudo wslgpu-setup recover --rollback\n"
-                    "  Or finish it:   sudo wslgpu-setup recover --resume");
-  }
+  if (auto t = tx.interrupted()) throw Error(ExitCode::needs_recovery, unfinished_text(*t));
 }
 
 // Compares a freshly resolved plan with a saved one; returns the differences.
@@ -352,6 +422,19 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
   // Caught so that a plan stopped halfway still removes its scratch folder.
   InterruptScope interrupts(kPlanInterrupted, kPlanInterrupted);
   Session s(g);
+  // An unfinished run makes install refuse (exit 5): the plan says so too,
+  // and a script asking --detailed-exitcode gets the status install would.
+  std::optional<TransactionSummary> unfinished;
+  try {
+    unfinished = Transactions(s.fs, s.runner, s.host, kStateDir).interrupted();
+  } catch (const Error& e) {
+    // Without root the transactions cannot be read; install, which needs
+    // root, looks again.
+    spdlog::debug("cannot look for an interrupted run: {}", e.what());
+  }
+  if (unfinished && options.detailed_exitcode) throw Error(ExitCode::needs_recovery, unfinished_text(*unfinished));
+  if (unfinished && options.output == OutputFormat::text && g.verbosity >= 0)
+    std::cerr << "warning: " << unfinished_text(*unfinished) << "\n  Until then, install refuses (exit 5).\n";
   ProfileChoice choice;
   if (options.profile.empty()) choice = pick_profile(s, "plan");
   const std::string profile = options.profile.empty() ? choice.profile : options.profile;
@@ -365,22 +448,30 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
   if (options.output == OutputFormat::json) {
     nlohmann::json doc = plan_to_json(r.plan);
     doc.update(choice_json(choice));
+    if (unfinished)
+      doc["unfinished_transaction"] = {{"id", unfinished->id}, {"status", unfinished->status},
+                                       {"message", unfinished_text(*unfinished)}};
     std::cout << doc.dump(2) << "\n";
   } else if (g.verbosity >= 0) {
     if (!choice.profile.empty()) std::cout << choice_line(choice);
-    std::cout << render_plan_text(r.plan, TextStyle{g.color, g.verbosity > 0}, profile);
+    // With --out, the command to run is the one that runs exactly the saved plan.
+    std::string apply = options.out_file.empty()
+                            ? apply_command(g, profile)
+                            : "sudo " + program(g) + " install --plan " + text::shell_word(options.out_file);
+    std::cout << render_plan_text(r.plan, TextStyle{g.color, g.verbosity > 0}, apply);
     if (!options.out_file.empty())
-      std::cout << "Saved to " << options.out_file << ": `sudo wslgpu-setup install --plan " << options.out_file
-                << "` runs exactly this plan, and refuses if the machine has changed since.\n";
+      std::cout << "Saved to " << options.out_file
+                << ": install --plan runs exactly this plan, and refuses if the machine has changed since.\n";
   }
-  if (!options.detailed_exitcode) return 0;
-  // A script reads 10 as "run install": not when install would refuse.
+  // Refused is 3 with or without --detailed-exitcode: install would refuse,
+  // and a script must not read a refused plan as a good one.
   if (r.plan.refused()) return static_cast<int>(ExitCode::refused);
-  if (r.plan.changes_pending()) return static_cast<int>(ExitCode::changes_pending);
+  if (options.detailed_exitcode && r.plan.changes_pending()) return static_cast<int>(ExitCode::changes_pending);
   return 0;
 }
 
 int run_install(const GlobalOptions& given, const InstallOptions& options) {
+  refuse_unless_root(given, "install");
   InterruptScope interrupts(kChangeInterrupted, kChangeAgain);
   GlobalOptions g = given;
   nlohmann::json saved;
@@ -428,8 +519,6 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
       throw Error(ExitCode::refused, msg + "\nNothing was changed. Make a new plan with `plan --out`.");
     }
   }
-  const std::string profile_arg =
-      !options.saved_plan.empty() ? options.saved_plan : options.profile.empty() ? choice.profile : options.profile;
   if (r.plan.refused()) {
     if (o.output == OutputFormat::json) {
       nlohmann::json doc{{"changed", false}, {"failed", true}, {"rc", 3}, {"transaction_id", ""},
@@ -474,13 +563,19 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
       std::cout << doc.dump(2) << "\n";
     } else if (g.verbosity >= 0) {
       for (const auto& rep : result.steps) std::cout << "  " << rep.id << ": " << rep.msg << "\n";
-      if (result.failed) std::cerr << "error: " << result.error << "\n";
-      std::cout << "Nothing to do: the machine already matches " << r.manifest.name << ".\n";
+      if (result.failed) {
+        std::cerr << "error: " << result.error << "\n";
+        std::cout << "The machine already has every change of " << r.manifest.name
+                  << ", but a check failed; nothing was changed (exit " << result.rc << "). `" << program(g)
+                  << " doctor" << root_option(g) << "` explains most failures.\n";
+      } else {
+        std::cout << "Nothing to do: the machine already matches " << r.manifest.name << ".\n";
+      }
     }
     return result.rc;
   }
   if (o.output == OutputFormat::text && g.verbosity >= 0)
-    std::cout << render_plan_text(r.plan, TextStyle{g.color, g.verbosity > 0}, profile_arg) << "\n";
+    std::cout << render_plan_text(r.plan, TextStyle{g.color, g.verbosity > 0}, "") << "\n";
   if (interactive(o) && !confirm("Apply these changes?")) {
     throw_if_interrupted("at the question; nothing was changed");
     std::cout << "Nothing was changed.\n";
@@ -494,11 +589,30 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   return finish_run(g, o, result, "committed", choice_json(choice));
 }
 
+// `rollback ID` and `recover --rollback`: undoes JOURNAL's transaction. An
+// undo that fails is reported, not thrown: the run says what was undone and
+// that the rest is still applied (exit 5).
+static RunResult undo_transaction(Transactions& tx, Journal& journal, const Manifest& manifest,
+                                  const RunCallbacks& callbacks) {
+  RunResult r;
+  r.transaction_id = journal.id();
+  try {
+    r.undone = tx.rollback(journal, manifest, callbacks);
+  } catch (const RollbackFailure& e) {
+    r.undone = e.undone();
+    r.undo_error = e.what();
+    r.failed = true;
+    r.rc = static_cast<int>(ExitCode::needs_recovery);
+  }
+  r.changed = !r.undone.empty();
+  return r;
+}
+
 // After a rollback that a signal could not stop: the exit status says it
 // came (128 + the signal), and what was done is said plainly.
 static int finish_rollback(const GlobalOptions& g, const ChangeOptions& o, RunResult& r) {
   int signo = interrupt_signal();
-  if (!signo) return finish_run(g, o, r, "rolled back");
+  if (!signo || !r.undo_error.empty()) return finish_run(g, o, r, "rolled back");
   r.interrupted = signo;
   r.rc = 128 + signo;
   if (o.output == OutputFormat::json || g.verbosity < 0) return finish_run(g, o, r, "rolled back");
@@ -510,6 +624,7 @@ static int finish_rollback(const GlobalOptions& g, const ChangeOptions& o, RunRe
 }
 
 int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOptions& o) {
+  refuse_unless_root(g, "rollback");
   InterruptScope interrupts(kRollbackInterrupted, kRollbackAgain);
   Session s(g);
   Transactions tx(s.fs, s.runner, s.host, kStateDir);
@@ -538,14 +653,12 @@ int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOpti
   throw_if_interrupted("before the rollback began; nothing was changed");
   lock.record_holder(g.command_line);
   Manifest manifest = manifest_of(journal, s);
-  RunResult r;
-  r.transaction_id = id;
-  r.undone = tx.rollback(journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
-  r.changed = !r.undone.empty();
+  RunResult r = undo_transaction(tx, journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
   return finish_rollback(g, o, r);
 }
 
 int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& o) {
+  refuse_unless_root(given, "recover");
   InterruptScope interrupts(rollback ? kRollbackInterrupted : kChangeInterrupted, rollback ? kRollbackAgain : kChangeAgain);
   GlobalOptions g = given;
   Session s(g);
@@ -558,15 +671,15 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
     else std::cout << "No interrupted transaction: nothing to recover.\n";
     return 0;
   }
+  if (!rollback && t->status == "half_undone")
+    throw Refusal("transaction " + t->id + " is half undone: a rollback began, so it can only be finished by "
+                  "rolling back; nothing was changed.\n  Run: sudo wslgpu-setup recover --rollback");
   Journal journal = Journal::open(tx.tx_root(), t->id);
   journal.cut_torn_tail();
   lock.record_holder(g.command_line);
   Manifest manifest = manifest_of(journal, s);
   if (rollback) {
-    RunResult r;
-    r.transaction_id = t->id;
-    r.undone = tx.rollback(journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
-    r.changed = !r.undone.empty();
+    RunResult r = undo_transaction(tx, journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
     return finish_rollback(g, o, r);
   }
   nlohmann::json record = journal.read_plan();
@@ -589,6 +702,18 @@ int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat
   check_root(g.root);
   RootedFileSystem fs(g.root);
   std::string tx_root = fs.host_path(std::string(kStateDir) + "/tx");
+  // The folder is root's alone (backups may hold secrets): without root,
+  // say so, never "No transactions yet."
+  if (::access(tx_root.c_str(), F_OK) == 0 && ::access(tx_root.c_str(), R_OK | X_OK) != 0)
+    throw Refusal("history needs root: the transactions in " + tx_root +
+                  " are readable by root only, because their backups may hold secrets (the files the runs "
+                  "replaced).\n  Run it again with sudo: " + again_with_sudo(g));
+  // What history shows for a status a person must act on.
+  auto shown = [](const std::string& status) {
+    if (status == "half_undone") return std::string("half_undone (rollback unfinished: run it again)");
+    if (status == "interrupted") return std::string("interrupted (recover --rollback or --resume)");
+    return status;
+  };
   if (!show_id.empty()) {
     Journal j = Journal::open(tx_root, show_id);
     auto records = j.records();
@@ -601,13 +726,16 @@ int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat
       return 0;
     }
     std::cout << "Transaction " << s.id << "\n  time      " << s.time << "\n  profile   " << s.manifest << " ("
-              << s.source << ")\n  result    " << s.status << "\n  changed   " << s.changed_steps << " steps\n";
+              << s.source << ")\n  result    " << shown(s.status) << "\n  changed   " << s.changed_steps << " steps\n";
+    if (!s.undo_failure.empty()) std::cout << "  stopped   undoing " << s.undo_failure << "\n";
     for (const auto& r : records) {
       std::string type = r.value("type", "");
       if (type == "outcome") std::cout << "  step " << r.value("step", "") << ": " << r.value("status", "") << "\n";
       if (type == "written")
         std::cout << "    " << (r["sha256"].is_null() ? "removed " : "wrote ") << r.value("path", "") << "\n";
       if (type == "undone") std::cout << "  step " << r.value("step", "") << ": undone\n";
+      if (type == "undo_failed")
+        std::cout << "  step " << r.value("step", "") << ": undo failed: " << r.value("msg", "") << "\n";
     }
     return 0;
   }
@@ -624,7 +752,7 @@ int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat
   if (all.empty()) std::cout << "No transactions yet.\n";
   for (const auto& t : all)
     std::cout << t["id"].get<std::string>() << "  " << t["time"].get<std::string>() << "  "
-              << t["manifest"].get<std::string>() << "  " << t["status"].get<std::string>() << "  "
+              << t["manifest"].get<std::string>() << "  " << shown(t["status"].get<std::string>()) << "  "
               << t["changed_steps"].get<std::size_t>() << " changed\n";
   return 0;
 }

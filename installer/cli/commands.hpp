@@ -24,6 +24,7 @@ struct GlobalOptions {
   bool not_wsl = false;           // --not-wsl
   bool unsupported_distro = false;  // --unsupported-distro
   std::string command_line;       // for the lock holder record
+  std::vector<std::string> argv;  // as typed, argv[0] included: for "run it again with sudo: ..."
 };
 
 struct PlanOptions {

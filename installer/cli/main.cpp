@@ -29,11 +29,13 @@ namespace {
 const char* kExitCodes =
     "Exit status:\n"
     "  0   success, or nothing to do\n"
-    "  1   a step failed (what was done was rolled back)\n"
-    "  2   bad input: malformed manifest, unknown option or value\n"
-    "  3   refused by a guard, or the machine no longer matches a saved plan\n"
+    "  1   a step or a check failed (what the run had done was rolled back); doctor: a check failed\n"
+    "  2   bad input: malformed manifest, unknown option or value; no profile could be chosen\n"
+    "  3   refused: by a guard (root, wsl2, ...), a plan that install would refuse (plan too),\n"
+    "      files changed since (rollback), or the machine no longer matches a saved plan\n"
     "  4   another run holds the lock\n"
-    "  5   an interrupted run must be recovered first\n"
+    "  5   an unfinished transaction must be recovered first (an interrupted run, or a rollback\n"
+    "      that stopped half way): recover --rollback or --resume\n"
     "  10  changes pending (plan --detailed-exitcode)\n"
     "  130 interrupted by Ctrl-C (SIGINT); 143 by SIGTERM, 129 by SIGHUP: the step in progress\n"
     "      was let finish, then what the run had done was undone\n";
@@ -102,7 +104,8 @@ int main(int argc, char** argv) {
                    "A bundled profile name or a path to a .toml file (default: cuda or rocm, from the mounted Windows driver)");
   plan->add_option("--output,-o", plan_output, "text or json")->check(CLI::IsMember({"text", "json"}));
   plan->add_flag("--detailed-exitcode", plan_options.detailed_exitcode,
-                 "Exit 0 when nothing would change and 10 when changes are pending");
+                 "Exit 0 when nothing would change, 10 when changes are pending, 3 when install would refuse, "
+                 "5 when an interrupted run must be recovered first");
 
   plan->add_option("--out", plan_options.out_file, "Save the plan to FILE for `install --plan FILE`");
 
@@ -179,7 +182,10 @@ int main(int argc, char** argv) {
   install_options.change.output = format(install_output);
   rollback_options.output = format(rollback_output);
   recover_options.output = format(recover_output);
-  for (int i = 0; i < argc; ++i) g.command_line += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    g.command_line += (i ? " " : "") + std::string(argv[i]);
+    g.argv.emplace_back(argv[i]);
+  }
 
   try {
     setup_logging(g);

@@ -49,7 +49,7 @@ std::string machine_line(const HostFacts& h) {
 
 }  // namespace
 
-std::string render_plan_text(const Plan& plan, const TextStyle& style, const std::string& profile_arg) {
+std::string render_plan_text(const Plan& plan, const TextStyle& style, const std::string& apply_command) {
   std::string out;
   out += "wslgpu-setup " WSLGPU_VERSION " · profile " + plan.manifest_name;
   if (!plan.manifest_description.empty()) out += " (" + plan.manifest_description + ")";
@@ -116,7 +116,7 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
   if (skipped) out += ", " + std::to_string(skipped) + " skipped";
   if (refused) out += ", " + paint(style, "1;31", std::to_string(refused) + " refused");
   if (!plan.refusals.empty()) out += ", " + paint(style, "1;31", "the machine itself refused");
-  out += ". Nothing has been changed.\n";
+  out += apply_command.empty() ? ".\n" : ". Nothing has been changed.\n";
   if (plan.download_bytes() > 0 || plan.disk_bytes() != 0) {
     const std::int64_t disk = plan.disk_bytes();
     out += "apt would download " + human_size(plan.download_bytes()) + " and " +
@@ -127,7 +127,7 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
   if (plan.refused()) {
     out += "Install would stop before changing anything: fix what is refused above first.\n";
   } else if (changes) {
-    out += "Run `sudo wslgpu-setup install " + profile_arg + "` to apply it.\n";
+    if (!apply_command.empty()) out += "Run `" + apply_command + "` to apply it.\n";
   } else {
     out += "The machine already matches this profile.\n";
   }

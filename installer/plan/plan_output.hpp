@@ -15,7 +15,11 @@ struct TextStyle {
   bool verbose = false;  // every detail line, however many
 };
 
-std::string render_plan_text(const Plan& plan, const TextStyle& style, const std::string& profile_arg);
+// APPLY_COMMAND: what `plan` tells the user to run to apply exactly this
+// plan (every option that shaped it, quoted for a shell). Empty when install
+// shows the plan it is about to apply: then no "Nothing has been changed"
+// and no command to run.
+std::string render_plan_text(const Plan& plan, const TextStyle& style, const std::string& apply_command);
 
 inline constexpr int kPlanFormatVersion = 1;
 

@@ -47,6 +47,11 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
         std::string msg = e.what();
         ps.plan.summary = msg.substr(0, msg.find('\n'));
         if (msg.find('\n') != std::string::npos) ps.plan.details.push_back(msg.substr(msg.find('\n') + 1));
+      } catch (const NeedsRoot& e) {
+        ps.plan = StepPlan{};
+        ps.plan.verdict = Verdict::refused;
+        ps.plan.summary = std::string("cannot be planned without root: ") + e.what();
+        ps.plan.details.push_back("Only root may read what this step compares: run it again with sudo.");
       } catch (const StepFailure& e) {
         // One step that cannot be planned (no apt in the root, a key that
         // cannot be fetched) must not hide the rest of the plan; install

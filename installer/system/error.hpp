@@ -12,11 +12,11 @@ namespace wslgpu {
 
 enum class ExitCode : int {
   ok = 0,               // success, or nothing to do
-  failed = 1,           // a step failed (and what was done was rolled back)
+  failed = 1,           // a step or check failed (and what was done was rolled back)
   bad_input = 2,        // malformed manifest, unknown option, bad value
   refused = 3,          // a guard refused, or the machine no longer matches a saved plan
   locked = 4,           // another run holds the lock
-  needs_recovery = 5,   // an interrupted run must be rolled back or resumed first
+  needs_recovery = 5,   // an unfinished transaction (interrupted, or its rollback failed) must be recovered
   changes_pending = 10, // `plan --detailed-exitcode` and something would change
   // 128 + the signal that stopped the run at a safe point, after what it had
   // done was undone: 130 for Ctrl-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP.
@@ -84,6 +84,14 @@ class Interrupted : public Error {
 class StepFailure : public Error {
  public:
   explicit StepFailure(const std::string& message) : Error(ExitCode::failed, message) {}
+};
+
+// A file that only root may read, met by a run without root (plan, as a
+// normal user): the plan says so and to run it again with sudo, rather than
+// a bare "Permission denied".
+class NeedsRoot : public StepFailure {
+ public:
+  using StepFailure::StepFailure;
 };
 
 }  // namespace wslgpu

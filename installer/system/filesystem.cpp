@@ -133,7 +133,10 @@ std::optional<FileInfo> RootedFileSystem::stat(const std::string& path) const {
 std::string RootedFileSystem::read(const std::string& path) const {
   std::string host = host_path(path);
   Fd f(::open(host.c_str(), O_RDONLY | O_CLOEXEC));
-  if (f.fd < 0) throw StepFailure("cannot read " + path + ": " + errno_text());
+  if (f.fd < 0) {
+    if (errno == EACCES && ::geteuid() != 0) throw NeedsRoot("cannot read " + path + ": " + errno_text());
+    throw StepFailure("cannot read " + path + ": " + errno_text());
+  }
   std::string out;
   char buf[65536];
   for (;;) {

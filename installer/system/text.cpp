@@ -21,4 +21,25 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+std::string shell_quote(std::string_view value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+std::string shell_word(std::string_view value) {
+  auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
+           std::string_view("-_./=:,+@%").find(c) != std::string_view::npos;
+  };
+  bool safe = !value.empty() && value.front() != '=';
+  for (char c : value) safe = safe && plain(c);
+  return safe ? std::string(value) : shell_quote(value);
+}
+
 }  // namespace wslgpu::text

@@ -24,6 +24,13 @@ inline std::string_view trim_field(std::string_view s) { return trim_end(trim_st
 // S with A-Z turned into a-z, every other byte kept.
 std::string lower(std::string_view s);
 
+// VALUE as one word for a POSIX shell: in single quotes, each quote
+// closed, escaped and reopened ('a'\''b').
+std::string shell_quote(std::string_view value);
+// The same, but VALUE unchanged when no shell would read it differently
+// (letters, digits and -_./=:,+@%), so commands shown to people stay readable.
+std::string shell_word(std::string_view value);
+
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool is_space(char c) { return kCSpace.find(c) != std::string_view::npos; }
 

@@ -24,6 +24,14 @@ namespace wslgpu {
 
 namespace {
 
+// The transactions are root's alone: the folder is 0700 because backups hold
+// the files runs replaced, which may hold secrets.
+[[noreturn]] void throw_needs_root(const std::string& tx_root) {
+  throw Error(ExitCode::refused, "needs root: the transactions in " + tx_root +
+                                     " are readable by root only, because their backups may hold secrets (the files "
+                                     "the runs replaced).\n  Run it again with sudo.");
+}
+
 void make_dirs_host(const std::string& path) {
   std::string so_far;
   std::stringstream ss(path);
@@ -112,8 +120,10 @@ Journal Journal::open(const std::string& tx_root, const std::string& id) {
   j.id_ = id;
   j.dir_ = tx_root + "/" + id;
   struct stat st {};
-  if (::stat((j.dir_ + "/journal.jsonl").c_str(), &st) != 0)
-    throw Error(ExitCode::bad_input, "there is no transaction " + id + " (see `wslgpu-setup history`)");
+  if (::stat((j.dir_ + "/journal.jsonl").c_str(), &st) != 0) {
+    if (errno == EACCES) throw_needs_root(tx_root);
+    throw Error(ExitCode::bad_input, "there is no transaction " + id + " (see `sudo wslgpu-setup history`)");
+  }
   // Continue numbering blobs after the ones already stored.
   if (DIR* d = ::opendir((j.dir_ + "/backups").c_str())) {
     while (auto* e = ::readdir(d)) j.blob_counter_ = std::max(j.blob_counter_, std::atoi(e->d_name));
@@ -234,8 +244,10 @@ bool Journal::ended() const {
   nlohmann::json record = nlohmann::json::parse(last, nullptr, false);  // no exceptions: a torn line is "not ended"
   if (record.is_discarded() || !record.is_object()) return false;
   // The last record alone, read by the one rule of what "ended" means.
-  return summarize(id_, {record}).status != "interrupted";
+  return is_finished(summarize(id_, {record}).status);
 }
+
+bool is_finished(const std::string& status) { return status == "committed" || status == "rolled_back"; }
 
 TransactionSummary summarize(const std::string& id, const std::vector<nlohmann::json>& records) {
   TransactionSummary s;
@@ -256,8 +268,16 @@ TransactionSummary summarize(const std::string& id, const std::vector<nlohmann::
         ++s.changed_steps;
         s.last_applied_step = r.value("step", "");
       }
+    } else if (type == "rollback") {
+      // A rollback began: until its end record, the machine is half undone
+      // (killed, or an undo failed), whatever the run's end said before.
+      s.status = "half_undone";
+      s.undo_failure.clear();
+    } else if (type == "undo_failed") {
+      s.undo_failure = "step \"" + r.value("step", "") + "\": " + r.value("msg", "");
     } else if (type == "end") {
       s.status = r.value("status", "interrupted");
+      s.undo_failure.clear();
     }
   }
   if (s.status == "interrupted" && !open_intents.empty()) s.interrupted_step = open_intents.back();
@@ -266,7 +286,9 @@ TransactionSummary summarize(const std::string& id, const std::vector<nlohmann::
 
 std::vector<std::string> list_transactions(const std::string& tx_root) {
   std::vector<std::string> ids;
-  if (DIR* d = ::opendir(tx_root.c_str())) {
+  DIR* d = ::opendir(tx_root.c_str());
+  if (!d && errno == EACCES) throw_needs_root(tx_root);  // never "no transactions" for "cannot see them"
+  if (d) {
     while (auto* e = ::readdir(d)) {
       std::string name = e->d_name;
       if (name != "." && name != ".." && name.find('.') == std::string::npos) ids.push_back(name);

@@ -1,18 +1,25 @@
 // The transaction journal: one directory per run under the state directory
-// (ROOT/var/lib/wslgpu-setup/tx/<id>/) holding
+// (ROOT/var/lib/wslgpu-setup/tx/<id>/, 0700: backups may hold secrets)
+// holding
 //   plan.json      the resolved plan and what is needed to resolve it again
 //   journal.jsonl  append-only, one JSON record per line, each fsynced
 //                  before the side effect it announces
 //   backups/N      the files the run replaced, as they were
 // Records, in order of a run:
-//   begin    {id, time, manifest, source, command}
-//   intent   {step, index, pre}           before the step's first side effect
-//   backup   {step, path, existed, blob, sha256, mode, uid, gid}
-//   written  {step, path, sha256}         after a file write (for drift checks)
-//   outcome  {step, status, undo, msg}    status: applied | failed
-//   undone   {step}                       rollback reversed this step
-//   end      {status}                     committed | rolled_back | failed
-// A journal without an end record belongs to an interrupted run.
+//   begin        {id, time, manifest, source, pid}
+//   intent       {step, index, pre, dirs}   before the step's first side effect
+//                                           (dirs: the top folders, before a step that runs programs)
+//   backup       {step, path, existed, blob, sha256, mode, uid, gid, created_dirs}
+//   written      {step, path, sha256}       after a file write (for drift checks)
+//   outcome      {step, status, undo, msg}  status: applied | failed
+//   resume       {time, pid}                `recover --resume` went on from here
+//   rollback     {time, pid}                a rollback began
+//   undone       {step}                     rollback reversed this step
+//   undo_failed  {step, msg, time}          that step's undo failed; the rollback stopped
+//   end          {status, time}             committed | rolled_back
+// A journal without an end record belongs to an interrupted run; one whose
+// last rollback has no end after it is half undone (a rollback killed, or an
+// undo that failed). Both must be recovered before the next install.
 // docs/transactions.md describes the format and the guarantees.
 #pragma once
 #include <optional>
@@ -78,13 +85,18 @@ struct TransactionSummary {
   std::string time;
   std::string manifest;
   std::string source;
-  std::string status;  // committed, rolled_back, failed, interrupted
+  std::string status;  // committed, rolled_back, interrupted, half_undone
+  std::string undo_failure;  // half_undone: the undo that failed ("step \"x\": why"), or "" when killed
   std::size_t changed_steps = 0;
   std::string interrupted_step;  // the step with an intent and no outcome
   std::string last_applied_step;  // the last step with an "applied" outcome
 };
 
 TransactionSummary summarize(const std::string& id, const std::vector<nlohmann::json>& records);
+
+// Whether a summary's STATUS is final (committed, rolled_back): the others
+// (interrupted, half_undone) must be recovered before the next install.
+bool is_finished(const std::string& status);
 
 // Transaction ids under TX_ROOT, oldest first (ids sort by time).
 std::vector<std::string> list_transactions(const std::string& tx_root);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -15,6 +16,12 @@
 #include "installer/formats/sha256.hpp"
 
 namespace wslgpu {
+
+RollbackFailure::RollbackFailure(std::string step, const std::string& cause, std::vector<std::string> undone)
+    : Error(ExitCode::needs_recovery, "undoing step \"" + step + "\" failed: " + cause),
+      step_(std::move(step)),
+      cause_(cause),
+      undone_(std::move(undone)) {}
 
 void crash_point(const std::string& step_id, const char* when) {
   const char* spec = std::getenv("WSLGPU_SETUP_CRASH_AT");
@@ -117,6 +124,51 @@ std::vector<StepRecord> fold(const std::vector<nlohmann::json>& records) {
   return steps;
 }
 
+// Puts back what step S wrote: the top folders a process step removed, then
+// each file from its earliest backup in the transaction. WHAT says what was
+// done, for the user.
+void restore_files(FileSystem& fs, Journal& journal, const StepRecord& s,
+                   std::map<std::string, std::string>& first_owner, std::string& what) {
+  for (const auto& d : s.dirs) {
+    std::string dir = d.value("path", "");
+    if (!dir.empty() && !fs.stat(dir)) {
+      fs.make_dirs(dir, d.value("mode", 0755u));
+      what += (what.empty() ? "recreated " : ", ") + dir;
+    }
+  }
+  // Each path once, from its earliest backup, and in the reverse of the
+  // order the writes were made: a step that removes an old file before
+  // it writes the new one (apt_repository replacing a vendor's source
+  // list, where both at once make apt refuse every source) must get the
+  // old one back only after the new one is gone.
+  std::vector<const nlohmann::json*> restores;
+  for (const auto& b : s.backups) {
+    std::string path = b.value("path", "");
+    if (first_owner[path] != s.id) continue;
+    first_owner[path] = "";
+    restores.push_back(&b);
+  }
+  for (auto r = restores.rbegin(); r != restores.rend(); ++r) {
+    const nlohmann::json& b = **r;
+    std::string path = b.value("path", "");
+    if (b.value("existed", false)) {
+      FileAttrs attrs{b.value("mode", 0644u), b.value("uid", 0u), b.value("gid", 0u)};
+      fs.write_atomic(path, journal.read_blob(b.value("blob", "")), attrs);
+      what += (what.empty() ? "restored " : ", ") + path;
+    } else {
+      fs.remove(path);
+      what += (what.empty() ? "removed " : ", ") + path;
+    }
+    if (b.contains("created_dirs")) {
+      const auto& dirs = b["created_dirs"];
+      for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) {
+        std::string dir = d->get<std::string>();
+        if (fs.list(dir).empty()) fs.remove(dir);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Transactions::Transactions(FileSystem& fs, ProcessRunner& runner, const HostFacts& host, std::string state_dir)
@@ -130,7 +182,7 @@ std::optional<TransactionSummary> Transactions::interrupted() const {
     Journal j = Journal::open(tx_root(), *it);
     if (j.ended()) continue;  // the common case, without reading the whole journal
     TransactionSummary s = summarize(*it, j.records());
-    if (s.status == "interrupted") return s;
+    if (!is_finished(s.status)) return s;
   }
   return std::nullopt;
 }
@@ -176,8 +228,14 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
     result.error = "interrupted by " + signal_name(signo) +
                    (last_step.empty() ? std::string(" before the first step") : " after step \"" + last_step + "\"");
     spdlog::info("{}; rolling back", result.error);
-    result.undone = rollback(journal, manifest, callbacks);
     result.rc = 128 + signo;
+    try {
+      result.undone = rollback(journal, manifest, callbacks);
+    } catch (const RollbackFailure& u) {
+      result.undone = u.undone();
+      result.undo_error = u.what();
+      result.rc = static_cast<int>(ExitCode::needs_recovery);
+    }
   };
   for (const auto& ps : plan.steps) {
     if (int signo = interrupt_signal()) return stop_for_signal(signo);
@@ -267,8 +325,16 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
         journal.append({{"type", "outcome"}, {"step", ps.id}, {"status", "failed"}, {"msg", e.what()}});
       if (callbacks.step_finished) callbacks.step_finished(report);
       result.steps.push_back(report);
-      result.undone = rollback(journal, manifest, callbacks);
       result.rc = static_cast<int>(ExitCode::failed);
+      try {
+        result.undone = rollback(journal, manifest, callbacks);
+      } catch (const RollbackFailure& u) {
+        // Both failures are the user's to know: the step that failed first,
+        // and the undo that left the machine half undone.
+        result.undone = u.undone();
+        result.undo_error = u.what();
+        result.rc = static_cast<int>(ExitCode::needs_recovery);
+      }
       return;
     }
     if (callbacks.step_finished) callbacks.step_finished(report);
@@ -311,49 +377,22 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
     const StepRecord& s = *it;
     if (s.undone) continue;
     const ManifestStep* ms = find_step(manifest, s.id);
-    if (!ms) throw StepFailure("cannot undo step \"" + s.id + "\": the manifest no longer has it");
+    auto fail = [&](const std::string& cause) {
+      journal.append({{"type", "undo_failed"}, {"step", s.id}, {"msg", cause}, {"time", now_iso()}});
+      throw RollbackFailure(s.id, cause, undone);
+    };
+    if (!ms) fail("the manifest no longer has this step");
     crash_point(s.id, "undo");
     nlohmann::json data = s.undo ? *s.undo : nlohmann::json{{"partial", true}, {"pre", s.pre}};
     if (callbacks.undo_started) callbacks.undo_started(s.id);
-    if (s.undo || s.failed || !s.pre.empty()) ms->step->undo(ctx, data);
     std::string what;
-    for (const auto& d : s.dirs) {
-      std::string dir = d.value("path", "");
-      if (!dir.empty() && !fs_.stat(dir)) {
-        fs_.make_dirs(dir, d.value("mode", 0755u));
-        what += (what.empty() ? "recreated " : ", ") + dir;
-      }
-    }
-    // Each path once, from its earliest backup, and in the reverse of the
-    // order the writes were made: a step that removes an old file before
-    // it writes the new one (apt_repository replacing a vendor's source
-    // list, where both at once make apt refuse every source) must get the
-    // old one back only after the new one is gone.
-    std::vector<const nlohmann::json*> restores;
-    for (const auto& b : s.backups) {
-      std::string path = b.value("path", "");
-      if (first_owner[path] != s.id) continue;
-      first_owner[path] = "";
-      restores.push_back(&b);
-    }
-    for (auto r = restores.rbegin(); r != restores.rend(); ++r) {
-      const nlohmann::json& b = **r;
-      std::string path = b.value("path", "");
-      if (b.value("existed", false)) {
-        FileAttrs attrs{b.value("mode", 0644u), b.value("uid", 0u), b.value("gid", 0u)};
-        fs_.write_atomic(path, journal.read_blob(b.value("blob", "")), attrs);
-        what += (what.empty() ? "restored " : ", ") + path;
-      } else {
-        fs_.remove(path);
-        what += (what.empty() ? "removed " : ", ") + path;
-      }
-      if (b.contains("created_dirs")) {
-        const auto& dirs = b["created_dirs"];
-        for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) {
-          std::string dir = d->get<std::string>();
-          if (fs_.list(dir).empty()) fs_.remove(dir);
-        }
-      }
+    try {
+      if (s.undo || s.failed || !s.pre.empty()) ms->step->undo(ctx, data);
+      restore_files(fs_, journal, s, first_owner, what);
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const std::exception& e) {
+      fail(e.what());
     }
     journal.append({{"type", "undone"}, {"step", s.id}});
     undone.push_back(s.id);
@@ -364,9 +403,13 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
 }
 
 std::vector<std::string> Transactions::drifted_files(const Journal& journal) const {
+  auto records = journal.records();
+  std::set<std::string> undone;
+  for (const auto& s : fold(records))
+    if (s.undone) undone.insert(s.id);
   std::map<std::string, nlohmann::json> last;
-  for (const auto& r : journal.records())
-    if (r.value("type", "") == "written") last[r.value("path", "")] = r["sha256"];
+  for (const auto& r : records)
+    if (r.value("type", "") == "written" && !undone.count(r.value("step", ""))) last[r.value("path", "")] = r["sha256"];
   std::vector<std::string> drifted;
   for (const auto& [path, sha] : last) {
     auto info = fs_.stat(path);

@@ -35,6 +35,21 @@ struct StepReport {
   std::string diff;
 };
 
+// A step's undo failed during a rollback (exit 5): the transaction is half
+// undone. UNDONE: the steps this rollback did undo before it.
+class RollbackFailure : public Error {
+ public:
+  RollbackFailure(std::string step, const std::string& cause, std::vector<std::string> undone);
+  const std::string& step() const { return step_; }
+  const std::string& cause() const { return cause_; }
+  const std::vector<std::string>& undone() const { return undone_; }
+
+ private:
+  std::string step_;
+  std::string cause_;
+  std::vector<std::string> undone_;
+};
+
 struct RunResult {
   std::string transaction_id;  // "" when nothing needed changing
   bool changed = false;
@@ -44,6 +59,7 @@ struct RunResult {
   std::vector<std::string> undone;  // step ids rolled back, in order
   std::vector<std::string> notices;
   std::string error;
+  std::string undo_error;  // a failed undo during the rollback (the run then exits 5), else ""
   int interrupted = 0;  // the signal that stopped the run (installer/system/interrupt.hpp), or 0
 };
 
@@ -75,13 +91,20 @@ class Transactions {
   RunResult resume(Journal& journal, const Manifest& manifest, const Plan& plan, const RunCallbacks& callbacks);
 
   // Undoes every applied, not yet undone step of JOURNAL in reverse order,
-  // then records the end. MANIFEST supplies the step objects.
+  // then records the end. MANIFEST supplies the step objects. When a step's
+  // undo fails, the rollback stops there (undoing the earlier steps under a
+  // later one that is still in place could break it further), journals an
+  // `undo_failed` record and throws RollbackFailure: the transaction is then
+  // half undone, and `recover --rollback` or `rollback ID` finishes it.
   std::vector<std::string> rollback(Journal& journal, const Manifest& manifest, const RunCallbacks& callbacks);
 
-  // Files that the transaction wrote and that have changed since (drift).
+  // Files that the transaction wrote and that have changed since (drift),
+  // among the steps not yet undone: those a rollback killed half way already
+  // put back are not drift.
   std::vector<std::string> drifted_files(const Journal& journal) const;
 
-  // The interrupted transaction, if any (the newest without an end record).
+  // The unfinished transaction, if any: the newest that is interrupted (no
+  // end record) or half undone (a rollback began and did not end).
   std::optional<TransactionSummary> interrupted() const;
 
  private:

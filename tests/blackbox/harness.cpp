@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
@@ -58,6 +59,10 @@ RunResult run_tool(const std::vector<std::string>& args, const RunOptions& optio
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
+    if (options.as_uid >= 0) {
+      const auto id = static_cast<uid_t>(options.as_uid);
+      if (::setgroups(0, nullptr) != 0 || ::setgid(id) != 0 || ::setuid(id) != 0) ::_exit(125);
+    }
     ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }

@@ -22,7 +22,13 @@ struct RunResult {
 struct RunOptions {
   std::string cwd;               // "" for the test's own working folder
   std::vector<std::string> env;  // "NAME=VALUE" added to the environment
+  // >= 0: run as this uid (and gid, no supplementary groups), as a normal
+  // user runs it; the tests must be root to switch. -1: as the test runs.
+  int as_uid = -1;
 };
+
+// A normal user's uid for RunOptions::as_uid ("nobody").
+inline constexpr int kUnprivilegedUid = 65534;
 
 // Runs the binary with ARGS (no shell: fork and exec) and waits for it, at
 // most 60 seconds, then kills it and fails the test. The environment is the

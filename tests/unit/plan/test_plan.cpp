@@ -387,7 +387,7 @@ kind = "check"
 path = "/dev/dxg"
 )",
                            fs);
-  std::string text = render_plan_text(plan, TextStyle{false, false}, "./test.toml");
+  std::string text = render_plan_text(plan, TextStyle{false, false}, "sudo wslgpu-setup install ./test.toml");
   CHECK(text.find("wslgpu-setup " WSLGPU_VERSION " · profile plan-test (plan tests) · root / · user alice\n") == 0);
   CHECK(text.find("Machine: WSL2 kernel 5.15.153.1-microsoft-standard-WSL2 · /dev/dxg ok · ubuntu 24.04 (noble)") !=
         std::string::npos);
@@ -396,6 +396,15 @@ path = "/dev/dxg"
   CHECK(text.find("  2  check  dxg   verify   /dev/dxg exists\n") != std::string::npos);
   CHECK(text.find("Plan: 1 change, 0 already done, 1 check. Nothing has been changed.\n") != std::string::npos);
   CHECK(text.find("Run `sudo wslgpu-setup install ./test.toml` to apply it.\n") != std::string::npos);
+}
+
+TEST_CASE("the plan install shows before it applies says neither that nothing changed nor what to run") {
+  MemoryFileSystem fs = machine();
+  auto [m, plan] = plan_of(kMotd, fs);
+  std::string text = render_plan_text(plan, TextStyle{false, false}, "");
+  CHECK(text.find("Plan: 1 change, 0 already done, 0 checks.\n") != std::string::npos);
+  CHECK(text.find("Nothing has been changed") == std::string::npos);
+  CHECK(text.find("Run `") == std::string::npos);
 }
 
 TEST_CASE("the text plan has no colour codes without colour, and colours verdicts and diffs with it") {

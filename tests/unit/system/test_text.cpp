@@ -54,3 +54,15 @@ TEST_CASE("is_digit and is_space are ASCII and C-locale only") {
   CHECK_FALSE(text::is_space('\xA0'));  // no-break space in Latin-1
   CHECK_FALSE(text::is_space('x'));
 }
+
+TEST_CASE("shell_word leaves plain words alone and quotes anything a shell would read differently") {
+  CHECK(text::shell_word("rocm") == "rocm");
+  CHECK(text::shell_word("rocm_version=6.4.2.1") == "rocm_version=6.4.2.1");
+  CHECK(text::shell_word("/mnt/c/Users/alice") == "/mnt/c/Users/alice");
+  CHECK(text::shell_word("") == "''");
+  CHECK(text::shell_word("/mnt/c/Users/Ann Lee") == "'/mnt/c/Users/Ann Lee'");
+  CHECK(text::shell_word("note=it's") == "'note=it'\\''s'");
+  CHECK(text::shell_word("$(reboot)") == "'$(reboot)'");
+  CHECK(text::shell_word("~/x") == "'~/x'");
+  CHECK(text::shell_word("a*") == "'a*'");
+}

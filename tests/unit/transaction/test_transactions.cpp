@@ -197,6 +197,108 @@ TEST_CASE("an interrupted run is found and rolled back from its journal alone") 
   CHECK(tx.rollback(j, m, {}).empty());
 }
 
+TEST_CASE("an undo that fails stops the rollback, reports both failures and leaves the run half undone until finished") {
+  Fixture f;
+  Manifest m = f.manifest(R"(
+[manifest]
+name = "t"
+schema_version = 1
+[[step]]
+id = "motd"
+kind = "file"
+path = "/etc/motd"
+content = "new\n"
+[[step]]
+id = "svc"
+kind = "command"
+argv = ["enable-it"]
+undo = ["disable-it"]
+[[step]]
+id = "deep"
+kind = "file"
+path = "/opt/a/b/c.conf"
+content = "c\n"
+[[step]]
+id = "gate"
+kind = "check"
+path = "/must/exist"
+)");
+  f.runner.on({"enable-it"}, ProcessResult{0, false, false, false, "", ""});
+  bool masked = true;  // until the user fixes what made the undo fail
+  f.runner.on({"disable-it"}, [&](const Command&) {
+    return masked ? ProcessResult{1, false, false, false, "", "disable-it: unit is masked\n"}
+                  : ProcessResult{0, false, false, false, "", ""};
+  });
+  Plan plan = resolve_plan(m, "t.toml", f.fs, f.runner, f.host);
+  Transactions tx(f.fs, f.runner, f.host, "/var/lib/wslgpu-setup");
+
+  RunResult r = tx.run(m, plan, nlohmann::json::object(), {});
+
+  CHECK(r.failed);
+  CHECK(r.rc == 5);
+  CHECK(r.error == "step 4 \"gate\" failed: check failed: /must/exist does not exist");
+  CHECK(r.undo_error.rfind("undoing step \"svc\" failed: ", 0) == 0);
+  CHECK(r.undone == std::vector<std::string>{"deep"});
+  CHECK(f.fs.read("/etc/motd") == "new\n");  // the rollback stopped before it
+  Journal j = Journal::open(tx.tx_root(), r.transaction_id);
+  TransactionSummary s = summarize(r.transaction_id, j.records());
+  CHECK(s.status == "half_undone");
+  CHECK(s.undo_failure.rfind("step \"svc\": ", 0) == 0);
+  CHECK_FALSE(j.ended());
+  auto unfinished = tx.interrupted();
+  REQUIRE(unfinished);
+  CHECK(unfinished->id == r.transaction_id);
+
+  // Once the cause is gone, the same rollback finishes what is left.
+  masked = false;
+  CHECK(tx.rollback(j, m, {}) == std::vector<std::string>{"svc", "motd"});
+  CHECK(f.fs.read("/etc/motd") == "old\n");
+  CHECK(summarize(r.transaction_id, j.records()).status == "rolled_back");
+  CHECK_FALSE(tx.interrupted());
+}
+
+TEST_CASE("a rollback stopped after the commit leaves the transaction half undone, and drift skips what it put back") {
+  Fixture f;
+  Manifest m = f.manifest(R"(
+[manifest]
+name = "t"
+schema_version = 1
+[[step]]
+id = "motd"
+kind = "file"
+path = "/etc/motd"
+content = "new\n"
+[[step]]
+id = "issue"
+kind = "file"
+path = "/etc/issue"
+content = "GPU\n"
+)");
+  f.root.write("etc/issue", "plain\n");
+  Plan plan = resolve_plan(m, "t.toml", f.fs, f.runner, f.host);
+  Transactions tx(f.fs, f.runner, f.host, "/var/lib/wslgpu-setup");
+  RunResult r = tx.run(m, plan, nlohmann::json::object(), {});
+  REQUIRE_FALSE(r.failed);
+  Journal j = Journal::open(tx.tx_root(), r.transaction_id);
+  // What `rollback ID` killed after undoing its first step leaves.
+  j.append({{"type", "rollback"}, {"time", "t"}, {"pid", 1}});
+  f.fs.write_atomic("/etc/issue", "plain\n", FileAttrs{0644, 0, 0});
+  j.append({{"type", "undone"}, {"step", "issue"}});
+
+  CHECK(summarize(r.transaction_id, j.records()).status == "half_undone");
+  CHECK_FALSE(j.ended());
+  REQUIRE(tx.interrupted());
+  CHECK(tx.drifted_files(j).empty());  // /etc/issue differs from what was written, but it was put back
+  f.fs.write_atomic("/etc/motd", "edited\n", FileAttrs{0644, 0, 0});
+  CHECK(tx.drifted_files(j) == std::vector<std::string>{"/etc/motd (changed since)"});
+  f.fs.write_atomic("/etc/motd", "new\n", FileAttrs{0644, 0, 0});
+
+  CHECK(tx.rollback(j, m, {}) == std::vector<std::string>{"motd"});
+  CHECK(f.fs.read("/etc/motd") == "old\n");
+  CHECK(f.fs.read("/etc/issue") == "plain\n");
+  CHECK(summarize(r.transaction_id, j.records()).status == "rolled_back");
+}
+
 TEST_CASE("a torn last journal line from a crash is ignored") {
   TempDir dir;
   Journal j = Journal::create(dir.path(), "x");
