@@ -32,13 +32,22 @@ std::string write_manifest(const FakeWslRoot& root, const std::string& name, con
 
 }  // namespace
 
+namespace {
+
+// A .wslconfig in alice's Windows profile folder that is a link to the
+// root's /etc/shadow: what an unprivileged user can do in that folder.
+const std::string kShadow = "root:*:19000:0:99999:7:::\nalice:$y$j9T$secret:19000:0:99999:7:::\n";
+void plant_wslconfig_link_to_shadow(const FakeWslRoot& root) {
+  root.write("/etc/shadow", kShadow, 0640);
+  std::filesystem::create_directories(root.path() + "/mnt/c/Users/alice");
+  std::filesystem::create_symlink("/etc/shadow", root.path() + "/mnt/c/Users/alice/.wslconfig");
+}
+
+}  // namespace
+
 TEST_CASE("a .wslconfig that is a link to /etc/shadow is refused, and /etc/shadow is left as it was") {
   FakeWslRoot root;
-  const std::string shadow = "root:*:19000:0:99999:7:::\nalice:$y$j9T$secret:19000:0:99999:7:::\n";
-  root.write("/etc/shadow", shadow, 0640);
-  std::filesystem::create_directories(root.path() + "/mnt/c/Users/alice");
-  // What an unprivileged user can do in their own Windows profile folder.
-  std::filesystem::create_symlink("/etc/shadow", root.path() + "/mnt/c/Users/alice/.wslconfig");
+  plant_wslconfig_link_to_shadow(root);
   auto before = snapshot(root.path());
 
   RunResult plan = run_tool(
@@ -47,22 +56,27 @@ TEST_CASE("a .wslconfig that is a link to /etc/shadow is refused, and /etc/shado
   CHECK(plan.exit_code == 3);
   CHECK(contains(plan.out + plan.err, "refused by guard no-writes-through-links: /mnt/c/Users/alice/.wslconfig is a "
                                       "symbolic link to /etc/shadow"));
+  CHECK(slurp(root.path() + "/etc/shadow") == kShadow);
+  CHECK_MESSAGE(snapshot(root.path()) == before, snapshot_difference(before, snapshot(root.path())));
+}
 
-  if (as_root()) {
-    RunResult install =
-        run_tool({"--root", root.path(), "--windows-home", "/mnt/c/Users/alice", "install", "wslconfig", "--yes"});
-    INFO(install.out, install.err);
-    CHECK(install.exit_code == 3);
-    CHECK(contains(install.err, "never reads or writes a file it manages through a symbolic link"));
-  }
-  CHECK(slurp(root.path() + "/etc/shadow") == shadow);
+TEST_CASE("install as root refuses a .wslconfig that is a link to /etc/shadow, and /etc/shadow is left as it was" *
+          needs_root()) {
+  FakeWslRoot root;
+  plant_wslconfig_link_to_shadow(root);
+  auto before = outside_state_without_times(snapshot(root.path()));
+
+  RunResult install =
+      run_tool({"--root", root.path(), "--windows-home", "/mnt/c/Users/alice", "install", "wslconfig", "--yes"});
+  INFO(install.out, install.err);
+  CHECK(install.exit_code == 3);
+  CHECK(contains(install.err, "never reads or writes a file it manages through a symbolic link"));
+  CHECK(slurp(root.path() + "/etc/shadow") == kShadow);
   auto after = outside_state_without_times(snapshot(root.path()));
-  before = outside_state_without_times(before);
   CHECK_MESSAGE(before == after, snapshot_difference(before, after));
 }
 
-TEST_CASE("a file step whose path climbs out of the root with .. stays inside the root") {
-  if (!as_root()) return;
+TEST_CASE("a file step whose path climbs out of the root with .. stays inside the root" * needs_root()) {
   FakeWslRoot root;
   std::string outside = root.path() + "/../escaped-by-dotdot";
   std::filesystem::remove(outside);
@@ -94,8 +108,7 @@ std::string env_manifest(const std::string& toml_value) {
 }
 }  // namespace
 
-TEST_CASE("profile_env values with $(...), backquotes and quotes stay text for a login shell") {
-  if (!as_root()) return;
+TEST_CASE("profile_env values with $(...), backquotes and quotes stay text for a login shell" * needs_root()) {
   FakeWslRoot root;
   const std::string marker = root.path() + "/pwned";
   // A TOML basic string: \" is a quote.
