@@ -1,7 +1,7 @@
 // The claims of docs/security.md that are about input someone else controls,
 // each tried from outside against a fake WSL root: a link planted where the
 // tool writes as root, a value that looks like shell code, a path that
-// climbs out of the root.
+// climbs out of the root, a link in the root that points out of it.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -76,28 +76,94 @@ TEST_CASE("install as root refuses a .wslconfig that is a link to /etc/shadow, a
   CHECK_MESSAGE(before == after, snapshot_difference(before, after));
 }
 
-TEST_CASE("a file step whose path climbs out of the root with .. stays inside the root" * needs_root()) {
+// A path that climbs out of the root never reaches RootedFileSystem from a
+// manifest: the loader refuses a ".." component first. The confinement
+// itself is reached through links in the root, which the tests after this
+// one plant.
+TEST_CASE("a file step whose path holds .. is refused by the manifest loader with exit 2, and nothing is changed") {
   FakeWslRoot root;
-  std::string outside = root.path() + "/../escaped-by-dotdot";
-  std::filesystem::remove(outside);
-  std::string m = write_manifest(root, "dotdot.toml", R"([manifest]
-name = "dotdot"
-description = "a path that climbs"
-schema_version = 1
+  wslgpu::testing::TempDir tmp;
+  std::string m = tmp.path() + "/dotdot.toml";
+  std::ofstream(m) << "[manifest]\nname = \"dotdot\"\ndescription = \"a path that climbs\"\nschema_version = 1\n\n"
+                      "[[step]]\nid = \"climb\"\nkind = \"file\"\npath = \"/etc/../../../escaped-by-dotdot\"\n"
+                      "content = \"x\\n\"\n";
+  std::string escaped = std::filesystem::path(root.path()).parent_path().string() + "/escaped-by-dotdot";
+  REQUIRE_FALSE(std::filesystem::exists(escaped));
+  auto before = outside_state_without_times(snapshot(root.path()));
 
-[[step]]
-id = "climb"
-kind = "file"
-path = "/../../../../escaped-by-dotdot"
-content = "x\n"
-)");
   RunResult r = run_tool({"--root", root.path(), "install", m, "--yes"});
   INFO(r.out, r.err);
-  // Either refused as bad input, or written where chroot would put it: never outside.
-  CHECK_FALSE(std::filesystem::exists(outside));
-  if (r.exit_code == 0) CHECK(slurp(root.path() + "/escaped-by-dotdot") == "x\n");
-  else CHECK(r.exit_code == 2);
-  std::filesystem::remove(m);
+  CHECK(r.exit_code == 2);
+  CHECK(contains(r.err, m + ":9:8: path \"/etc/../../../escaped-by-dotdot\" leaves the target root (it holds a \"..\" "
+                            "component)"));
+  auto after = outside_state_without_times(snapshot(root.path()));  // install takes its lock first
+  CHECK_MESSAGE(before == after, snapshot_difference(before, after));
+  CHECK_FALSE(std::filesystem::exists(escaped));
+}
+
+namespace {
+
+// An empty folder next to the fake root (the same parent folder) holding one
+// file: where a write that escaped the root through a link would land.
+struct NextToRoot {
+  wslgpu::testing::TempDir dir;
+  explicit NextToRoot(const FakeWslRoot& root) {
+    REQUIRE(std::filesystem::path(dir.path()).parent_path() == std::filesystem::path(root.path()).parent_path());
+    dir.write("sentinel", "outside the root\n");
+  }
+  std::string name() const { return std::filesystem::path(dir.path()).filename().string(); }
+};
+
+// Installs, as root, one file step writing "inside\n" at PATH.
+RunResult install_file_step(const FakeWslRoot& root, const std::string& path) {
+  wslgpu::testing::TempDir tmp;
+  std::string m = tmp.path() + "/through-link.toml";
+  std::ofstream(m) << "[manifest]\nname = \"through-link\"\ndescription = \"a write through a link\"\n"
+                      "schema_version = 1\n\n[[step]]\nid = \"through\"\nkind = \"file\"\npath = \""
+                   << path << "\"\ncontent = \"inside\\n\"\n";
+  return run_tool({"--root", root.path(), "install", m, "--yes"});
+}
+
+}  // namespace
+
+TEST_CASE("a file step through a link in the root to ../../.. writes inside the root, and nothing outside changes" *
+          needs_root()) {
+  FakeWslRoot root;
+  NextToRoot outside(root);
+  // From <root>/srv/data, ../../.. is the root's parent folder on the host;
+  // confined to the root, as after chroot, it is the root itself.
+  std::filesystem::create_directories(root.path() + "/srv/data");
+  std::filesystem::create_symlink("../../..", root.path() + "/srv/data/up");
+  auto outside_before = snapshot(outside.dir.path());
+
+  RunResult r = install_file_step(root, "/srv/data/up/" + outside.name() + "/written");
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(slurp(root.path() + "/" + outside.name() + "/written") == "inside\n");
+  CHECK(std::filesystem::read_symlink(root.path() + "/srv/data/up") == "../../..");
+  auto outside_after = snapshot(outside.dir.path());
+  CHECK_MESSAGE(outside_before == outside_after, snapshot_difference(outside_before, outside_after));
+}
+
+TEST_CASE(
+    "a file step through a link in the root to an absolute path writes inside the root, and nothing outside "
+    "changes" *
+    needs_root()) {
+  FakeWslRoot root;
+  NextToRoot outside(root);
+  // The link names the folder next to the root by its host path; confined,
+  // that path restarts at the root, where the same folders exist.
+  std::filesystem::create_directories(root.path() + "/srv");
+  std::filesystem::create_directories(root.path() + outside.dir.path());
+  std::filesystem::create_symlink(outside.dir.path(), root.path() + "/srv/elsewhere");
+  auto outside_before = snapshot(outside.dir.path());
+
+  RunResult r = install_file_step(root, "/srv/elsewhere/written");
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(slurp(root.path() + outside.dir.path() + "/written") == "inside\n");
+  auto outside_after = snapshot(outside.dir.path());
+  CHECK_MESSAGE(outside_before == outside_after, snapshot_difference(outside_before, outside_after));
 }
 
 namespace {
