@@ -90,9 +90,21 @@ std::string snapshot_difference(const std::map<std::string, Stamp>& before, cons
 // write, and writing in a folder moves its mtime.
 std::map<std::string, Stamp> outside_state_without_times(std::map<std::string, Stamp> all);
 
-// Whether the tests run as root; when not, says the test is skipped (install
-// needs root, its guard; CI runs the tests as root).
-bool as_root();
+// The decorator of a test that needs root (install's guard; only root can
+// make /dev/dxg a character device): TEST_CASE("..." * needs_root()). It
+// puts the test in the doctest test suite kNeedsRootSuite, which ctest runs
+// as an entry of its own that says Skipped when not run as root
+// (tests/CMakeLists.txt), and, when the tests do not run as root, marks it
+// skipped, so that doctest counts it as skipped rather than passed.
+inline constexpr const char* kNeedsRootSuite = "needs-root";  // named in tests/CMakeLists.txt too
+bool running_as_root();
+struct needs_root {
+  template <typename TestCase>
+  void fill(TestCase& test) const {
+    test.m_test_suite = kNeedsRootSuite;
+    test.m_skip = !running_as_root();
+  }
+};
 
 // The folder the sources are in (for tests/broken and tests/blackbox/manifests).
 std::string source_dir();

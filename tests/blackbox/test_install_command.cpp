@@ -1,8 +1,8 @@
 // `wslgpu-setup install`, `rollback`, `recover` and saved plans from outside,
 // against fake WSL roots: a transaction changes all or nothing, a converged
 // run writes nothing, a held lock and an interrupted run stop a new run with
-// their exit statuses. install needs root (its guard), so these tests run
-// only as root, as CI does.
+// their exit statuses. install needs root (its guard), so every test here is
+// in the needs-root suite (harness.hpp), and runs only as root, as in CI.
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
@@ -42,8 +42,7 @@ std::map<std::string, Stamp> machine(const FakeWslRoot& root) {
 
 }  // namespace
 
-TEST_CASE("install applies every step, and a second install writes nothing and says changed: false") {
-  if (!as_root()) return;
+TEST_CASE("install applies every step, and a second install writes nothing and says changed: false" * needs_root()) {
   FakeWslRoot root;
   RunResult first = run_tool(args(root, {"install", manifest(), "--yes", "--output", "json"}));
   REQUIRE(first.exit_code == 0);
@@ -67,8 +66,7 @@ TEST_CASE("install applies every step, and a second install writes nothing and s
   CHECK(snapshot_difference(before, snapshot(root.path())) == "");
 }
 
-TEST_CASE("a failing step rolls the run back: exit 1, and the machine is as it was") {
-  if (!as_root()) return;
+TEST_CASE("a failing step rolls the run back: exit 1, and the machine is as it was" * needs_root()) {
   FakeWslRoot root;
   root.write("/etc/motd", "old\n", 0640);
   auto before = machine(root);
@@ -79,8 +77,7 @@ TEST_CASE("a failing step rolls the run back: exit 1, and the machine is as it w
   CHECK(snapshot_difference(before, machine(root)) == "");
 }
 
-TEST_CASE("a second run exits 4 naming the run that holds the lock") {
-  if (!as_root()) return;
+TEST_CASE("a second run exits 4 naming the run that holds the lock" * needs_root()) {
   FakeWslRoot root;
   std::filesystem::create_directories(root.path() + "/var/lib/wslgpu-setup");
   int fd = ::open((root.path() + "/var/lib/wslgpu-setup/lock").c_str(), O_RDWR | O_CREAT, 0644);
@@ -104,8 +101,7 @@ TEST_CASE("a second run exits 4 naming the run that holds the lock") {
   CHECK(after.exit_code == 0);
 }
 
-TEST_CASE("a killed run stops the next one with exit 5 until recover rolls it back") {
-  if (!as_root()) return;
+TEST_CASE("a killed run stops the next one with exit 5 until recover rolls it back" * needs_root()) {
   FakeWslRoot root;
   auto before = machine(root);
   RunResult killed = run_tool(args(root, {"install", manifest(), "--yes"}), {"", {"WSLGPU_SETUP_CRASH_AT=conf:after"}});
@@ -122,8 +118,7 @@ TEST_CASE("a killed run stops the next one with exit 5 until recover rolls it ba
   CHECK(snapshot_difference(before, machine(root)) == "");
 }
 
-TEST_CASE("a saved plan runs exactly, and is refused with exit 3 once the machine has moved") {
-  if (!as_root()) return;
+TEST_CASE("a saved plan runs exactly, and is refused with exit 3 once the machine has moved" * needs_root()) {
   FakeWslRoot root;
   std::string fresh = root.path() + "/../" + std::filesystem::path(root.path()).filename().string() + "-fresh.plan";
   std::string stale = root.path() + "/../" + std::filesystem::path(root.path()).filename().string() + "-stale.plan";
@@ -147,8 +142,7 @@ TEST_CASE("a saved plan runs exactly, and is refused with exit 3 once the machin
   std::filesystem::remove(stale);
 }
 
-TEST_CASE("rollback of a finished transaction puts every file back") {
-  if (!as_root()) return;
+TEST_CASE("rollback of a finished transaction puts every file back" * needs_root()) {
   FakeWslRoot root;
   auto before = machine(root);
   RunResult r = run_tool(args(root, {"install", manifest(), "--yes", "--output", "json"}));
@@ -164,8 +158,8 @@ TEST_CASE("rollback of a finished transaction puts every file back") {
   CHECK(snapshot_difference(before, machine(root)) == "");
 }
 
-TEST_CASE("a network download runs in the wslgpu-setup-fetch helper next to the binary, and its log reaches ours") {
-  if (!as_root()) return;
+TEST_CASE("a network download runs in the wslgpu-setup-fetch helper next to the binary, and its log reaches ours" *
+          needs_root()) {
   FakeWslRoot root;
   std::string body(100000, 'w');
   wslgpu::testing::TinyHttpServer server({body});
@@ -203,8 +197,8 @@ std::string download_manifest(const wslgpu::testing::TempDir& tmp, const std::st
 
 }  // namespace
 
-TEST_CASE("install on a terminal says which step starts and shows its progress on one line, rewritten in place") {
-  if (!as_root()) return;
+TEST_CASE("install on a terminal says which step starts and shows its progress on one line, rewritten in place" *
+          needs_root()) {
   FakeWslRoot root;
   std::string body(3'000'000, 'p');
   wslgpu::testing::TinyHttpServer server({body});
@@ -223,8 +217,8 @@ TEST_CASE("install on a terminal says which step starts and shows its progress o
   CHECK(r.out.find("Transaction ") != std::string::npos);
 }
 
-TEST_CASE("without a terminal, progress is a line per 10 %; in JSON mode standard output is the result alone") {
-  if (!as_root()) return;
+TEST_CASE("without a terminal, progress is a line per 10 %; in JSON mode standard output is the result alone" *
+          needs_root()) {
   std::string body(3'000'000, 'q');
   wslgpu::testing::TempDir tmp;
   std::ofstream(tmp.path() + "/big.bin", std::ios::binary) << body;

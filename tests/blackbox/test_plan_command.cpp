@@ -83,18 +83,18 @@ TEST_CASE("plan --output json prints one JSON document with the plan's fields") 
   CHECK(j["steps"][4]["action"] == "verify");
 }
 
-TEST_CASE("plan sees /dev/dxg only when it is a character device") {
+TEST_CASE("plan sees /dev/dxg when it is a character device" * needs_root()) {
   FakeWslRoot root;
+  REQUIRE_MESSAGE(root.dxg_is_device(), "only root can make /dev/dxg a character device");
   RunResult r = run_tool(plan_args(root, "good", {"--output", "json"}));
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
-  if (root.dxg_is_device()) {
-    CHECK(j["host"]["dxg"] == true);
-    CHECK(j["steps"][3]["details"][0] == "holds (with the changes above)");
-  } else {
-    MESSAGE("not running as root: cannot make /dev/dxg a character device; skipping the device assertions");
-  }
-  // A regular file in its place is not the device, whoever runs the tests.
+  CHECK(j["host"]["dxg"] == true);
+  CHECK(j["steps"][3]["details"][0] == "holds (with the changes above)");
+}
+
+TEST_CASE("plan does not take a regular file at /dev/dxg for the device") {
+  // Whoever runs the tests: a regular file is what an unprivileged user can put there.
   FakeWslRoot fake_device;
   std::filesystem::remove(fake_device.path() + "/dev/dxg");
   fake_device.write("/dev/dxg", "", 0666);

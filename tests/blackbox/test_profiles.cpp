@@ -184,12 +184,10 @@ TEST_CASE("the profiles default to the vendors' repositories, and plan shows the
 
 // ---------------------------------------------------------------- plan rocm
 
-TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, in order, with its verdicts") {
+TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, in order, with its verdicts" *
+          needs_root()) {
   FakeWslRoot root;
-  if (!root.dxg_is_device()) {
-    MESSAGE("not running as root: /dev/dxg cannot be a character device, so the dxg guard refuses; skipped");
-    return;
-  }
+  REQUIRE_MESSAGE(root.dxg_is_device(), "only root can make /dev/dxg a character device");
   RunResult r = plan(root, "rocm");
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
@@ -260,12 +258,11 @@ TEST_CASE("plan rocm checks Windows 11 only for a librocdxg release") {
         "   2  check           windows11        skipped  skipped: rocm_wsl == 'librocdxg' is false");
 }
 
-TEST_CASE("plan rocm with a key of the pinned fingerprint adds AMD's repositories with the key and pin 600, per release") {
+TEST_CASE(
+    "plan rocm with a key of the pinned fingerprint adds AMD's repositories with the key and pin 600, per release" *
+    needs_root()) {
   FakeWslRoot root;
-  if (!root.dxg_is_device()) {
-    MESSAGE("not running as root: /dev/dxg cannot be a character device; skipped");
-    return;
-  }
+  REQUIRE_MESSAGE(root.dxg_is_device(), "only root can make /dev/dxg a character device");
   FakeKey key;
   // The state folder exists beforehand, so that what plan keeps there (the
   // fetched key, by its fingerprint) does not touch the rest of the root.
@@ -325,12 +322,9 @@ TEST_CASE("plan rocm with a key of the pinned fingerprint adds AMD's repositorie
   CHECK_MESSAGE(outside_state(before) == outside_state(after), snapshot_difference(before, after));
 }
 
-TEST_CASE("a key whose fingerprint is not the pinned one is refused, and install stops with exit 3") {
+TEST_CASE("a key whose fingerprint is not the pinned one is refused, and install stops with exit 3" * needs_root()) {
   FakeWslRoot root;
-  if (!root.dxg_is_device()) {
-    MESSAGE("not running as root: /dev/dxg cannot be a character device; skipped");
-    return;
-  }
+  REQUIRE_MESSAGE(root.dxg_is_device(), "only root can make /dev/dxg a character device");
   FakeKey key;
   const std::string pinned = wslgpu::testing::test_key(1).fingerprint;
   root.write("/var/lib/wslgpu-setup/.keep", "");
@@ -352,8 +346,10 @@ TEST_CASE("a key whose fingerprint is not the pinned one is refused, and install
   CHECK_MESSAGE(outside_state(before) == outside_state(after), snapshot_difference(before, after));
 }
 
-TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reason: no WSL runtime was shipped") {
+TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reason: no WSL runtime was shipped" *
+          needs_root()) {
   FakeWslRoot root;
+  REQUIRE_MESSAGE(root.dxg_is_device(), "only root can make /dev/dxg a character device");
   RunResult r = plan(root, "rocm", {"rocm_version=7.0.2"});
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
@@ -393,8 +389,9 @@ TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reaso
                  "ROCm 7.1.0 has no row in this profile's release matrix (manifests/rocm.toml)"));
 }
 
-TEST_CASE("plan rocm --set rocm_version=7.2.1 uses amdgpu/30.30.1 and sets dxg detection system-wide") {
+TEST_CASE("plan rocm --set rocm_version=7.2.1 uses amdgpu/30.30.1 and sets dxg detection system-wide" * needs_root()) {
   FakeWslRoot root;
+  REQUIRE_MESSAGE(root.dxg_is_device(), "only root can make /dev/dxg a character device");
   RunResult r = plan(root, "rocm", {"rocm_version=7.2.1"});
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == 0);
@@ -402,6 +399,7 @@ TEST_CASE("plan rocm --set rocm_version=7.2.1 uses amdgpu/30.30.1 and sets dxg d
   auto lines = step_lines(r.out);
   REQUIRE(lines.size() == 20);
   CHECK(lines[11] == "  12  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
+  // apt-cache runs chrooted into the root, which only root can do.
   CHECK(lines[12] == "  13  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
                      "apt-cache was not found in the target root");
   CHECK(lines[17] == "  18  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh");
@@ -427,12 +425,9 @@ TEST_CASE("plan rocm on Ubuntu 22.04 skips removing the distribution's ROCm 5.7 
 
 // ---------------------------------------------------------------- plan cuda
 
-TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the toolkit-only procedure") {
+TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the toolkit-only procedure" * needs_root()) {
   FakeWslRoot root;
-  if (!root.dxg_is_device()) {
-    MESSAGE("not running as root: /dev/dxg cannot be a character device; skipped");
-    return;
-  }
+  REQUIRE_MESSAGE(root.dxg_is_device(), "only root can make /dev/dxg a character device");
   root.write("/usr/lib/wsl/lib/libcuda.so.1", "fake libcuda stub\n");
   RunResult r = plan(root, "cuda");
   INFO(r.out, r.err);
@@ -546,7 +541,8 @@ TEST_CASE("plan wslconfig keeps a larger memory and processors the user chose, a
 
 // ---------------------------------------------------------------- the machine
 
-TEST_CASE("install on WSL1 is refused with exit 3 and the reasons; --not-wsl lifts only the machine guards") {
+TEST_CASE("install on WSL1 is refused with exit 3 and the reasons; --not-wsl lifts only the machine guards" *
+          needs_root()) {
   FakeWslRoot root;
   root.write("/proc/sys/kernel/osrelease", "4.4.0-19041-Microsoft\n");
   std::filesystem::remove(root.path() + "/dev/dxg");
