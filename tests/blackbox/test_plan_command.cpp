@@ -119,8 +119,8 @@ TEST_CASE("plan --detailed-exitcode exits 3, not 10, when install would refuse")
   INFO(r.out, r.err);
   CHECK(r.exit_code == 3);
   CHECK(r.out.find("WSL1") != std::string::npos);
-  // Without the flag, plan only reports.
-  CHECK(run_tool(plan_args(root, "converged")).exit_code == 0);
+  // Without the flag too: a refused plan is never read as a good one.
+  CHECK(run_tool(plan_args(root, "converged")).exit_code == 3);
 }
 
 TEST_CASE("plan --detailed-exitcode exits 0 on a machine that already matches") {

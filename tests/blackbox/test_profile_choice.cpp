@@ -17,7 +17,7 @@ TEST_CASE("plan with no profile on a machine with NVIDIA's driver stubs plans cu
   root.write("/usr/lib/wsl/lib/libcuda.so.1", "");
   root.write("/usr/lib/wsl/lib/nvidia-smi", "", 0755);
   RunResult r = run_tool({"--root", root.path(), "plan"});
-  CHECK(r.exit_code == 0);
+  CHECK(r.exit_code == 3);  // offline: the vendor's key and apt's simulation are refused (plan reports it)
   CHECK(first_line(r.out) ==
         "Profile cuda, chosen because NVIDIA's Windows driver is mounted (/usr/lib/wsl/lib/libcuda.so.1).");
   CHECK(r.out.find("· profile cuda (") != std::string::npos);
@@ -27,7 +27,7 @@ TEST_CASE("plan with no profile on a machine with AMD's driver store plans rocm 
   FakeWslRoot root;
   root.write("/usr/lib/wsl/drivers/u0401234.inf_amd64_5b3a9c1d/amdxc64.so", "");
   RunResult r = run_tool({"--root", root.path(), "plan"});
-  CHECK(r.exit_code == 0);
+  CHECK(r.exit_code == 3);  // offline: the vendor's key and apt's simulation are refused (plan reports it)
   CHECK(first_line(r.out) ==
         "Profile rocm, chosen because AMD's Windows driver is mounted "
         "(/usr/lib/wsl/drivers/u0401234.inf_amd64_5b3a9c1d).");
@@ -38,7 +38,7 @@ TEST_CASE("plan --output json with no profile carries the choice") {
   FakeWslRoot root;
   root.write("/usr/lib/wsl/lib/libcuda.so.1", "");
   RunResult r = run_tool({"--root", root.path(), "plan", "--output", "json"});
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == 3);  // offline, as above
   auto doc = nlohmann::json::parse(r.out);
   CHECK(doc["profile_choice"]["profile"] == "cuda");
   CHECK(doc["profile_choice"]["why"] == "NVIDIA's Windows driver is mounted (/usr/lib/wsl/lib/libcuda.so.1)");

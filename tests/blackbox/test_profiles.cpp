@@ -27,6 +27,11 @@ using wslgpu::testing::contains;
 
 namespace {
 
+// A fake root is offline and has no apt: the vendors' keys cannot be fetched
+// and apt's simulation cannot run, so those steps are refused and plan says
+// so with exit 3, as install would refuse. The tests read the rest of the plan.
+constexpr int kRefusedOffline = 3;
+
 // The step lines of a text plan ("  1  check  dxg  verify  ..."), without
 // their detail lines.
 std::vector<std::string> step_lines(const std::string& out) {
@@ -162,7 +167,7 @@ TEST_CASE("the rocm profile loads for every supported release and package choice
 TEST_CASE("the profiles default to the vendors' repositories, and plan shows the values in use") {
   FakeWslRoot root;
   RunResult r = run_tool({"--root", root.path(), "plan", "rocm", "--output", "json"}, kOffline);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == kRefusedOffline);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["vars"]["rocm_repo"] == "https://repo.radeon.com/rocm/apt");
   CHECK(j["vars"]["amdgpu_repo"] == "https://repo.radeon.com/amdgpu");
@@ -170,7 +175,7 @@ TEST_CASE("the profiles default to the vendors' repositories, and plan shows the
   CHECK(j["vars"]["rocm_pin_origin"] == "repo.radeon.com");
   CHECK(j["vars"]["rocm_version"] == "7.2.2");
   RunResult c = run_tool({"--root", root.path(), "plan", "cuda", "--output", "json"}, kOffline);
-  REQUIRE(c.exit_code == 0);
+  REQUIRE(c.exit_code == kRefusedOffline);
   auto k = nlohmann::json::parse(c.out);
   CHECK(k["vars"]["cuda_repo"] == "https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/");
   CHECK(k["vars"]["cuda_key_url"] ==
@@ -190,7 +195,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   REQUIRE_MESSAGE(root.dxg_is_device(), "only root can make /dev/dxg a character device");
   RunResult r = plan(root, "rocm");
   INFO(r.out, r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == kRefusedOffline);
   CHECK(r.err.empty());
   CHECK(
       contains(r.out, "Machine: WSL2 kernel 5.15.153.1-microsoft-standard-WSL2 · /dev/dxg ok · ubuntu 24.04 (noble)"));
@@ -271,7 +276,7 @@ TEST_CASE(
   RunResult r = plan(root, "rocm",
                      {"rocm_key_fingerprint=" + key.fingerprint, "rocm_key_url=" + key.url, "rocm_version=6.4.2.1"});
   INFO(r.out, r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
   REQUIRE(lines.size() == 20);
   CHECK(lines[3] ==
@@ -331,7 +336,7 @@ TEST_CASE("a key whose fingerprint is not the pinned one is refused, and install
   auto before = snapshot(root.path());
   RunResult r = plan(root, "rocm", {"rocm_key_fingerprint=" + pinned, "rocm_key_url=" + key.url});
   INFO(r.out, r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
   REQUIRE(lines.size() == 20);
   CHECK(lines[4] == "   5  apt_repository  rocm-repo        refused  the key at " + key.url + " is " +
@@ -352,7 +357,7 @@ TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reaso
   REQUIRE_MESSAGE(root.dxg_is_device(), "only root can make /dev/dxg a character device");
   RunResult r = plan(root, "rocm", {"rocm_version=7.0.2"});
   INFO(r.out, r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == kRefusedOffline);
   CHECK(contains(r.out,
                  "\n\nrefused by the manifest (rocm_wsl == 'none'): ROCm 7.0.x shipped no WSL runtime (\"Unable to "
                  "locate package hsa-runtime-rocr4wsl-amdgpu\"). Use 7.2.2 (librocdxg, Windows 11) or 7.2 (the last "
@@ -394,7 +399,7 @@ TEST_CASE("plan rocm --set rocm_version=7.2.1 uses amdgpu/30.30.1 and sets dxg d
   REQUIRE_MESSAGE(root.dxg_is_device(), "only root can make /dev/dxg a character device");
   RunResult r = plan(root, "rocm", {"rocm_version=7.2.1"});
   INFO(r.out, r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == kRefusedOffline);
   CHECK_FALSE(contains(r.out, "refused by the manifest"));
   auto lines = step_lines(r.out);
   REQUIRE(lines.size() == 20);
@@ -411,7 +416,7 @@ TEST_CASE("plan rocm on Ubuntu 22.04 skips removing the distribution's ROCm 5.7 
   FakeWslRoot root;
   root.write("/etc/os-release", "NAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nVERSION_CODENAME=jammy\nID=ubuntu\n");
   RunResult r = plan(root, "rocm");
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
   REQUIRE(lines.size() == 20);
   CHECK(lines[2] ==
@@ -431,7 +436,7 @@ TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the too
   root.write("/usr/lib/wsl/lib/libcuda.so.1", "fake libcuda stub\n");
   RunResult r = plan(root, "cuda");
   INFO(r.out, r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == kRefusedOffline);
   CHECK(contains(r.out, " · GPU driver nvidia · "));
   auto offline = step_lines(r.out);
   REQUIRE(offline.size() == 8);
@@ -462,7 +467,7 @@ TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the too
   FakeKey key;
   RunResult k = plan(root, "cuda", {"cuda_key_fingerprint=" + key.fingerprint, "cuda_key_url=" + key.url});
   INFO(k.out);
-  REQUIRE(k.exit_code == 0);
+  REQUIRE(k.exit_code == kRefusedOffline);
   auto lines = step_lines(k.out);
   REQUIRE(lines.size() == 8);
   CHECK(lines[2] ==
@@ -479,7 +484,7 @@ TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the too
 TEST_CASE("plan cuda without the Windows driver's libcuda stub says the check would fail") {
   FakeWslRoot root;
   RunResult r = plan(root, "cuda");
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == kRefusedOffline);
   CHECK(step_lines(r.out).at(1) == "  2  check           libcuda     verify   /usr/lib/wsl/lib/libcuda.so.1 exists");
   CHECK(contains(r.out, "would fail: /usr/lib/wsl/lib/libcuda.so.1 does not exist\n"));
 }
@@ -489,13 +494,13 @@ TEST_CASE("plan cuda says which toolkit cuda_version = auto chose and why; a rel
   root.write("/usr/lib/wsl/lib/libcuda.so.1", "fake libcuda stub\n");
   RunResult r = plan(root, "cuda");
   INFO(r.out, r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == kRefusedOffline);
   CHECK(contains(r.out, " · nvidia-smi: /usr/lib/wsl/lib/nvidia-smi is missing · "));
   CHECK(contains(r.out,
                  "\nChose cuda_version=12.6 (fallback): nvidia-smi names no CUDA release of this table that the driver "
                  "supports (/usr/lib/wsl/lib/nvidia-smi is missing); 12.6 runs on every driver from 525\n"));
   RunResult set = plan(root, "cuda", {"cuda_version=13.0"});
-  CHECK(set.exit_code == 0);
+  CHECK(set.exit_code == kRefusedOffline);
   CHECK(contains(set.out, " · cuda_toolkit=13-0 · cuda_version=13.0\n"));
   CHECK_FALSE(contains(set.out, "\nChose "));  // the Variables line says it
   // A release the table does not have is refused, naming those it has.

@@ -43,8 +43,7 @@ std::string committed_install(const FakeWslRoot& root) {
 
 }  // namespace
 
-TEST_CASE("without root, install, rollback and recover are refused by the root guard before the state folder") {
-  if (!as_root()) return;
+TEST_CASE("without root, install, rollback and recover are refused by the root guard before the state folder" * needs_root()) {
   FakeWslRoot root;
   open_to_everyone(root);
   auto before = snapshot(root.path());
@@ -62,8 +61,7 @@ TEST_CASE("without root, install, rollback and recover are refused by the root g
   CHECK(snapshot_difference(before, snapshot(root.path())) == "");  // no state folder, no lock file
 }
 
-TEST_CASE("without root, history says it needs sudo instead of showing an empty list") {
-  if (!as_root()) return;
+TEST_CASE("without root, history says it needs sudo instead of showing an empty list" * needs_root()) {
   FakeWslRoot root;
   open_to_everyone(root);
   std::string id = committed_install(root);
@@ -84,8 +82,7 @@ TEST_CASE("without root, history says it needs sudo instead of showing an empty 
   CHECK(has(as_root_again.out, id + "  "));
 }
 
-TEST_CASE("without root, plan works where it can read what it compares, and says to use sudo where it cannot") {
-  if (!as_root()) return;
+TEST_CASE("without root, plan works where it can read what it compares, and says to use sudo where it cannot" * needs_root()) {
   FakeWslRoot root;
   open_to_everyone(root);
   RunResult fresh = run_tool(on(root, {"plan", install_manifest()}), kAsNobody);
@@ -107,8 +104,7 @@ TEST_CASE("without root, plan works where it can read what it compares, and says
   CHECK_FALSE(has(doctor.err, "Permission denied"));
 }
 
-TEST_CASE("the command a plan ends with carries every option that shaped it, and applies that very plan") {
-  if (!as_root()) return;
+TEST_CASE("the command a plan ends with carries every option that shaped it, and applies that very plan" * needs_root()) {
   FakeWslRoot root;
   root.write("/etc/gate", "present\n");
   RunResult plan = run_tool(on(root, {"plan", install_manifest(), "--set", "gate=/etc/gate", "--user", "alice"}));
@@ -127,8 +123,7 @@ TEST_CASE("the command a plan ends with carries every option that shaped it, and
 
 }
 
-TEST_CASE("a plan saved with --out ends with the command that runs exactly the saved plan") {
-  if (!as_root()) return;
+TEST_CASE("a plan saved with --out ends with the command that runs exactly the saved plan" * needs_root()) {
   FakeWslRoot root;
   const std::string saved_plan = root.path() + "-saved.plan";
   RunResult saved = run_tool(on(root, {"plan", install_manifest(), "--out", saved_plan}));
@@ -138,8 +133,7 @@ TEST_CASE("a plan saved with --out ends with the command that runs exactly the s
   std::filesystem::remove(saved_plan);
 }
 
-TEST_CASE("install shows the plan it applies without saying that nothing changed or what to run") {
-  if (!as_root()) return;
+TEST_CASE("install shows the plan it applies without saying that nothing changed or what to run" * needs_root()) {
   FakeWslRoot root;
   RunResult r = run_tool(on(root, {"install", install_manifest(), "--yes"}));
   REQUIRE(r.exit_code == 0);
@@ -149,8 +143,7 @@ TEST_CASE("install shows the plan it applies without saying that nothing changed
   CHECK(has(r.out, "committed.\n"));
 }
 
-TEST_CASE("a converged install whose check fails exits 1 and does not say there is nothing to do") {
-  if (!as_root()) return;
+TEST_CASE("a converged install whose check fails exits 1 and does not say there is nothing to do" * needs_root()) {
   FakeWslRoot root;
   committed_install(root);
   auto before = snapshot(root.path());
@@ -162,8 +155,7 @@ TEST_CASE("a converged install whose check fails exits 1 and does not say there 
   CHECK(snapshot_difference(before, snapshot(root.path())) == "");
 }
 
-TEST_CASE("plan exits 3 when install would refuse, with or without --detailed-exitcode") {
-  if (!as_root()) return;
+TEST_CASE("plan exits 3 when install would refuse, with or without --detailed-exitcode" * needs_root()) {
   FakeWslRoot root;
   root.write("/etc/motd.real", "x\n");
   std::filesystem::create_symlink("motd.real", root.path() + "/etc/motd");  // the link guard refuses to write through it
@@ -174,8 +166,7 @@ TEST_CASE("plan exits 3 when install would refuse, with or without --detailed-ex
   CHECK(run_tool(on(root, {"plan", install_manifest(), "--output", "json"})).exit_code == 3);
 }
 
-TEST_CASE("plan warns of an interrupted run, and exits 5 with --detailed-exitcode as install would") {
-  if (!as_root()) return;
+TEST_CASE("plan warns of an interrupted run, and exits 5 with --detailed-exitcode as install would" * needs_root()) {
   FakeWslRoot root;
   RunResult killed =
       run_tool(on(root, {"install", install_manifest(), "--yes"}), {"", {"WSLGPU_SETUP_CRASH_AT=conf:after"}});
@@ -196,8 +187,7 @@ TEST_CASE("plan warns of an interrupted run, and exits 5 with --detailed-exitcod
   CHECK(run_tool(on(root, {"install", install_manifest(), "--yes"})).exit_code == 5);
 }
 
-TEST_CASE("a rollback killed half way shows as unfinished, and the same rollback finishes it without --force") {
-  if (!as_root()) return;
+TEST_CASE("a rollback killed half way shows as unfinished, and the same rollback finishes it without --force" * needs_root()) {
   FakeWslRoot root;
   root.write("/etc/motd", "old\n");
   auto before = outside_state_without_times(snapshot(root.path()));
@@ -221,8 +211,7 @@ TEST_CASE("a rollback killed half way shows as unfinished, and the same rollback
   CHECK(has(run_tool(on(root, {"history"})).out, "rolled_back"));
 }
 
-TEST_CASE("an undo that fails during rollback ID says what was undone and what failed, exit 5, until it is finished") {
-  if (!as_root()) return;
+TEST_CASE("an undo that fails during rollback ID says what was undone and what failed, exit 5, until it is finished" * needs_root()) {
   FakeWslRoot root;
   root.write("/etc/motd", "old\n");
   auto before = outside_state_without_times(snapshot(root.path()));
