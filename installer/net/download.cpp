@@ -11,9 +11,10 @@
 #include <filesystem>
 #include <thread>
 
+#include "installer/formats/sha256.hpp"
 #include "installer/net/background_sha256.hpp"
 #include "installer/net/curl_api.hpp"
-#include "installer/formats/sha256.hpp"
+#include "installer/net/curl_protocols.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/interrupt.hpp"
 
@@ -174,9 +175,9 @@ bool transient(CURLcode code, long http_status) {
 // Fetches REQUEST.url with libcurl into T, after the bytes T already holds
 // (an earlier run's partial file), with retries and resumption. Throws
 // StepFailure when no attempt succeeded.
-void fetch_with_curl(Transfer& t, const std::string& expected, const std::string& part, DownloadResult& result) {
+void fetch_with_curl(Transfer& t, const std::string& expected, const std::string& part, DownloadResult& result,
+                     const CurlApi& lc) {
   const DownloadRequest& request = *t.request;
-  const CurlApi& lc = curl_api();
   t.api = &lc;
   // Resume: what an earlier run left in PATH.part is hashed once, then the
   // rest is requested from where it ends.
@@ -197,16 +198,13 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
   std::unique_ptr<CURL, void (*)(CURL*)> curl(lc.easy_init(), lc.easy_cleanup);
   if (!curl) throw StepFailure("cannot start libcurl");
   t.curl = curl.get();
-  std::string protocols = "https";
-  std::string redirect_protocols = "https";
-  if (request.insecure_http) {
-    protocols += ",http";
-    redirect_protocols += ",http";
-  }
+  // Checked, not assumed: an older libcurl ignores the options a newer one
+  // understands, and would then follow a redirect to http:// or ftp://.
+  std::string protocols_problem = restrict_curl_protocols(lc, t.curl, request.insecure_http);
+  if (!protocols_problem.empty()) throw StepFailure("refusing to download " + request.url + ": " + protocols_problem);
   char errbuf[CURL_ERROR_SIZE];
   lc.easy_setopt(t.curl, CURLOPT_URL, request.url.c_str());
-  lc.easy_setopt(t.curl, CURLOPT_PROTOCOLS_STR, protocols.c_str());
-  lc.easy_setopt(t.curl, CURLOPT_REDIR_PROTOCOLS_STR, redirect_protocols.c_str());
+  if (!request.ca_file.empty()) lc.easy_setopt(t.curl, CURLOPT_CAINFO, request.ca_file.c_str());
   lc.easy_setopt(t.curl, CURLOPT_FOLLOWLOCATION, 1L);
   lc.easy_setopt(t.curl, CURLOPT_MAXREDIRS, 10L);
   lc.easy_setopt(t.curl, CURLOPT_FAILONERROR, 1L);
@@ -259,6 +257,16 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
       break;
     }
     last_error = errbuf[0] ? std::string(errbuf) : std::string(lc.easy_strerror(code));
+    // The URL itself was checked before: a protocol refused now is where a
+    // redirect led.
+    if (code == CURLE_UNSUPPORTED_PROTOCOL) {
+      const char* where = nullptr;
+      lc.easy_getinfo(t.curl, CURLINFO_EFFECTIVE_URL, &where);
+      last_error += std::string(" (") +
+                    (where && request.url != where ? "the server redirects to " + std::string(where) + "; " : "") +
+                    "a download follows redirects to https:// URLs only" +
+                    (request.insecure_http ? ", and http:// ones with insecure_http" : "") + ")";
+    }
     // 416: nothing after our offset. The partial file may already be whole
     // (an earlier run stopped before the rename), or the file changed: the
     // hash below decides, and a wrong partial file is fetched again once.
@@ -326,9 +334,8 @@ void copy_local_file(Transfer& t, const std::string& url) {
   if (got < 0) throw StepFailure("could not download " + url + ": cannot read " + path + ": " + std::strerror(errno));
 }
 
-}  // namespace
-
-DownloadResult download_file(const DownloadRequest& request) {
+// CURL is null for the real libcurl, loaded only when a network URL needs it.
+DownloadResult download(const DownloadRequest& request, const CurlApi* curl) {
   std::string problem = download_url_problem(request.url, request.insecure_http);
   if (!problem.empty()) throw StepFailure("refusing to download: " + problem);
   if (request.checked_by_caller ? request.max_bytes == 0 : !is_sha256_hex(request.sha256))
@@ -359,11 +366,12 @@ DownloadResult download_file(const DownloadRequest& request) {
       copy_local_file(t, request.url);
       result.attempts = 1;
     } else {
-      fetch_with_curl(t, expected, part, result);
+      fetch_with_curl(t, expected, part, result, curl ? *curl : curl_api());
     }
   } catch (const StepFailure&) {
-    // Without a hash, a partial file is never resumed: keeping it helps nothing.
-    if (request.checked_by_caller) ::unlink(part.c_str());
+    // Without a hash, a partial file is never resumed, and an empty one holds
+    // nothing to resume: keeping either helps nothing.
+    if (request.checked_by_caller || t.written == 0) ::unlink(part.c_str());
     throw;
   }
   result.bytes = t.written;
@@ -385,5 +393,11 @@ DownloadResult download_file(const DownloadRequest& request) {
   say(request, "done, " + human_bytes(result.bytes) + " (sha256 " + result.sha256 + ")");
   return result;
 }
+
+}  // namespace
+
+DownloadResult download_file(const DownloadRequest& request) { return download(request, nullptr); }
+
+DownloadResult download_file(const DownloadRequest& request, const CurlApi& curl) { return download(request, &curl); }
 
 }  // namespace wslgpu

@@ -38,6 +38,10 @@ struct DownloadRequest {
   bool quiet = false;
   std::string host_path;  // destination on the machine running the tool
   bool insecure_http = false;
+  // The certificate authorities to trust, a PEM file, instead of the
+  // system's; "" for the system's. For tests against a loopback HTTPS server
+  // with a certificate of its own: no manifest key sets it.
+  std::string ca_file;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(30)};
   std::chrono::milliseconds total_timeout{std::chrono::minutes(30)};  // per attempt
   int retries = 3;                                   // further attempts after a transient failure
@@ -59,10 +63,19 @@ struct DownloadResult {
 };
 
 // Downloads REQUEST.url to REQUEST.host_path. Throws StepFailure when the
-// URL is not allowed, when every attempt failed (with curl's reason), on a
-// hash mismatch (after deleting the file), and when a checked_by_caller file
-// grows past max_bytes (deleted too).
+// URL is not allowed, when libcurl cannot be kept on HTTPS for the transfer
+// and its redirects (installer/net/curl_protocols.hpp; nothing is fetched
+// then), when every attempt failed (with curl's reason; a redirect that
+// leaves HTTPS is one, and the message names where it led), on a hash
+// mismatch (after deleting the file), and when a checked_by_caller file
+// grows past max_bytes (deleted too). A failure that fetched nothing leaves
+// no PATH.part behind.
 DownloadResult download_file(const DownloadRequest& request);
+
+// The same with the libcurl functions CURL instead of the real ones (tests
+// give it fakes, to stand for a libcurl this machine does not have).
+struct CurlApi;
+DownloadResult download_file(const DownloadRequest& request, const CurlApi& curl);
 
 // Why URL may not be fetched ("" when it may): only https://, file:// and,
 // with INSECURE_HTTP, http://.

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 
 #include <spdlog/spdlog.h>
 
@@ -70,24 +71,40 @@ void log_to_debug(bool, const std::string& message) { spdlog::debug("{}", messag
 
 }  // namespace
 
-std::string fetch_helper_path() {
+std::vector<std::string> fetch_helper_candidates() {
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  for (const auto& candidate : {self.parent_path() / kHelperName,
-                                self.parent_path().parent_path() / "libexec" / "wslgpu-setup" / kHelperName}) {
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
+  if (ec) return {};
+  return {(self.parent_path() / kHelperName).string(),
+          (self.parent_path().parent_path() / "libexec" / "wslgpu-setup" / kHelperName).string()};
+}
+
+std::string fetch_helper_path() {
+  for (const auto& candidate : fetch_helper_candidates())
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   return "";
+}
+
+std::string missing_fetch_helper_warning(const std::vector<std::string>& looked_in) {
+  std::string where;
+  for (const auto& path : looked_in) where += (where.empty() ? "" : " or ") + path;
+  if (where.empty()) where = "anywhere (/proc/self/exe cannot be read)";
+  return std::string("the download helper ") + kHelperName + " is not installed (looked for " + where +
+         "); downloading inside wslgpu-setup instead, which loads libcurl and OpenSSL into it. To keep downloads "
+         "in their own program, install the wslgpu-setup package, or keep the two programs together "
+         "(`cmake --install` puts the helper in libexec/wslgpu-setup/)";
 }
 
 DownloadResult fetch_file(const DownloadRequest& request) {
   DownloadRequest here = request;
   if (!here.log) here.log = request.quiet ? log_to_debug : log_to_spdlog;
+  // No TLS to keep out of this process: copied here, by design.
   if (request.url.rfind("file://", 0) == 0) return download_file(here);
   static const std::string helper = fetch_helper_path();
   if (helper.empty()) {
-    spdlog::debug("{} is not installed next to wslgpu-setup; downloading in this process", kHelperName);
+    // Said once a run, not per download: a person sees it, the log keeps it.
+    static std::once_flag warned;
+    std::call_once(warned, [] { spdlog::warn("{}", missing_fetch_helper_warning(fetch_helper_candidates())); });
     return download_file(here);
   }
   return fetch_file_with(helper, request);

@@ -16,16 +16,18 @@
 #pragma once
 #include <map>
 #include <string>
+#include <vector>
 
 #include "installer/net/download.hpp"
 
 namespace wslgpu {
 
 // What the download steps call. file:// URLs are copied here (no libcurl,
-// nothing to isolate); network URLs go to the helper, or are fetched here,
-// with a debug note, when the helper is not installed (a binary copied on
-// its own still works). The download's log lines go to spdlog either way;
-// REQUEST.on_progress is called either way (the helper sends progress lines).
+// nothing to isolate); network URLs go to the helper, or are fetched here
+// when the helper is not installed (a binary copied on its own still works),
+// with a warning, once a run, that says so and how to fix it. The download's
+// log lines go to spdlog either way; REQUEST.on_progress is called either
+// way (the helper sends progress lines).
 DownloadResult fetch_file(const DownloadRequest& request);
 
 // Runs the download in the helper at HELPER (a path). Throws StepFailure
@@ -35,6 +37,13 @@ DownloadResult fetch_file_with(const std::string& helper, const DownloadRequest&
 
 // Where the helper is installed, or "" when it is not.
 std::string fetch_helper_path();
+
+// Where fetch_helper_path() looks, in order: next to this program, then in
+// ../libexec/wslgpu-setup/ (empty when /proc/self/exe cannot be read).
+std::vector<std::string> fetch_helper_candidates();
+
+// The warning fetch_file() gives when the helper is in none of LOOKED_IN.
+std::string missing_fetch_helper_warning(const std::vector<std::string>& looked_in);
 
 // What of our environment the helper gets on top of the minimal one every
 // program runs with: the proxy settings libcurl reads (http_proxy,

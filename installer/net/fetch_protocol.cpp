@@ -14,6 +14,7 @@ std::string encode_fetch_request(const DownloadRequest& r) {
                         {"sha256", r.sha256},
                         {"host_path", r.host_path},
                         {"insecure_http", r.insecure_http},
+                        {"ca_file", r.ca_file},
                         {"checked_by_caller", r.checked_by_caller},
                         {"max_bytes", r.max_bytes},
                         {"connect_timeout_ms", r.connect_timeout.count()},
@@ -73,6 +74,7 @@ std::optional<FetchRequest> decode_fetch_request(const std::string& text, std::s
   take("sha256", r.sha256, std::optional<std::string>());
   take("host_path", r.host_path, std::optional<std::string>());
   take("insecure_http", r.insecure_http, std::optional<bool>());
+  take("ca_file", r.ca_file, std::optional<std::string>(""));
   take("checked_by_caller", r.checked_by_caller, std::optional<bool>(false));
   take("max_bytes", r.max_bytes, std::optional<std::uint64_t>(0));
   take("connect_timeout_ms", connect, std::optional<long long>());

@@ -32,7 +32,11 @@ void make_dir(const std::string& path) { std::filesystem::create_directories(pat
 std::string source_dir() { return wslgpu::testing::kSourceDir; }
 
 RunResult run_tool(const std::vector<std::string>& args, const RunOptions& options) {
-  std::vector<std::string> argv_storage = {wslgpu::testing::kToolBinary};
+  return run_tool_copy(wslgpu::testing::kToolBinary, args, options);
+}
+
+RunResult run_tool_copy(const std::string& binary, const std::vector<std::string>& args, const RunOptions& options) {
+  std::vector<std::string> argv_storage = {binary};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<std::string> env_storage;
   for (char** e = environ; *e; ++e) {
@@ -107,8 +111,7 @@ RunResult run_tool(const std::vector<std::string>& args, const RunOptions& optio
   for (const auto& a : args) command += " " + a;
   if (timed_out) FAIL("wslgpu-setup" << command << " did not finish within 60 s");
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (result.exit_code == 127 && result.out.empty() && result.err.empty())
-    FAIL("could not run " << wslgpu::testing::kToolBinary);
+  if (result.exit_code == 127 && result.out.empty() && result.err.empty()) FAIL("could not run " << binary);
   return result;
 }
 

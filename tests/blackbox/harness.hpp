@@ -36,6 +36,11 @@ inline constexpr int kUnprivilegedUid = 65534;
 // who runs the tests, plus OPTIONS.env.
 RunResult run_tool(const std::vector<std::string>& args, const RunOptions& options = {});
 
+// The same with BINARY, a copy of the built binary somewhere else (alone in
+// a folder, as a user may copy it).
+RunResult run_tool_copy(const std::string& binary, const std::vector<std::string>& args,
+                        const RunOptions& options = {});
+
 // The same on a pseudo-terminal of COLUMNS columns, as a person at a
 // terminal runs it: standard input, output and error are the terminal, so
 // RunResult::out holds both output streams as the terminal received them

@@ -197,6 +197,45 @@ std::string download_manifest(const wslgpu::testing::TempDir& tmp, const std::st
 
 }  // namespace
 
+TEST_CASE("without the download helper next to it, wslgpu-setup downloads itself and warns once a run that it does" *
+          needs_root()) {
+  FakeWslRoot root;
+  std::string body(5000, 'h');
+  wslgpu::testing::TinyHttpServer server({body});
+  wslgpu::testing::TempDir tmp;
+  // A copy of the binary alone in a folder, as a user may copy it.
+  std::filesystem::create_directories(tmp.path() + "/bin");
+  std::string alone = tmp.path() + "/bin/wslgpu-setup";
+  std::filesystem::copy_file(wslgpu::testing::kToolBinary, alone);
+  std::string path = tmp.path() + "/two.toml";
+  std::ofstream(path) << "[manifest]\nname = \"two\"\ndescription = \"two downloads\"\nschema_version = 1\n";
+  for (const char* id : {"first", "second"})
+    std::ofstream(path, std::ios::app) << "\n[[step]]\nid = \"" << id << "\"\nkind = \"download\"\nurl = \""
+                                       << server.url(std::string("/") + id + ".bin") << "\"\nsha256 = \""
+                                       << wslgpu::sha256_hex(body) << "\"\ndest = \"/var/tmp/" << id
+                                       << ".bin\"\ninsecure_http = true\n";
+  const std::string warning = "the download helper wslgpu-setup-fetch is not installed (looked for " + tmp.path() +
+                              "/bin/wslgpu-setup-fetch or " + tmp.path() +
+                              "/libexec/wslgpu-setup/wslgpu-setup-fetch); downloading inside wslgpu-setup instead, "
+                              "which loads libcurl and OpenSSL into it. To keep downloads in their own program, "
+                              "install the wslgpu-setup package, or keep the two programs together (`cmake --install` "
+                              "puts the helper in libexec/wslgpu-setup/)";
+  RunResult r = run_tool_copy(alone, args(root, {"--not-wsl", "install", path, "--yes"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(server.requests() == 2);
+  std::ifstream in(root.path() + "/var/tmp/second.bin", std::ios::binary);
+  CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == body);
+  auto at = r.err.find(warning);
+  REQUIRE_MESSAGE(at != std::string::npos, r.err);
+  CHECK(r.err.find(warning, at + 1) == std::string::npos);  // once, for two downloads
+
+  // The binary next to its helper says nothing of the kind.
+  FakeWslRoot other;
+  RunResult normal = run_tool(args(other, {"--not-wsl", "install", path, "--yes"}));
+  REQUIRE_MESSAGE(normal.exit_code == 0, normal.err);
+  CHECK(normal.err.find("is not installed") == std::string::npos);
+}
+
 TEST_CASE("install on a terminal says which step starts and shows its progress on one line, rewritten in place" *
           needs_root()) {
   FakeWslRoot root;

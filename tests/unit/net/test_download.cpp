@@ -32,14 +32,16 @@
 #include "installer/system/error.hpp"
 #include "installer/system/filesystem.hpp"
 #include "steps/step.hpp"
+#include "support/build_paths.hpp"
 #include "support/fakes.hpp"
 #include "support/http_server.hpp"
-#include "support/build_paths.hpp"
+#include "support/https_server.hpp"
 
 using namespace wslgpu;
 using wslgpu::testing::FakeProcessRunner;
 using wslgpu::testing::TempDir;
 using wslgpu::testing::TinyHttpServer;
+using wslgpu::testing::TinyHttpsRedirectServer;
 
 namespace {
 
@@ -239,6 +241,44 @@ TEST_CASE("plain http is refused without insecure_http, before any connection") 
   CHECK(download_url_problem("ftp://x/y", true) == "\"ftp://x/y\" is not an https:// or file:/// URL");
   CHECK(download_url_problem("https://repo.radeon.com/rocm/rocm.gpg.key", false).empty());
   CHECK(download_url_problem("file:///srv/key.asc", false).empty());
+}
+
+TEST_CASE(
+    "an https download that redirects to plain http is refused, with this machine's libcurl and through the helper") {
+  std::string body = test_body(1000);
+  TinyHttpServer plain({body});
+  TinyHttpsRedirectServer tls(plain.url("/pkg.deb"));
+  TempDir tmp;
+  DownloadRequest req = request_for(plain, body, tmp.path() + "/pkg.deb");
+  req.url = tls.url("/pkg.deb");
+  req.ca_file = tls.ca_file();
+  req.insecure_http = false;
+  auto refused = [&](const std::string& url) {
+    return "could not download " + url +
+           " after 1 attempt: Protocol \"http\" not supported or disabled in libcurl "
+           "(the server redirects to " +
+           plain.url("/pkg.deb") + "; a download follows redirects to https:// URLs only)";
+  };
+  CHECK_THROWS_WITH_AS(download_file(req), refused(req.url).c_str(), StepFailure);
+  CHECK(tls.requests() == 1);
+  CHECK(plain.requests() == 0);
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/pkg.deb"));
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/pkg.deb.part"));
+
+  CHECK_THROWS_WITH_AS(fetch_file_with(wslgpu::testing::kFetchBinary, req), refused(req.url).c_str(), StepFailure);
+  CHECK(tls.requests() == 2);
+  CHECK(plain.requests() == 0);
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/pkg.deb"));
+  CHECK_FALSE(std::filesystem::exists(tmp.path() + "/pkg.deb.part"));
+
+  // The same redirect is followed when the manifest allows plain HTTP: the
+  // refusal above is the protocol restriction, not a failed handshake.
+  req.insecure_http = true;
+  DownloadResult r = download_file(req);
+  CHECK(slurp(tmp.path() + "/pkg.deb") == body);
+  CHECK(r.sha256 == sha256_hex(body));
+  CHECK(tls.requests() == 3);
+  CHECK(plain.requests() == 1);
 }
 
 TEST_CASE("file URLs are read from the machine running the tool") {
