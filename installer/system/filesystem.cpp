@@ -117,9 +117,9 @@ std::string RootedFileSystem::host_path(const std::string& path) const {
   return resolve_under_root(root_, path, true);
 }
 
-std::optional<FileInfo> RootedFileSystem::stat(const std::string& path) const {
-  struct stat st {};
-  if (::stat(host_path(path).c_str(), &st) != 0) return std::nullopt;
+namespace {
+
+FileInfo info_of(const struct stat& st) {
   FileInfo info;
   info.type = type_of(st.st_mode);
   info.mode = st.st_mode & 07777;
@@ -128,6 +128,20 @@ std::optional<FileInfo> RootedFileSystem::stat(const std::string& path) const {
   info.size = static_cast<std::uint64_t>(st.st_size);
   info.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   return info;
+}
+
+}  // namespace
+
+std::optional<FileInfo> RootedFileSystem::stat(const std::string& path) const {
+  struct stat st {};
+  if (::stat(host_path(path).c_str(), &st) != 0) return std::nullopt;
+  return info_of(st);
+}
+
+std::optional<FileInfo> RootedFileSystem::lstat(const std::string& path) const {
+  struct stat st {};
+  if (::lstat(resolve_under_root(root_, path, false).c_str(), &st) != 0) return std::nullopt;
+  return info_of(st);
 }
 
 std::string RootedFileSystem::read(const std::string& path) const {
