@@ -96,10 +96,15 @@ std::string resolve_under_root(const std::string& root, const std::string& path,
   return host(resolved);
 }
 
-std::optional<std::string> link_at(const FileSystem& fs, const std::string& path) {
+std::string entry_host_path(const FileSystem& fs, const std::string& path) {
   std::string normal = normalize_path(path);
   std::string parent_host = fs.host_path(parent_path(normal));
-  std::string own = (parent_host == "/" ? "" : parent_host) + "/" + base_name(normal);
+  return (parent_host == "/" ? "" : parent_host) + "/" + base_name(normal);
+}
+
+std::optional<std::string> link_at(const FileSystem& fs, const std::string& path) {
+  std::string normal = normalize_path(path);
+  std::string own = entry_host_path(fs, normal);
   if (fs.host_path(normal) == own) return std::nullopt;
   struct stat st {};
   if (::lstat(own.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return std::nullopt;

@@ -90,6 +90,11 @@ class RootedFileSystem : public FileSystem {
   std::string root_;  // absolute, no trailing slash except for "/"
 };
 
+// Where PATH's own entry is on the machine running the tool: its folder
+// resolved under the root as host_path does, its last component not. A
+// rename to it replaces a link there instead of the file the link points to.
+std::string entry_host_path(const FileSystem& fs, const std::string& path);
+
 // The text of the symbolic link PATH's last component is ("/etc/shadow"),
 // or nullopt when it is not a link (or does not exist). Links in the middle
 // of PATH do not count: they are resolved under the root as always.
