@@ -62,9 +62,17 @@ class CheckStep : public Step {
   std::string evaluate(StepContext& ctx) const {
     switch (subject) {
       case Subject::path: {
+        if (type == "symlink") {
+          // The one type stat cannot see: it follows the link to its file.
+          auto own = ctx.fs.lstat(path);
+          if (!own) return path + " does not exist";
+          if (own->type != FileType::symlink)
+            return path + " is a " + std::string(type_name(own->type)) + ", not a symlink";
+          if (!mode && !contains_line) return "";  // a dangling link is a link too
+        }
         auto info = ctx.fs.stat(path);
-        if (!info) return path + " does not exist";
-        if (type != "any" && type != type_name(info->type))
+        if (!info) return path + (type == "symlink" ? " is a symlink to nothing that exists" : " does not exist");
+        if (type != "any" && type != "symlink" && type != type_name(info->type))
           return path + " is a " + std::string(type_name(info->type)) + ", not a " + type;
         if (mode && info->mode != *mode) return path + " has mode " + mode_string(info->mode) + ", not " + mode_string(*mode);
         if (contains_line) {

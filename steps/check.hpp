@@ -5,9 +5,16 @@
 //   id = "dxg"
 //   kind = "check"
 //   path = "/dev/dxg"            # a path exists...
-//   type = "char_device"         # ...of this type: file, directory, char_device, any (default any)
+//   type = "char_device"         # ...of this type: file, directory, char_device, block_device,
+//                                #   symlink, any (default any)
 //   mode = "0666"                # ...optionally with this mode
 //   contains_line = "..."        # ...optionally holding this exact line (regular files)
+//
+// A path is judged by the file it names with symbolic links followed: a link
+// to a regular file is a "file", a link to nothing "does not exist". Type
+// "symlink" alone looks at PATH itself (FileSystem::lstat): it holds on a link,
+// dangling or not, and fails on anything else; mode and contains_line, given
+// with it, are still those of the file the link points to.
 //
 //   kernel_min = "5.10.60.1"     # or: the kernel release is at least this version
 //

@@ -7,6 +7,7 @@
 #include "installer/net/fetch_helper.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/paths.hpp"
+#include "steps/file_change.hpp"
 
 namespace wslgpu {
 
@@ -48,6 +49,7 @@ class DownloadStep : public Step {
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
     const std::string path = target(ctx);
+    refuse_link(ctx.fs, path);  // before its SHA-256 is read through it
     auto info = ctx.fs.stat(path);
     std::string now = sha256_or_empty(ctx.fs, path);
     p.fingerprint["file:" + path] = now.empty() ? (info ? "not a regular file" : "absent") : "sha256:" + now;
@@ -62,41 +64,35 @@ class DownloadStep : public Step {
     if (info) p.details.push_back(path + " exists with SHA-256 " + (now.empty() ? "?" : now) + "; it will be replaced");
     p.changes.push_back({{"type", "file"}, {"path", path}, {"action", info ? "update" : "create"}, {"sha256", sha256},
                          {"source", url}});
+    // The runner backs PATH up before apply and restores it on undo.
+    FileWrite w{path, std::nullopt, FileAttrs{}};
+    w.written_by_apply = sha256;
+    p.writes.push_back(w);
     return p;
   }
 
   nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
     const std::string path = target(ctx);
-    const std::string host = ctx.fs.host_path(path);
-    nlohmann::json data = {{"path", path}, {"previous", nullptr}, {"created", false}};
-    auto info = ctx.fs.stat(path);
-    if (info && sha256_or_empty(ctx.fs, path) == sha256) return data;
+    nlohmann::json data = {{"path", path}};
+    // The runner refused a link here when it backed PATH up; renaming onto
+    // PATH's own entry replaces whatever is there, never a file it points to.
+    if (sha256_or_empty(ctx.fs, path) == sha256) return data;
     DownloadRequest req;
     req.url = url;
     req.sha256 = sha256;
-    req.host_path = host;
+    req.host_path = entry_host_path(ctx.fs, path);
     req.insecure_http = insecure_http;
     req.total_timeout = std::chrono::seconds(timeout_s);
     req.connect_timeout = std::chrono::seconds(connect_timeout_s);
     req.retries = static_cast<int>(retries);
     req.on_progress = download_progress(ctx, url_file_name(url));
-    if (info) {
-      const std::string previous = path + ".wslgpu-previous";
-      if (std::rename(host.c_str(), ctx.fs.host_path(previous).c_str()) != 0)
-        throw StepFailure("cannot keep the existing " + path + " aside before replacing it");
-      data["previous"] = previous;
-    }
-    try {
-      fetch_file(req);
-    } catch (...) {
-      if (!data["previous"].is_null())
-        (void)std::rename(ctx.fs.host_path(data["previous"].get<std::string>()).c_str(), host.c_str());
-      throw;
-    }
-    data["created"] = true;
+    fetch_file(req);
     return data;
   }
 
+  // The runner restores PATH from its backup. This undoes what journals
+  // written before it did so hold: {"created": true, "previous": ...}, the
+  // file this step once kept beside DEST itself.
   void undo(StepContext& ctx, const nlohmann::json& data) override {
     if (!data.value("created", false)) return;
     const std::string path = data.value("path", "");

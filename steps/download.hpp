@@ -12,10 +12,18 @@
 //   retries = 3                   # optional, further attempts after a transient error
 //
 // State touched: DEST. Plan is a no-op when DEST already holds a file with
-// that SHA-256. Apply downloads (see installer/net/download.hpp: hash computed
-// while streaming, resume, retries with back-off) into DEST.part and renames
-// it over DEST once the hash matches; a file DEST held before is kept as
-// DEST.wslgpu-previous. Undo removes DEST and puts the previous file back.
+// that SHA-256, and refuses a symbolic link at DEST (guard
+// no-writes-through-links). Otherwise DEST is a FileWrite written by apply
+// (installer/plan/plan.hpp): the runner backs up the file DEST holds in the
+// transaction's backups/ before apply, apply downloads (see
+// installer/net/download.hpp: hash computed while streaming, resume of
+// DEST.part, retries with back-off) into DEST.part and renames it over DEST
+// once the hash matches, so DEST is at every moment the old file or the new
+// one; then the runner records DEST as written with its SHA-256. Undo is the
+// runner's: it restores the backed-up file (or removes DEST when there was
+// none), also after a run killed in the middle of apply; `rollback ID`
+// refuses when DEST has changed since. A DEST.part left by a failed or
+// killed download stays, for the next attempt to resume.
 #pragma once
 #include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"

@@ -15,12 +15,16 @@ std::string mode_string(std::uint32_t mode) {
   return buf;
 }
 
-ExistingFile probe_file(const FileSystem& fs, const std::string& path) {
-  // Before reading: a .wslconfig linked to /etc/shadow must not even be
-  // parsed (its lines would be quoted in the plan's error).
+void refuse_link(const FileSystem& fs, const std::string& path) {
   if (auto target = link_at(fs, path))
     throw Refusal("refused by guard no-writes-through-links: " + normalize_path(path) + " is a symbolic link to " +
                   *target + "\n" + kNoLinksWhy);
+}
+
+ExistingFile probe_file(const FileSystem& fs, const std::string& path) {
+  // Before reading: a .wslconfig linked to /etc/shadow must not even be
+  // parsed (its lines would be quoted in the plan's error).
+  refuse_link(fs, path);
   ExistingFile f;
   f.info = fs.stat(path);
   if (f.info && f.info->type == FileType::regular) f.content = fs.read(path);

@@ -17,6 +17,11 @@ struct ExistingFile {
   std::optional<std::string> content;  // set for regular files
 };
 
+// Throws the guard no-writes-through-links' Refusal, naming the link's
+// target, when PATH's last component is a symbolic link.
+void refuse_link(const FileSystem& fs, const std::string& path);
+
+// refuse_link, then what is at PATH.
 ExistingFile probe_file(const FileSystem& fs, const std::string& path);
 
 // Adds to PLAN what it takes to make PATH hold CONTENT with ATTRS (or, with

@@ -11,14 +11,24 @@ namespace wslgpu {
 std::optional<FileInfo> OverlayFileSystem::stat(const std::string& path) const {
   auto it = entries_.find(normalize_path(path));
   if (it == entries_.end()) return base_.stat(path);
-  if (it->second.removed) return std::nullopt;
+  return pending_info(it->second);
+}
+
+std::optional<FileInfo> OverlayFileSystem::lstat(const std::string& path) const {
+  auto it = entries_.find(normalize_path(path));
+  if (it == entries_.end()) return base_.lstat(path);
+  return pending_info(it->second);
+}
+
+std::optional<FileInfo> OverlayFileSystem::pending_info(const Entry& entry) {
+  if (entry.removed) return std::nullopt;
   FileInfo info;
-  info.type = it->second.directory ? FileType::directory : FileType::regular;
-  info.mode = it->second.attrs.mode;
-  info.uid = it->second.attrs.uid;
-  info.gid = it->second.attrs.gid;
-  info.size = it->second.content.size();
-  info.mtime_ns = it->second.mtime_ns;
+  info.type = entry.directory ? FileType::directory : FileType::regular;
+  info.mode = entry.attrs.mode;
+  info.uid = entry.attrs.uid;
+  info.gid = entry.attrs.gid;
+  info.size = entry.content.size();
+  info.mtime_ns = entry.mtime_ns;
   return info;
 }
 

@@ -14,6 +14,9 @@ class OverlayFileSystem : public FileSystem {
   explicit OverlayFileSystem(const FileSystem& base) : base_(base) {}
 
   std::optional<FileInfo> stat(const std::string& path) const override;
+  // A planned write or removal replaces whatever is at PATH, a link too, so
+  // both see the pending entry; below it, the base answers.
+  std::optional<FileInfo> lstat(const std::string& path) const override;
   std::string read(const std::string& path) const override;
   std::vector<std::string> list(const std::string& dir) const override;
   void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override;
@@ -33,6 +36,8 @@ class OverlayFileSystem : public FileSystem {
     FileAttrs attrs;
     std::int64_t mtime_ns = 0;
   };
+  static std::optional<FileInfo> pending_info(const Entry& entry);
+
   const FileSystem& base_;
   std::map<std::string, Entry> entries_;  // normalized target path -> state
 };

@@ -32,10 +32,22 @@ const char* verdict_name(Verdict v);
 // A file a step would write (CONTENT set) or remove (CONTENT empty). The
 // runner carries these out atomically, backing up what it replaces, so that
 // steps whose effect is a file need no apply or undo code of their own.
+//
+// A file whose bytes the plan cannot hold (a download, up to gigabytes, not
+// fetched during plan) is written by the step's apply() instead: then
+// WRITTEN_BY_APPLY is the SHA-256 the file will have and CONTENT stays empty.
+// The runner backs PATH up before apply as for any write (streamed, never
+// read into memory), writes nothing itself, records PATH as written with
+// that SHA-256 once apply has returned (for rollback's drift check), and
+// restores the backup on undo, whether or not apply finished. Such a step
+// must replace PATH by a rename, never change it in place: the backup may be
+// a hard link to the file it replaces. The plan's overlay does not hold the
+// file, so later steps of the same plan see PATH as it is now.
 struct FileWrite {
   std::string path;
   std::optional<std::string> content;
   FileAttrs attrs;
+  std::optional<std::string> written_by_apply = std::nullopt;
 };
 
 struct StepPlan {

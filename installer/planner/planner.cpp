@@ -63,6 +63,7 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
         if (msg.find('\n') != std::string::npos) ps.plan.details.push_back(msg.substr(msg.find('\n') + 1));
       }
       for (const auto& w : ps.plan.writes) {
+        if (w.written_by_apply) continue;  // bytes unknown until apply
         if (w.content) overlay.write_atomic(w.path, *w.content, w.attrs);
         else overlay.remove(w.path);
         if (w.path == "/etc/passwd" || w.path == "/etc/group") ctx.forget_accounts();

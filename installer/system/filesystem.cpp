@@ -96,10 +96,15 @@ std::string resolve_under_root(const std::string& root, const std::string& path,
   return host(resolved);
 }
 
-std::optional<std::string> link_at(const FileSystem& fs, const std::string& path) {
+std::string entry_host_path(const FileSystem& fs, const std::string& path) {
   std::string normal = normalize_path(path);
   std::string parent_host = fs.host_path(parent_path(normal));
-  std::string own = (parent_host == "/" ? "" : parent_host) + "/" + base_name(normal);
+  return (parent_host == "/" ? "" : parent_host) + "/" + base_name(normal);
+}
+
+std::optional<std::string> link_at(const FileSystem& fs, const std::string& path) {
+  std::string normal = normalize_path(path);
+  std::string own = entry_host_path(fs, normal);
   if (fs.host_path(normal) == own) return std::nullopt;
   struct stat st {};
   if (::lstat(own.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return std::nullopt;
@@ -117,9 +122,9 @@ std::string RootedFileSystem::host_path(const std::string& path) const {
   return resolve_under_root(root_, path, true);
 }
 
-std::optional<FileInfo> RootedFileSystem::stat(const std::string& path) const {
-  struct stat st {};
-  if (::stat(host_path(path).c_str(), &st) != 0) return std::nullopt;
+namespace {
+
+FileInfo info_of(const struct stat& st) {
   FileInfo info;
   info.type = type_of(st.st_mode);
   info.mode = st.st_mode & 07777;
@@ -128,6 +133,20 @@ std::optional<FileInfo> RootedFileSystem::stat(const std::string& path) const {
   info.size = static_cast<std::uint64_t>(st.st_size);
   info.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   return info;
+}
+
+}  // namespace
+
+std::optional<FileInfo> RootedFileSystem::stat(const std::string& path) const {
+  struct stat st {};
+  if (::stat(host_path(path).c_str(), &st) != 0) return std::nullopt;
+  return info_of(st);
+}
+
+std::optional<FileInfo> RootedFileSystem::lstat(const std::string& path) const {
+  struct stat st {};
+  if (::lstat(resolve_under_root(root_, path, false).c_str(), &st) != 0) return std::nullopt;
+  return info_of(st);
 }
 
 std::string RootedFileSystem::read(const std::string& path) const {

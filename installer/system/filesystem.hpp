@@ -42,6 +42,13 @@ class FileSystem {
   // Metadata of PATH (symbolic links followed), or nullopt when it does not exist.
   virtual std::optional<FileInfo> stat(const std::string& path) const = 0;
 
+  // The same without following a symbolic link at PATH's last component: a
+  // link is reported as FileType::symlink (a dangling one too), with the
+  // link's own metadata. Links in the middle of PATH are resolved under the
+  // root as for every other call. For what must be told apart from the file
+  // a link points to (a check of type "symlink").
+  virtual std::optional<FileInfo> lstat(const std::string& path) const = 0;
+
   // The whole content of a regular file. Throws StepFailure when unreadable.
   virtual std::string read(const std::string& path) const = 0;
 
@@ -71,6 +78,7 @@ class RootedFileSystem : public FileSystem {
   const std::string& root() const { return root_; }
 
   std::optional<FileInfo> stat(const std::string& path) const override;
+  std::optional<FileInfo> lstat(const std::string& path) const override;
   std::string read(const std::string& path) const override;
   std::vector<std::string> list(const std::string& dir) const override;
   void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override;
@@ -81,6 +89,11 @@ class RootedFileSystem : public FileSystem {
  private:
   std::string root_;  // absolute, no trailing slash except for "/"
 };
+
+// Where PATH's own entry is on the machine running the tool: its folder
+// resolved under the root as host_path does, its last component not. A
+// rename to it replaces a link there instead of the file the link points to.
+std::string entry_host_path(const FileSystem& fs, const std::string& path);
 
 // The text of the symbolic link PATH's last component is ("/etc/shadow"),
 // or nullopt when it is not a link (or does not exist). Links in the middle

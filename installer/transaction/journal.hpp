@@ -4,13 +4,16 @@
 //   plan.json      the resolved plan and what is needed to resolve it again
 //   journal.jsonl  append-only, one JSON record per line, each fsynced
 //                  before the side effect it announces
-//   backups/N      the files the run replaced, as they were
+//   backups/N      the files the run replaced, as they were (a file a step's
+//                  apply replaces, a download, by a hard link or a copy)
 // Records, in order of a run:
 //   begin        {id, time, manifest, source, pid}
 //   intent       {step, index, pre, dirs}   before the step's first side effect
 //                                           (dirs: the top folders, before a step that runs programs)
-//   backup       {step, path, existed, blob, sha256, mode, uid, gid, created_dirs}
-//   written      {step, path, sha256}       after a file write (for drift checks)
+//   backup       {step, path, existed, blob, sha256, mode, uid, gid, created_dirs,
+//                whole_file}                whole_file: stored by store_file_blob
+//   written      {step, path, sha256}       after a file write, or after the apply
+//                                           that wrote it itself (for drift checks)
 //   outcome      {step, status, undo, msg}  status: applied | failed
 //   resume       {time, pid}                `recover --resume` went on from here
 //   rollback     {time, pid}                a rollback began
@@ -22,6 +25,7 @@
 // undo that failed). Both must be recovered before the next install.
 // docs/transactions.md describes the format and the guarantees.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +52,18 @@ class Journal {
   // returns its name relative to the transaction directory.
   std::string store_blob(const std::string& content);
   std::string read_blob(const std::string& name) const;
+
+  // The same for the regular file at HOST_PATH, never read into memory (a
+  // download may be gigabytes): a hard link when the transaction directory
+  // is on the same file system, else a streamed copy. A link shares the
+  // file's bytes, so this is only for a file that is about to be replaced by
+  // a rename, never changed in place (FileWrite::written_by_apply).
+  std::string store_file_blob(const std::string& host_path);
+  // Puts blob NAME back at HOST_PATH the same way: linked or copied to a
+  // temporary file beside it, given MODE and owner, renamed over HOST_PATH
+  // (replacing whatever entry is there, a link too), folder fsynced.
+  void restore_file_blob(const std::string& name, const std::string& host_path, std::uint32_t mode, std::uint32_t uid,
+                         std::uint32_t gid) const;
 
   // Writes plan.json atomically.
   void write_plan(const nlohmann::json& plan);

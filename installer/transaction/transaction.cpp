@@ -10,10 +10,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "installer/formats/sha256.hpp"
+#include "installer/net/download.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/interrupt.hpp"
 #include "installer/system/paths.hpp"
-#include "installer/formats/sha256.hpp"
 
 namespace wslgpu {
 
@@ -151,7 +152,12 @@ void restore_files(FileSystem& fs, Journal& journal, const StepRecord& s,
   for (auto r = restores.rbegin(); r != restores.rend(); ++r) {
     const nlohmann::json& b = **r;
     std::string path = b.value("path", "");
-    if (b.value("existed", false)) {
+    if (b.value("existed", false) && b.value("whole_file", false)) {
+      fs.make_dirs(parent_path(path), 0755);
+      journal.restore_file_blob(b.value("blob", ""), entry_host_path(fs, path), b.value("mode", 0644u),
+                                b.value("uid", 0u), b.value("gid", 0u));
+      what += (what.empty() ? "restored " : ", ") + path;
+    } else if (b.value("existed", false)) {
       FileAttrs attrs{b.value("mode", 0644u), b.value("uid", 0u), b.value("gid", 0u)};
       fs.write_atomic(path, journal.read_blob(b.value("blob", "")), attrs);
       what += (what.empty() ? "restored " : ", ") + path;
@@ -267,12 +273,27 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
         journal.append(intent);
         crash_point(ps.id, "before");
         for (const auto& w : ps.plan.writes) {
-          auto info = fs_.stat(w.path);
+          // A file apply writes itself is replaced by a rename of its own
+          // entry, so a link there is what would be replaced: looked at as such.
+          auto info = w.written_by_apply ? fs_.lstat(w.path) : fs_.stat(w.path);
           nlohmann::json backup = {{"type", "backup"}, {"step", ps.id}, {"path", w.path}, {"existed", info.has_value()}};
-          if (info) {
+          if (info && w.written_by_apply) {
+            // The plan refused a link here; this is the same rule for one made since.
+            if (info->type == FileType::symlink)
+              throw StepFailure("refusing to write " + w.path +
+                                ": it is a symbolic link, and wslgpu-setup does not "
+                                "write through links. Replace it with the file it points to, then run again.");
+            std::string host = entry_host_path(fs_, w.path);
+            bool regular = info->type == FileType::regular;
+            backup["blob"] = regular ? journal.store_file_blob(host) : journal.store_blob("");
+            backup["sha256"] = regular ? sha256_of_host_file(host) : sha256_hex("");
+            backup["whole_file"] = regular;
+          } else if (info) {
             std::string old = info->type == FileType::regular ? fs_.read(w.path) : std::string();
             backup["blob"] = journal.store_blob(old);
             backup["sha256"] = sha256_hex(old);
+          }
+          if (info) {
             backup["mode"] = info->mode;
             backup["uid"] = info->uid;
             backup["gid"] = info->gid;
@@ -280,11 +301,14 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
           // Directories the write creates are recorded too, so that undo
           // leaves no empty folder behind.
           nlohmann::json created = nlohmann::json::array();
-          for (std::string dir = parent_path(w.path); w.content && dir != "/" && !fs_.stat(dir); dir = parent_path(dir))
+          bool writes = w.content || w.written_by_apply;
+          for (std::string dir = parent_path(w.path); writes && dir != "/" && !fs_.stat(dir); dir = parent_path(dir))
             created.insert(created.begin(), dir);
           backup["created_dirs"] = created;
           journal.append(backup);
-          if (w.content) {
+          if (w.written_by_apply) {
+            continue;  // apply writes it; recorded as written once apply has returned
+          } else if (w.content) {
             fs_.write_atomic(w.path, *w.content, w.attrs);
             journal.append({{"type", "written"}, {"step", ps.id}, {"path", w.path}, {"sha256", sha256_hex(*w.content)}});
           } else {
@@ -293,6 +317,10 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
           }
         }
         nlohmann::json undo = ms->step->apply(ctx, ps.plan);
+        crash_point(ps.id, "applied");
+        for (const auto& w : ps.plan.writes)
+          if (w.written_by_apply)
+            journal.append({{"type", "written"}, {"step", ps.id}, {"path", w.path}, {"sha256", *w.written_by_apply}});
         journal.append({{"type", "outcome"}, {"step", ps.id}, {"status", "applied"}, {"undo", undo}});
         crash_point(ps.id, "after");
         report.changed = true;
@@ -419,7 +447,9 @@ std::vector<std::string> Transactions::drifted_files(const Journal& journal) con
     }
     if (!info) {
       drifted.push_back(path + " (now missing)");
-    } else if (info->type != FileType::regular || sha256_hex(fs_.read(path)) != sha.get<std::string>()) {
+    } else if (info->type != FileType::regular ||
+               // Streamed: a downloaded file may be gigabytes.
+               sha256_of_host_file(fs_.host_path(path)) != sha.get<std::string>()) {
       drifted.push_back(path + " (changed since)");
     }
   }

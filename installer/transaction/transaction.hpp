@@ -8,7 +8,8 @@
 //
 // For each step that changes something: an intent record (with the step's
 // snapshot) is fsynced, then every file the step writes is backed up and
-// written atomically, then the step's apply() runs, then an outcome record
+// written atomically (a file apply writes itself, FileWrite::written_by_apply,
+// is only backed up), then the step's apply() runs, then an outcome record
 // holding its undo data is fsynced. Undo runs the step's undo() and restores
 // the step's files from the earliest backup of each path in the transaction.
 #pragma once
@@ -122,8 +123,11 @@ class Transactions {
 // committed or converged install, never after a failed one.
 void keep_remembered(FileSystem& fs, const Plan& plan);
 
-// The testing hook: with WSLGPU_SETUP_CRASH_AT=<step-id>:<before|after>, the
-// process kills itself with SIGKILL at that point of that step.
+// The testing hook: with WSLGPU_SETUP_CRASH_AT=<step-id>:<when>, the process
+// kills itself with SIGKILL at that point of that step. WHEN is before (the
+// intent recorded, nothing done), applied (apply() returned, none of it
+// recorded yet: a download's file is in place without its written record or
+// outcome), after (the outcome recorded) or undo (rollback about to undo it).
 void crash_point(const std::string& step_id, const char* when);
 
 }  // namespace wslgpu

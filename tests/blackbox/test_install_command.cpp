@@ -282,3 +282,80 @@ TEST_CASE("without a terminal, progress is a line per 10 %; in JSON mode standar
     CHECK(j["changed"] == true);
   }
 }
+
+namespace {
+
+// A file:// source of BODY in TMP and a manifest downloading it to /var/tmp/big.bin.
+std::string local_download(const wslgpu::testing::TempDir& tmp, const std::string& body) {
+  std::ofstream(tmp.path() + "/big.bin", std::ios::binary) << body;
+  return download_manifest(tmp, "file://" + tmp.path() + "/big.bin", body);
+}
+
+std::string content_of(const std::string& host_path) {
+  std::ifstream in(host_path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST_CASE("a download to a symbolic link is refused by plan and install, and nothing is changed") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  wslgpu::testing::TempDir tmp;
+  std::string manifest = local_download(tmp, std::string(5000, 'l'));
+  std::filesystem::create_directories(root.path() + "/var/tmp");
+  std::filesystem::create_symlink("/etc/passwd", root.path() + "/var/tmp/big.bin");
+  auto before = machine(root);
+  RunResult plan = run_tool(args(root, {"--not-wsl", "plan", manifest}));
+  CHECK(plan.out.find("refused by guard no-writes-through-links: /var/tmp/big.bin is a symbolic link to /etc/passwd") !=
+        std::string::npos);
+  RunResult r = run_tool(args(root, {"--not-wsl", "install", manifest, "--yes"}));
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("refused by guard no-writes-through-links: /var/tmp/big.bin is a symbolic link to /etc/passwd") !=
+        std::string::npos);
+  CHECK(snapshot_difference(before, machine(root)) == "");
+}
+
+TEST_CASE("rollback puts back the file a download replaced, and refuses with exit 3 once it changed, unless --force") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  root.write("/var/tmp/big.bin", "the file before\n", 0600);
+  wslgpu::testing::TempDir tmp;
+  std::string body(300000, 'r');
+  std::string manifest = local_download(tmp, body);
+  auto before = machine(root);
+  RunResult r = run_tool(args(root, {"--not-wsl", "install", manifest, "--yes", "--output", "json"}));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::string id = nlohmann::json::parse(r.out)["transaction_id"];
+  CHECK(content_of(root.path() + "/var/tmp/big.bin") == body);
+  CHECK_FALSE(std::filesystem::exists(root.path() + "/var/tmp/big.bin.wslgpu-previous"));
+
+  root.write("/var/tmp/big.bin", "edited since\n");
+  auto edited = machine(root);
+  RunResult refused = run_tool(args(root, {"rollback", id, "--yes"}));
+  CHECK(refused.exit_code == 3);
+  CHECK(refused.err.find("/var/tmp/big.bin (changed since)") != std::string::npos);
+  CHECK(snapshot_difference(edited, machine(root)) == "");
+
+  RunResult forced = run_tool(args(root, {"rollback", id, "--yes", "--force"}));
+  CHECK(forced.exit_code == 0);
+  CHECK(snapshot_difference(before, machine(root)) == "");
+}
+
+TEST_CASE("a run killed after a download replaced its file is undone by recover --rollback, the old file back") {
+  if (!as_root()) return;
+  FakeWslRoot root;
+  root.write("/var/tmp/big.bin", "the file before\n", 0640);
+  wslgpu::testing::TempDir tmp;
+  std::string body(300000, 'k');
+  std::string manifest = local_download(tmp, body);
+  auto before = machine(root);
+  RunResult killed =
+      run_tool(args(root, {"--not-wsl", "install", manifest, "--yes"}), {"", {"WSLGPU_SETUP_CRASH_AT=big:applied"}});
+  CHECK(killed.exit_code == 128 + 9);
+  CHECK(content_of(root.path() + "/var/tmp/big.bin") == body);  // replaced, and nothing of it recorded after
+
+  RunResult recovered = run_tool(args(root, {"recover", "--rollback", "--yes"}));
+  CHECK(recovered.exit_code == 0);
+  CHECK(snapshot_difference(before, machine(root)) == "");
+}

@@ -31,14 +31,36 @@ void MemoryFileSystem::add_char_device(const std::string& path, std::uint32_t mo
   nodes_[normalize_path(path)] = Node{FileInfo{FileType::char_device, mode, 0, 0, 0, 0}, ""};
 }
 
+void MemoryFileSystem::add_symlink(const std::string& path, const std::string& target) {
+  add_dir(parent_path(path));
+  nodes_[normalize_path(path)] = Node{FileInfo{FileType::symlink, 0777, 0, 0, target.size(), 0}, target};
+}
+
+std::string MemoryFileSystem::follow(const std::string& path) const {
+  std::string p = normalize_path(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    auto it = nodes_.find(p);
+    if (it == nodes_.end() || it->second.info.type != FileType::symlink) return p;
+    const std::string& target = it->second.content;
+    p = normalize_path(!target.empty() && target.front() == '/' ? target : parent_path(p) + "/" + target);
+  }
+  throw StepFailure("too many levels of symbolic links in " + path);
+}
+
 std::optional<FileInfo> MemoryFileSystem::stat(const std::string& path) const {
+  auto it = nodes_.find(follow(path));
+  if (it == nodes_.end()) return std::nullopt;
+  return it->second.info;
+}
+
+std::optional<FileInfo> MemoryFileSystem::lstat(const std::string& path) const {
   auto it = nodes_.find(normalize_path(path));
   if (it == nodes_.end()) return std::nullopt;
   return it->second.info;
 }
 
 std::string MemoryFileSystem::read(const std::string& path) const {
-  auto it = nodes_.find(normalize_path(path));
+  auto it = nodes_.find(follow(path));
   if (it == nodes_.end() || it->second.info.type != FileType::regular)
     throw StepFailure("cannot read " + path + ": No such file or directory");
   return it->second.content;

@@ -25,10 +25,16 @@ class MemoryFileSystem : public FileSystem {
                 std::uint32_t gid = 0);
   void add_dir(const std::string& path, std::uint32_t mode = 0755);
   void add_char_device(const std::string& path, std::uint32_t mode = 0666);
+  // A symbolic link to TARGET (an absolute path, or names under PATH's
+  // folder, without ".."). stat and read follow it, lstat does not. Only a
+  // link at a path's last component is followed: the fake resolves no links
+  // in the middle.
+  void add_symlink(const std::string& path, const std::string& target);
   const std::map<std::string, Node>& nodes() const { return nodes_; }
   int writes = 0;  // how many write_atomic and remove calls changed something
 
   std::optional<FileInfo> stat(const std::string& path) const override;
+  std::optional<FileInfo> lstat(const std::string& path) const override;
   std::string read(const std::string& path) const override;
   std::vector<std::string> list(const std::string& dir) const override;
   void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override;
@@ -37,6 +43,9 @@ class MemoryFileSystem : public FileSystem {
   std::string host_path(const std::string& path) const override { return "/fake" + path; }
 
  private:
+  // PATH with the links at its last component followed (unchanged when none).
+  std::string follow(const std::string& path) const;
+
   std::map<std::string, Node> nodes_;
 };
 

@@ -351,7 +351,7 @@ std::shared_ptr<Step> download_step(const std::string& text, std::vector<Diagnos
 
 }  // namespace
 
-TEST_CASE("the download step is a no-op when dest already holds the file, and undo removes what it fetched") {
+TEST_CASE("the download step is a no-op when dest already holds the file, and leaves its file to the runner") {
   std::string body = test_body(4000);
   TinyHttpServer server({body});
   TempDir root;
@@ -369,12 +369,17 @@ TEST_CASE("the download step is a no-op when dest already holds the file, and un
   CHECK(p.summary == "download " + server.url("/amdgpu-install_6.4_all.deb") +
                          " to /var/lib/wslgpu-setup/cache/amdgpu-install_6.4_all.deb");
   CHECK(server.requests() == 0);  // plan fetches nothing
-  auto data = step->apply(ctx, p);
+  // The runner backs the file up and records it; apply writes it.
+  REQUIRE(p.writes.size() == 1);
+  CHECK(p.writes[0].path == "/var/lib/wslgpu-setup/cache/amdgpu-install_6.4_all.deb");
+  CHECK_FALSE(p.writes[0].content);
+  CHECK(p.writes[0].written_by_apply == sha256_hex(body));
+  step->apply(ctx, p);
   CHECK(fs.read("/var/lib/wslgpu-setup/cache/amdgpu-install_6.4_all.deb") == body);
   StepPlan again = step->plan(ctx);
   CHECK(again.verdict == Verdict::noop);
-  step->undo(ctx, data);
-  CHECK_FALSE(fs.stat("/var/lib/wslgpu-setup/cache/amdgpu-install_6.4_all.deb"));
+  CHECK(again.writes.empty());
+  CHECK(server.requests() == 1);
   CHECK(runner.calls.empty());
 }
 
@@ -388,7 +393,7 @@ TEST_CASE("the download step refuses plain http and a malformed sha256 when the 
   CHECK(diags[1].str() == "test.toml:3:10: \"sha256\" must be 64 hexadecimal digits (the output of `sha256sum`)");
 }
 
-TEST_CASE("the download step keeps a file it replaces and undo puts it back") {
+TEST_CASE("the download step replaces a file by a rename and keeps no copy of its own beside it") {
   std::string body = test_body(2000);
   TinyHttpServer server({body});
   TempDir root;
@@ -406,12 +411,10 @@ TEST_CASE("the download step keeps a file it replaces and undo puts it back") {
   CHECK(p.verdict == Verdict::change);
   CHECK(p.details.at(1) == "/opt/vendor/installer.deb exists with SHA-256 " + sha256_hex("older file\n") +
                                "; it will be replaced");
-  auto data = step->apply(ctx, p);
+  step->apply(ctx, p);
   CHECK(fs.read("/opt/vendor/installer.deb") == body);
-  CHECK(data["previous"] == "/opt/vendor/installer.deb.wslgpu-previous");
-  step->undo(ctx, data);
-  CHECK(fs.read("/opt/vendor/installer.deb") == "older file\n");
-  CHECK_FALSE(fs.stat("/opt/vendor/installer.deb.wslgpu-previous"));
+  // The old file is the runner's backup now (tests/unit/transaction/test_download_transactions.cpp).
+  CHECK(fs.list("/opt/vendor") == std::vector<std::string>{"installer.deb"});
 }
 
 // ---- the download helper (installer/net/fetch_helper.hpp), run as a program

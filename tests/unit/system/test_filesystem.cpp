@@ -48,3 +48,21 @@ TEST_CASE("reading a missing file names it") {
   CHECK_THROWS_WITH_AS(fs.read("/etc/nothing"), "cannot read /etc/nothing: No such file or directory", StepFailure);
   CHECK_FALSE(fs.stat("/etc/nothing"));
 }
+
+TEST_CASE("lstat reports a link at the last component as a link, and resolves links before it under the root") {
+  TempDir root;
+  root.write("etc/real.conf", "inside\n");
+  std::filesystem::create_symlink("/etc/real.conf", root.path() + "/etc/linked.conf");
+  std::filesystem::create_symlink("/etc", root.path() + "/etc-link");
+  std::filesystem::create_symlink("/etc/missing", root.path() + "/dangling");
+  RootedFileSystem fs(root.path());
+  REQUIRE(fs.lstat("/etc/linked.conf"));
+  CHECK(fs.lstat("/etc/linked.conf")->type == FileType::symlink);
+  CHECK(fs.stat("/etc/linked.conf")->type == FileType::regular);
+  CHECK(fs.lstat("/etc-link/linked.conf")->type == FileType::symlink);  // the middle link followed, inside the root
+  CHECK(fs.lstat("/etc-link/real.conf")->type == FileType::regular);
+  REQUIRE(fs.lstat("/dangling"));
+  CHECK(fs.lstat("/dangling")->type == FileType::symlink);
+  CHECK_FALSE(fs.stat("/dangling"));
+  CHECK_FALSE(fs.lstat("/etc/none"));
+}
