@@ -6,7 +6,11 @@
 #     exit status and every bundled profile is in wslgpu-setup(1);
 #   - every --option the page names exists (bar a few of other programs);
 #   - the completion offers exactly the commands, and after "COMMAND -"
-#     exactly that command's options and the global ones.
+#     exactly that command's options and the global ones;
+#   - README.md's exit-status table has every status wslgpu-setup(1) has;
+#   - no shipped text (README.md, docs/, the pages, the manifests) cites the
+#     workspace's notes, which neither the repository nor the package holds;
+#   - the cuda profile's advice names the oldest driver its own matrix takes.
 # Prints what is missing or extra; exits 1 if anything is.
 set -uo pipefail
 program=${1:?usage: check-docs.sh PROGRAM SOURCE_DIR}
@@ -70,5 +74,43 @@ for cmd in "${commands[@]}"; do
   same_set "options of $cmd" "$(printf '%s\n' "${own[@]}" "${global[@]}")" "$(complete_line wslgpu-setup "$cmd" -)"
 done
 
+# README.md's table of exit statuses against the page's EXIT STATUS.
+statuses_in() { tr -s ' ,|*' '\n' | grep -E '^[0-9]+$' | sort -u; }
+page_statuses=$(awk '/^# EXIT STATUS/ { on = 1; next } /^# / { on = 0 }
+  on && /^\*[0-9]+\*(, \*[0-9]+\*)*$/' "$page" | statuses_in)
+readme_statuses=$(awk '/^## Exit statuses/ { on = 1; next } /^## / { on = 0 }
+  on && /^\| [0-9]/ { split($0, cell, "|"); print cell[2] }' "$src/README.md" | statuses_in)
+[[ -n $page_statuses ]] || problem "cannot read the exit statuses of wslgpu-setup(1)'s EXIT STATUS"
+missing=$(comm -23 <(echo "$page_statuses") <(echo "$readme_statuses") | tr '\n' ' ')
+[[ -z $missing ]] || problem "README.md's exit-status table lacks $missing(wslgpu-setup(1) has them)"
+
+# Shipped text cites the vendors' pages, repositories and threads, never the
+# workspace's notes beside the checkout (../shared/...) or the documents the
+# project started from: /usr/share/doc/wslgpu-setup would point at nothing.
+while IFS= read -r hit; do
+  problem "$hit: cites a file that is not shipped; cite the vendor's page, repository or thread instead"
+done < <(cd "$src" && grep -rnIiE '\.\./shared|seed documents?|VENDOR-FACTS|SEED-NOTES' README.md docs packaging/man manifests)
+
+# The cuda profile's advice names the driver its matrix needs: the oldest
+# cuda_min_driver of its rows (the fallback needs that one too), so that a
+# user who follows the advice is not then refused by the profile itself.
+cuda=$src/manifests/cuda.toml
+lowest=$(awk -F'"' '/^cuda_min_driver = "[0-9]+"$/ { if (min == "" || $2 + 0 < min + 0) min = $2 } END { print min }' "$cuda")
+if [[ -z $lowest ]]; then
+  problem "cannot read a cuda_min_driver from the rows of $cuda"
+else
+  named=0
+  while IFS=: read -r line text; do
+    while read -r version; do
+      if [[ $version == "$lowest" ]]; then
+        named=1
+      else
+        problem "manifests/cuda.toml:$line: the advice names driver $version, but the profile's matrix needs $lowest or later (its oldest cuda_min_driver)"
+      fi
+    done < <(grep -oE '[0-9]+(\.[0-9]+)* or later' <<<"$text" | awk '{ print $1 }')
+  done < <(grep -nE '^advice = .*driver' "$cuda")
+  ((named)) || problem "manifests/cuda.toml: no advice names the driver the matrix needs ($lowest or later)"
+fi
+
 if ((bad)); then exit 1; fi
-echo "docs check: ok (${#commands[@]} commands, ${#global[@]} global options, ${#statuses[@]} exit statuses, ${#profiles[@]} profiles in wslgpu-setup(1) and the completion)"
+echo "docs check: ok (${#commands[@]} commands, ${#global[@]} global options, ${#statuses[@]} exit statuses, ${#profiles[@]} profiles in wslgpu-setup(1) and the completion; README.md has the page's $(wc -w <<<"$page_statuses") exit statuses; no citation outside the repository; the cuda advice names driver $lowest)"
