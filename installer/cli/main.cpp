@@ -29,13 +29,14 @@ namespace {
 const char* kExitCodes =
     "Exit status:\n"
     "  0   success, or nothing to do\n"
-    "  1   a step or a check failed (what the run had done was rolled back); doctor: a check failed\n"
-    "  2   bad input: malformed manifest, unknown option or value; no profile could be chosen\n"
-    "  3   refused: by a guard (root, wsl2, ...), a plan that install would refuse (plan too),\n"
-    "      files changed since (rollback), or the machine no longer matches a saved plan\n"
+    "  1   a step or a check failed (what the run had done was rolled back), or an unexpected\n"
+    "      error stopped the run (the message says what to do); doctor: a check failed\n"
+    "  2   bad input: malformed manifest, unknown option or value, or no profile could be chosen\n"
+    "  3   refused (a guard, not root, an unsupported distribution; plan too), the machine no\n"
+    "      longer matches a saved plan, or a rollback found files changed since\n"
     "  4   another run holds the lock\n"
-    "  5   an unfinished transaction must be recovered first (an interrupted run, or a rollback\n"
-    "      that stopped half way): recover --rollback or --resume\n"
+    "  5   an interrupted run must be recovered first, or a rollback failed half way\n"
+    "      (sudo wslgpu-setup recover --rollback)\n"
     "  10  changes pending (plan --detailed-exitcode)\n"
     "  130 interrupted by Ctrl-C (SIGINT); 143 by SIGTERM, 129 by SIGHUP: the step in progress\n"
     "      was let finish, then what the run had done was undone\n";
@@ -104,7 +105,7 @@ int main(int argc, char** argv) {
                    "A bundled profile name or a path to a .toml file (default: cuda or rocm, from the mounted Windows driver)");
   plan->add_option("--output,-o", plan_output, "text or json")->check(CLI::IsMember({"text", "json"}));
   plan->add_flag("--detailed-exitcode", plan_options.detailed_exitcode,
-                 "Exit 0 when nothing would change, 10 when changes are pending, 3 when install would refuse, "
+                 "Exit 0 when nothing would change, 10 when changes are pending, 3 when the plan is refused, "
                  "5 when an interrupted run must be recovered first");
 
   plan->add_option("--out", plan_options.out_file, "Save the plan to FILE for `install --plan FILE`");

@@ -298,8 +298,8 @@ std::string content_of(const std::string& host_path) {
 
 }  // namespace
 
-TEST_CASE("a download to a symbolic link is refused by plan and install, and nothing is changed") {
-  if (!as_root()) return;
+TEST_CASE("a download to a symbolic link is refused by plan and install, and nothing is changed" *
+          needs_root()) {
   FakeWslRoot root;
   wslgpu::testing::TempDir tmp;
   std::string manifest = local_download(tmp, std::string(5000, 'l'));
@@ -316,8 +316,8 @@ TEST_CASE("a download to a symbolic link is refused by plan and install, and not
   CHECK(snapshot_difference(before, machine(root)) == "");
 }
 
-TEST_CASE("rollback puts back the file a download replaced, and refuses with exit 3 once it changed, unless --force") {
-  if (!as_root()) return;
+TEST_CASE("rollback puts back the file a download replaced, and refuses with exit 3 once it changed, unless --force" *
+          needs_root()) {
   FakeWslRoot root;
   root.write("/var/tmp/big.bin", "the file before\n", 0600);
   wslgpu::testing::TempDir tmp;
@@ -342,8 +342,8 @@ TEST_CASE("rollback puts back the file a download replaced, and refuses with exi
   CHECK(snapshot_difference(before, machine(root)) == "");
 }
 
-TEST_CASE("a run killed after a download replaced its file is undone by recover --rollback, the old file back") {
-  if (!as_root()) return;
+TEST_CASE("a run killed after a download replaced its file is undone by recover --rollback, the old file back" *
+          needs_root()) {
   FakeWslRoot root;
   root.write("/var/tmp/big.bin", "the file before\n", 0640);
   wslgpu::testing::TempDir tmp;

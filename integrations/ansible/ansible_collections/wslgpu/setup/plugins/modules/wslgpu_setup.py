@@ -610,7 +610,8 @@ def profile_name(module, tool):
         return name
     # No profile: the one install would choose, from the mounted Windows driver.
     rc, plan, out, err = tool.run(["plan", "--output", "json"])
-    if rc != 0 or not isinstance(plan, dict):
+    # 3: a refused plan still names its profile.
+    if rc not in (0, 3) or not isinstance(plan, dict):
         tool.fail(rc if rc else 1, err, out)
     return plan.get("manifest", {}).get("name", "")
 
@@ -627,6 +628,11 @@ def absent(module, tool):
         module.fail_json(msg="transaction %s (%s) was interrupted; recover it first:\n"
                              "  Roll it back:   sudo wslgpu-setup recover --rollback\n"
                              "  Or finish it:   sudo wslgpu-setup recover --resume" % (mine[0].get("id"), name),
+                         **tool.result)
+    if mine and mine[0].get("status") == "half_undone":
+        tool.result["rc"] = 5
+        module.fail_json(msg="transaction %s (%s) is half undone: a rollback of it stopped before its end; "
+                             "finish it first:\n  sudo wslgpu-setup recover --rollback" % (mine[0].get("id"), name),
                          **tool.result)
     todo = [t["id"] for t in mine if t.get("status") == "committed"]
     tool.result["rolled_back"] = todo if module.check_mode else []
