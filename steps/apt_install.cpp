@@ -80,8 +80,10 @@ std::map<std::string, std::vector<std::string>> fetchable_versions(StepContext& 
   cmd.stop_on_interrupt = true;  // it only reads
   ProcessResult r = ctx.runner.run(cmd);
   if (r.interrupted) throw_interrupted("while asking apt which versions it can fetch; nothing was changed");
-  if (r.not_found || r.timed_out) throw StepFailure(command_failure(cmd, r));
-  // madison exits 0 and prints nothing for a name no source has.
+  // madison exits 0 and prints nothing for a name no source has; any other
+  // status means it could not answer (a chroot refused without root, apt's
+  // own error), which must not read as "apt has no such version".
+  if (!r.ok()) throw StepFailure(command_failure(cmd, r));
   return parse_apt_madison(r.out);
 }
 

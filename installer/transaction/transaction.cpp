@@ -228,13 +228,10 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
   // safe points: the step in progress has finished (or, for a download,
   // stopped where it may), and everything applied so far is undone.
   std::string last_step;
-  auto stop_for_signal = [&](int signo) {
-    result.interrupted = signo;
-    result.failed = true;
-    result.error = "interrupted by " + signal_name(signo) +
-                   (last_step.empty() ? std::string(" before the first step") : " after step \"" + last_step + "\"");
-    spdlog::info("{}; rolling back", result.error);
-    result.rc = 128 + signo;
+  // Undoes what the run applied. Both failures are the user's to know: the
+  // one that stopped the run (already in RESULT), and an undo that fails,
+  // which leaves the machine half undone (exit 5).
+  auto undo_everything = [&] {
     try {
       result.undone = rollback(journal, manifest, callbacks);
     } catch (const RollbackFailure& u) {
@@ -242,6 +239,15 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
       result.undo_error = u.what();
       result.rc = static_cast<int>(ExitCode::needs_recovery);
     }
+  };
+  auto stop_for_signal = [&](int signo) {
+    result.interrupted = signo;
+    result.failed = true;
+    result.error = "interrupted by " + signal_name(signo) +
+                   (last_step.empty() ? std::string(" before the first step") : " after step \"" + last_step + "\"");
+    spdlog::info("{}; rolling back", result.error);
+    result.rc = 128 + signo;
+    undo_everything();
   };
   for (const auto& ps : plan.steps) {
     if (int signo = interrupt_signal()) return stop_for_signal(signo);
@@ -354,15 +360,7 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
       if (callbacks.step_finished) callbacks.step_finished(report);
       result.steps.push_back(report);
       result.rc = static_cast<int>(ExitCode::failed);
-      try {
-        result.undone = rollback(journal, manifest, callbacks);
-      } catch (const RollbackFailure& u) {
-        // Both failures are the user's to know: the step that failed first,
-        // and the undo that left the machine half undone.
-        result.undone = u.undone();
-        result.undo_error = u.what();
-        result.rc = static_cast<int>(ExitCode::needs_recovery);
-      }
+      undo_everything();
       return;
     }
     if (callbacks.step_finished) callbacks.step_finished(report);

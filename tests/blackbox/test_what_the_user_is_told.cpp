@@ -233,3 +233,22 @@ TEST_CASE("an undo that fails during rollback ID says what was undone and what f
   CHECK(finished.exit_code == 0);
   CHECK(snapshot_difference(before, outside_state_without_times(snapshot(root.path()))) == "");
 }
+
+TEST_CASE("without root, plan rocm says its key steps need sudo, not that the key could not be used" * needs_root()) {
+  FakeWslRoot root;  // no /var/lib/wslgpu-setup yet: only root may make it
+  open_to_everyone(root);
+  auto before = snapshot(root.path());
+  RunResult r = run_tool(on(root, {"plan", "rocm"}), kAsNobody);
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(has(r.out, "planning this step needs root: it keeps the vendor's signing key in /var/lib/wslgpu-setup/cache/keys, "
+                   "which only root may write"));
+  CHECK(has(r.out, "Run it again with sudo."));
+  CHECK_FALSE(has(r.out, "could not be used"));
+  CHECK_FALSE(has(r.out, "Check that key_url"));
+  // apt's own steps cannot run chrooted without root either, and say so
+  // rather than that apt has no such version.
+  CHECK(has(r.out, "only root may chroot; run it again with sudo"));
+  CHECK_FALSE(has(r.out, "apt has no rocm version"));
+  CHECK(snapshot_difference(before, snapshot(root.path())) == "");
+}

@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/loopback_listener.hpp"
+
 namespace wslgpu::testing {
 
 class TinyHttpServer {
@@ -32,17 +34,7 @@ class TinyHttpServer {
   };
 
   explicit TinyHttpServer(Behaviour b) : behaviour_(std::move(b)) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(listener_ >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;  // ephemeral
-    REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    REQUIRE(::listen(listener_, 8) == 0);
-    socklen_t len = sizeof addr;
-    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    listener_ = listen_on_loopback(port_);
     thread_ = std::thread([this] { serve(); });
   }
 
