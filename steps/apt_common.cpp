@@ -1,8 +1,8 @@
 #include "steps/apt_common.hpp"
 
+#include <unistd.h>
 #include <cerrno>
 #include <cstring>
-#include <unistd.h>
 
 #include <stdlib.h>
 

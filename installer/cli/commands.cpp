@@ -18,20 +18,20 @@
 
 #include "installer/cli/progress_display.hpp"
 #include "installer/guards/disk_space.hpp"
-#include "installer/manifest/bundled_manifests.hpp"
-#include "installer/system/error.hpp"
-#include "installer/system/filesystem.hpp"
-#include "installer/system/interrupt.hpp"
 #include "installer/guards/guards.hpp"
 #include "installer/host/gpu_vendor.hpp"
 #include "installer/host/host.hpp"
-#include "installer/transaction/lock.hpp"
+#include "installer/manifest/bundled_manifests.hpp"
 #include "installer/manifest/manifest.hpp"
 #include "installer/manifest/step_kind.hpp"
 #include "installer/plan/plan_output.hpp"
 #include "installer/planner/planner.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/filesystem.hpp"
+#include "installer/system/interrupt.hpp"
 #include "installer/system/process.hpp"
 #include "installer/system/text.hpp"
+#include "installer/transaction/lock.hpp"
 #include "installer/transaction/transaction.hpp"
 
 namespace wslgpu {
@@ -287,8 +287,8 @@ int finish_run(const GlobalOptions& g, const ChangeOptions& o, const RunResult& 
     if (!r.error.empty()) std::cerr << "error: " << r.error << "\n";
     std::cerr << "error: then the rollback stopped: " << r.undo_error << "\n";
     std::cout << "Transaction " << r.transaction_id << " is half undone: " << r.undone.size()
-              << (r.undone.size() == 1 ? " step was" : " steps were")
-              << " undone, the rest is still applied (exit " << r.rc << ").\n"
+              << (r.undone.size() == 1 ? " step was" : " steps were") << " undone, the rest is still applied (exit "
+              << r.rc << ").\n"
               << "Fix the cause above, then finish the rollback: sudo " << program(g) << " recover --rollback"
               << root_option(g) << "\n"
               << "The journal: sudo " << program(g) << " history " << r.transaction_id << root_option(g) << "\n";
@@ -449,8 +449,8 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
     nlohmann::json doc = plan_to_json(r.plan);
     doc.update(choice_json(choice));
     if (unfinished)
-      doc["unfinished_transaction"] = {{"id", unfinished->id}, {"status", unfinished->status},
-                                       {"message", unfinished_text(*unfinished)}};
+      doc["unfinished_transaction"] = {
+          {"id", unfinished->id}, {"status", unfinished->status}, {"message", unfinished_text(*unfinished)}};
     std::cout << doc.dump(2) << "\n";
   } else if (g.verbosity >= 0) {
     if (!choice.profile.empty()) std::cout << choice_line(choice);
@@ -672,7 +672,8 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
     return 0;
   }
   if (!rollback && t->status == "half_undone")
-    throw Refusal("transaction " + t->id + " is half undone: a rollback began, so it can only be finished by "
+    throw Refusal("transaction " + t->id +
+                  " is half undone: a rollback began, so it can only be finished by "
                   "rolling back; nothing was changed.\n  Run: sudo wslgpu-setup recover --rollback");
   Journal journal = Journal::open(tx.tx_root(), t->id);
   journal.cut_torn_tail();
@@ -707,7 +708,8 @@ int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat
   if (::access(tx_root.c_str(), F_OK) == 0 && ::access(tx_root.c_str(), R_OK | X_OK) != 0)
     throw Refusal("history needs root: the transactions in " + tx_root +
                   " are readable by root only, because their backups may hold secrets (the files the runs "
-                  "replaced).\n  Run it again with sudo: " + again_with_sudo(g));
+                  "replaced).\n  Run it again with sudo: " +
+                  again_with_sudo(g));
   // What history shows for a status a person must act on.
   auto shown = [](const std::string& status) {
     if (status == "half_undone") return std::string("half_undone (rollback unfinished: run it again)");

@@ -11,13 +11,13 @@
 namespace wslgpu {
 
 enum class ExitCode : int {
-  ok = 0,               // success, or nothing to do
-  failed = 1,           // a step or check failed (and what was done was rolled back)
-  bad_input = 2,        // malformed manifest, unknown option, bad value
-  refused = 3,          // a guard refused, or the machine no longer matches a saved plan
-  locked = 4,           // another run holds the lock
-  needs_recovery = 5,   // an unfinished transaction (interrupted, or its rollback failed) must be recovered
-  changes_pending = 10, // `plan --detailed-exitcode` and something would change
+  ok = 0,                // success, or nothing to do
+  failed = 1,            // a step or check failed (and what was done was rolled back)
+  bad_input = 2,         // malformed manifest, unknown option, bad value
+  refused = 3,           // a guard refused, or the machine no longer matches a saved plan
+  locked = 4,            // another run holds the lock
+  needs_recovery = 5,    // an unfinished transaction (interrupted, or its rollback failed) must be recovered
+  changes_pending = 10,  // `plan --detailed-exitcode` and something would change
   // 128 + the signal that stopped the run at a safe point, after what it had
   // done was undone: 130 for Ctrl-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP.
   interrupted = 130,

@@ -97,9 +97,12 @@ void close_inherited(int first, int max_fd) {
   if (c.chroot_to && (::chroot(c.chroot_to) != 0 || ::chdir("/") != 0)) {
     // Between vfork and exec only async-signal-safe calls: fixed texts.
     const char msg[] = "wslgpu-setup: chroot into the target root failed\n";
-    const char eperm[] = "wslgpu-setup: chroot into the target root failed: only root may chroot; run it again with sudo\n";
-    if (errno == EPERM) (void)!::write(2, eperm, sizeof eperm - 1);
-    else (void)!::write(2, msg, sizeof msg - 1);
+    const char eperm[] =
+        "wslgpu-setup: chroot into the target root failed: only root may chroot; run it again with sudo\n";
+    if (errno == EPERM)
+      (void)!::write(2, eperm, sizeof eperm - 1);
+    else
+      (void)!::write(2, msg, sizeof msg - 1);
     ::_exit(126);
   }
   ::execvpe(c.argv[0], c.argv, c.envp);

@@ -101,7 +101,7 @@ struct TransactionSummary {
   std::string time;
   std::string manifest;
   std::string source;
-  std::string status;  // committed, rolled_back, interrupted, half_undone
+  std::string status;        // committed, rolled_back, interrupted, half_undone
   std::string undo_failure;  // half_undone: the undo that failed ("step \"x\": why"), or "" when killed
   std::size_t changed_steps = 0;
   std::string interrupted_step;  // the step with an intent and no outcome

@@ -298,8 +298,7 @@ std::string content_of(const std::string& host_path) {
 
 }  // namespace
 
-TEST_CASE("a download to a symbolic link is refused by plan and install, and nothing is changed" *
-          needs_root()) {
+TEST_CASE("a download to a symbolic link is refused by plan and install, and nothing is changed" * needs_root()) {
   FakeWslRoot root;
   wslgpu::testing::TempDir tmp;
   std::string manifest = local_download(tmp, std::string(5000, 'l'));

@@ -43,7 +43,8 @@ std::string committed_install(const FakeWslRoot& root) {
 
 }  // namespace
 
-TEST_CASE("without root, install, rollback and recover are refused by the root guard before the state folder" * needs_root()) {
+TEST_CASE("without root, install, rollback and recover are refused by the root guard before the state folder" *
+          needs_root()) {
   FakeWslRoot root;
   open_to_everyone(root);
   auto before = snapshot(root.path());
@@ -82,7 +83,8 @@ TEST_CASE("without root, history says it needs sudo instead of showing an empty 
   CHECK(has(as_root_again.out, id + "  "));
 }
 
-TEST_CASE("without root, plan works where it can read what it compares, and says to use sudo where it cannot" * needs_root()) {
+TEST_CASE("without root, plan works where it can read what it compares, and says to use sudo where it cannot" *
+          needs_root()) {
   FakeWslRoot root;
   open_to_everyone(root);
   RunResult fresh = run_tool(on(root, {"plan", install_manifest()}), kAsNobody);
@@ -104,7 +106,8 @@ TEST_CASE("without root, plan works where it can read what it compares, and says
   CHECK_FALSE(has(doctor.err, "Permission denied"));
 }
 
-TEST_CASE("the command a plan ends with carries every option that shaped it, and applies that very plan" * needs_root()) {
+TEST_CASE("the command a plan ends with carries every option that shaped it, and applies that very plan" *
+          needs_root()) {
   FakeWslRoot root;
   root.write("/etc/gate", "present\n");
   RunResult plan = run_tool(on(root, {"plan", install_manifest(), "--set", "gate=/etc/gate", "--user", "alice"}));
@@ -120,7 +123,6 @@ TEST_CASE("the command a plan ends with carries every option that shaped it, and
   REQUIRE(applied.exit_code == 0);
   auto steps = nlohmann::json::parse(applied.out)["steps"];
   CHECK(steps[2]["msg"] == "ok: /etc/gate exists");
-
 }
 
 TEST_CASE("a plan saved with --out ends with the command that runs exactly the saved plan" * needs_root()) {
@@ -158,7 +160,8 @@ TEST_CASE("a converged install whose check fails exits 1 and does not say there 
 TEST_CASE("plan exits 3 when install would refuse, with or without --detailed-exitcode" * needs_root()) {
   FakeWslRoot root;
   root.write("/etc/motd.real", "x\n");
-  std::filesystem::create_symlink("motd.real", root.path() + "/etc/motd");  // the link guard refuses to write through it
+  std::filesystem::create_symlink("motd.real",
+                                  root.path() + "/etc/motd");  // the link guard refuses to write through it
   RunResult plain = run_tool(on(root, {"plan", install_manifest()}));
   CHECK(plain.exit_code == 3);
   CHECK(has(plain.out, "Install would stop before changing anything"));
@@ -187,7 +190,8 @@ TEST_CASE("plan warns of an interrupted run, and exits 5 with --detailed-exitcod
   CHECK(run_tool(on(root, {"install", install_manifest(), "--yes"})).exit_code == 5);
 }
 
-TEST_CASE("a rollback killed half way shows as unfinished, and the same rollback finishes it without --force" * needs_root()) {
+TEST_CASE("a rollback killed half way shows as unfinished, and the same rollback finishes it without --force" *
+          needs_root()) {
   FakeWslRoot root;
   root.write("/etc/motd", "old\n");
   auto before = outside_state_without_times(snapshot(root.path()));
@@ -211,7 +215,8 @@ TEST_CASE("a rollback killed half way shows as unfinished, and the same rollback
   CHECK(has(run_tool(on(root, {"history"})).out, "rolled_back"));
 }
 
-TEST_CASE("an undo that fails during rollback ID says what was undone and what failed, exit 5, until it is finished" * needs_root()) {
+TEST_CASE("an undo that fails during rollback ID says what was undone and what failed, exit 5, until it is finished" *
+          needs_root()) {
   FakeWslRoot root;
   root.write("/etc/motd", "old\n");
   auto before = outside_state_without_times(snapshot(root.path()));
@@ -241,8 +246,9 @@ TEST_CASE("without root, plan rocm says its key steps need sudo, not that the ke
   RunResult r = run_tool(on(root, {"plan", "rocm"}), kAsNobody);
   INFO(r.out, r.err);
   CHECK(r.exit_code == 3);
-  CHECK(has(r.out, "planning this step needs root: it keeps the vendor's signing key in /var/lib/wslgpu-setup/cache/keys, "
-                   "which only root may write"));
+  CHECK(has(r.out,
+            "planning this step needs root: it keeps the vendor's signing key in /var/lib/wslgpu-setup/cache/keys, "
+            "which only root may write"));
   CHECK(has(r.out, "Run it again with sudo."));
   CHECK_FALSE(has(r.out, "could not be used"));
   CHECK_FALSE(has(r.out, "Check that key_url"));

@@ -197,7 +197,8 @@ TEST_CASE("an interrupted run is found and rolled back from its journal alone") 
   CHECK(tx.rollback(j, m, {}).empty());
 }
 
-TEST_CASE("an undo that fails stops the rollback, reports both failures and leaves the run half undone until finished") {
+TEST_CASE(
+    "an undo that fails stops the rollback, reports both failures and leaves the run half undone until finished") {
   Fixture f;
   Manifest m = f.manifest(R"(
 [manifest]
