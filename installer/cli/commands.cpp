@@ -549,7 +549,10 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
             rep.msg = e.what();
             result.failed = true;
             result.rc = static_cast<int>(ExitCode::failed);
-            result.error = "check \"" + ps.id + "\" failed: " + e.what();
+            // The check's own message starts "check failed: "; say it once.
+            std::string why = e.what();
+            if (why.rfind("check failed: ", 0) == 0) why.erase(0, std::string("check failed: ").size());
+            result.error = "check \"" + ps.id + "\" failed: " + why;
           }
           result.steps.push_back(rep);
         }

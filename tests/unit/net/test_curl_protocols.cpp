@@ -37,6 +37,12 @@ struct FakeCurlState {
 };
 FakeCurlState fake_curl;
 
+// curl_easy_setopt's own shape: the last named parameter is an enum, which
+// clang's -Wvarargs flags for va_start. libcurl's C implementation does the
+// same with the same type (an int-sized enum, passed as an int on every ABI
+// we build for); the fake must match the function pointer it stands in for.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wvarargs"
 CURLcode fake_curl_setopt(CURL*, CURLoption option, ...) {
   va_list ap;
   va_start(ap, option);
@@ -53,6 +59,7 @@ CURLcode fake_curl_setopt(CURL*, CURLoption option, ...) {
     result = CURLE_UNKNOWN_OPTION;
   return result;
 }
+#pragma GCC diagnostic pop
 
 const char* fake_curl_strerror(CURLcode code) {
   return code == CURLE_UNKNOWN_OPTION ? "An unknown option was passed in to libcurl" : "another error";
