@@ -488,8 +488,20 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
     } catch (const nlohmann::json::exception& e) {
       throw InputError(SourcePos{options.saved_plan, 0, 0}, std::string("not a saved plan: ") + e.what());
     }
-    if (saved.value("saved_plan_format", 0) != kSavedPlanFormat)
-      throw InputError(SourcePos{options.saved_plan, 0, 0}, "not a saved plan of this version (make it again with `plan --out`)");
+    // A plan saved by another version is stale, whatever else it says: the
+    // profiles' defaults and the plan's own format may differ (exit 3).
+    std::string made_by = saved.value("tool_version", std::string("an unknown version"));
+    if (!saved.contains("saved_plan_format") || saved["saved_plan_format"] != kSavedPlanFormat)
+      throw Refusal("the saved plan " + options.saved_plan + " is stale: it is of saved-plan format " +
+                    (saved.contains("saved_plan_format") ? saved["saved_plan_format"].dump() : std::string("none")) +
+                    " (made by wslgpu-setup " + made_by +
+                    "), and this is wslgpu-setup " WSLGPU_VERSION ", which reads format " +
+                    std::to_string(kSavedPlanFormat) + ". Nothing was changed. Make it again with `plan --out`.");
+    if (made_by != WSLGPU_VERSION)
+      throw Refusal("the saved plan " + options.saved_plan + " is stale: it was made by wslgpu-setup " + made_by +
+                    "; this is " WSLGPU_VERSION
+                    ": the profiles' defaults and the plan format may differ. Nothing was changed. Make it again "
+                    "with `plan --out`.");
     if (saved.value("root", "") != g.root)
       throw Error(ExitCode::refused, "the saved plan was made for --root " + saved.value("root", "") + ", not " + g.root);
     source = {saved.value("source", ""), saved.value("manifest_text", ""), false};

@@ -1,11 +1,13 @@
 // State that survives upgrades, from outside: a run records its state
 // format; state of a newer format (a newer tool's) is refused by every
-// command that reads it, with exit 2 and nothing changed. install needs
-// root, so these tests are in the needs-root suite (harness.hpp).
+// command that reads it, with exit 2 and nothing changed; a saved plan of
+// another tool version is refused as stale (exit 3). install needs root, so
+// these tests are in the needs-root suite (harness.hpp).
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -123,4 +125,37 @@ TEST_CASE("a journal written by a newer tool is refused with exit 2 by every com
                           .dump() +
                       "\n{\"type\":\"a record of format 3\"}\n");
   every_reader_refuses(root, id, "transaction " + id + " was written by wslgpu-setup 0.2.0 (state format 3)");
+}
+
+TEST_CASE("a saved plan made by another tool version, or of another format, is refused as stale with exit 3" *
+          needs_root()) {
+  FakeWslRoot root;
+  std::string plan = root.path() + "/../" + std::filesystem::path(root.path()).filename().string() + "-other.plan";
+  REQUIRE(run_tool(rooted(root, {"plan", state_test_manifest(), "--out", plan})).exit_code == 0);
+  auto saved = nlohmann::json::parse(file_text(plan));
+  const std::string ours = saved["tool_version"];
+  auto before = snapshot(root.path());
+
+  saved["tool_version"] = "0.0.9";
+  overwrite(plan, saved.dump(2));
+  RunResult older = run_tool(rooted(root, {"install", "--plan", plan, "--yes"}));
+  CHECK(older.exit_code == 3);
+  CHECK(older.err.find("is stale: it was made by wslgpu-setup 0.0.9; this is " + ours +
+                       ": the profiles' defaults and the plan format may differ") != std::string::npos);
+  CHECK(older.err.find("Make it again with `plan --out`") != std::string::npos);
+  CHECK(snapshot_difference(before, snapshot(root.path())) == "");
+
+  saved["tool_version"] = ours;
+  saved["saved_plan_format"] = 2;
+  overwrite(plan, saved.dump(2));
+  RunResult other_format = run_tool(rooted(root, {"install", "--plan", plan, "--yes"}));
+  CHECK(other_format.exit_code == 3);
+  CHECK(other_format.err.find("is stale: it is of saved-plan format 2") != std::string::npos);
+  CHECK(snapshot_difference(before, snapshot(root.path())) == "");
+
+  // The same plan as it was made runs: only the version made it stale.
+  saved["saved_plan_format"] = 1;
+  overwrite(plan, saved.dump(2));
+  CHECK(run_tool(rooted(root, {"install", "--plan", plan, "--yes"})).exit_code == 0);
+  std::filesystem::remove(plan);
 }
