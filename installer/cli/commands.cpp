@@ -32,6 +32,7 @@
 #include "installer/system/process.hpp"
 #include "installer/system/text.hpp"
 #include "installer/transaction/lock.hpp"
+#include "installer/transaction/state_format.hpp"
 #include "installer/transaction/transaction.hpp"
 
 namespace wslgpu {
@@ -119,6 +120,7 @@ nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source,
                                                           {"facts", s.plan.fingerprint},
                                                           {"changes", s.plan.changes}};
   return {{"saved_plan_format", kSavedPlanFormat},
+          {"state_format", kStateFormat},
           {"tool_version", WSLGPU_VERSION},
           {"root", g.root},
           {"source", source.display},
@@ -427,6 +429,8 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
   std::optional<TransactionSummary> unfinished;
   try {
     unfinished = Transactions(s.fs, s.runner, s.host, kStateDir).interrupted();
+  } catch (const NewerStateFormat&) {
+    throw;  // not "cannot read": the state must not be misread, by a plan either
   } catch (const Error& e) {
     // Without root the transactions cannot be read; install, which needs
     // root, looks again.
@@ -484,8 +488,20 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
     } catch (const nlohmann::json::exception& e) {
       throw InputError(SourcePos{options.saved_plan, 0, 0}, std::string("not a saved plan: ") + e.what());
     }
-    if (saved.value("saved_plan_format", 0) != kSavedPlanFormat)
-      throw InputError(SourcePos{options.saved_plan, 0, 0}, "not a saved plan of this version (make it again with `plan --out`)");
+    // A plan saved by another version is stale, whatever else it says: the
+    // profiles' defaults and the plan's own format may differ (exit 3).
+    std::string made_by = saved.value("tool_version", std::string("an unknown version"));
+    if (!saved.contains("saved_plan_format") || saved["saved_plan_format"] != kSavedPlanFormat)
+      throw Refusal("the saved plan " + options.saved_plan + " is stale: it is of saved-plan format " +
+                    (saved.contains("saved_plan_format") ? saved["saved_plan_format"].dump() : std::string("none")) +
+                    " (made by wslgpu-setup " + made_by +
+                    "), and this is wslgpu-setup " WSLGPU_VERSION ", which reads format " +
+                    std::to_string(kSavedPlanFormat) + ". Nothing was changed. Make it again with `plan --out`.");
+    if (made_by != WSLGPU_VERSION)
+      throw Refusal("the saved plan " + options.saved_plan + " is stale: it was made by wslgpu-setup " + made_by +
+                    "; this is " WSLGPU_VERSION
+                    ": the profiles' defaults and the plan format may differ. Nothing was changed. Make it again "
+                    "with `plan --out`.");
     if (saved.value("root", "") != g.root)
       throw Error(ExitCode::refused, "the saved plan was made for --root " + saved.value("root", "") + ", not " + g.root);
     source = {saved.value("source", ""), saved.value("manifest_text", ""), false};
@@ -505,6 +521,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   const ChangeOptions& o = options.change;
   if (!choice.profile.empty() && o.output == OutputFormat::text && g.verbosity >= 0) std::cout << choice_line(choice);
   Transactions tx(s.fs, s.runner, s.host, kStateDir);
+  tx.refuse_newer_state();  // before the lock: a refused run leaves the state folder as it was
   s.fs.make_dirs(kStateDir, 0755);
   RunLock lock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(options.change));
   refuse_if_interrupted(tx);
@@ -631,6 +648,7 @@ int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOpti
   InterruptScope interrupts(kRollbackInterrupted, kRollbackAgain);
   Session s(g);
   Transactions tx(s.fs, s.runner, s.host, kStateDir);
+  tx.refuse_newer_state();  // before the lock: a refused run leaves the state folder as it was
   s.fs.make_dirs(kStateDir, 0755);
   RunLock lock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(o));
   Journal journal = Journal::open(tx.tx_root(), id);
@@ -666,6 +684,7 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
   GlobalOptions g = given;
   Session s(g);
   Transactions tx(s.fs, s.runner, s.host, kStateDir);
+  tx.refuse_newer_state();  // before the lock: a refused run leaves the state folder as it was
   s.fs.make_dirs(kStateDir, 0755);
   RunLock lock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(o));
   auto t = tx.interrupted();
@@ -706,6 +725,7 @@ int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat
   check_root(g.root);
   RootedFileSystem fs(g.root);
   std::string tx_root = fs.host_path(std::string(kStateDir) + "/tx");
+  check_state_stamp(fs.host_path(std::string(kStateDir) + "/state-format"));  // each journal's own: Journal::open
   // The folder is root's alone (backups may hold secrets): without root,
   // say so, never "No transactions yet."
   if (::access(tx_root.c_str(), F_OK) == 0 && ::access(tx_root.c_str(), R_OK | X_OK) != 0)

@@ -19,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include "installer/system/error.hpp"
+#include "installer/transaction/state_format.hpp"
 
 namespace wslgpu {
 
@@ -62,9 +63,9 @@ std::string read_host_file(const std::string& path) {
 
 }  // namespace
 
-void write_file_durably(const std::string& path, const std::string& content) {
+void write_file_durably(const std::string& path, const std::string& content, std::uint32_t mode) {
   std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(mode));
   if (fd < 0) throw StepFailure("cannot write " + tmp + ": " + std::strerror(errno));
   std::size_t done = 0;
   while (done < content.size()) {
@@ -76,7 +77,9 @@ void write_file_durably(const std::string& path, const std::string& content) {
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0)
+  // fchmod: the umask may have taken bits off MODE.
+  if (::fchmod(fd, static_cast<mode_t>(mode)) != 0 || ::fsync(fd) != 0 || ::close(fd) != 0 ||
+      ::rename(tmp.c_str(), path.c_str()) != 0)
     throw StepFailure("cannot write " + path + ": " + std::strerror(errno));
   fsync_path(path.substr(0, path.rfind('/')), O_RDONLY | O_DIRECTORY);
 }
@@ -123,6 +126,20 @@ Journal Journal::open(const std::string& tx_root, const std::string& id) {
   if (::stat((j.dir_ + "/journal.jsonl").c_str(), &st) != 0) {
     if (errno == EACCES) throw_needs_root(tx_root);
     throw Error(ExitCode::bad_input, "there is no transaction " + id + " (see `sudo wslgpu-setup history`)");
+  }
+  // The begin record alone says the format: a newer one is not read further.
+  {
+    std::ifstream in(j.dir_ + "/journal.jsonl");
+    std::string first;
+    if (in && std::getline(in, first)) {
+      auto begin = nlohmann::json::parse(first, nullptr, false);
+      // Any first record with a format is read for it: a newer format may
+      // have renamed the begin record itself.
+      if (!begin.is_discarded() && begin.is_object()) {
+        refuse_newer_state("transaction " + id, begin);
+        j.state_format_ = state_format_of(begin);
+      }
+    }
   }
   // Continue numbering blobs after the ones already stored.
   if (DIR* d = ::opendir((j.dir_ + "/backups").c_str())) {

@@ -7,7 +7,8 @@
 //   backups/N      the files the run replaced, as they were (a file a step's
 //                  apply replaces, a download, by a hard link or a copy)
 // Records, in order of a run:
-//   begin        {id, time, manifest, source, pid}
+//   begin        {id, time, manifest, source, pid, state_format, tool_version}
+//                                           (state_format: installer/transaction/state_format.hpp)
 //   intent       {step, index, pre, dirs}   before the step's first side effect
 //                                           (dirs: the top folders, before a step that runs programs)
 //   backup       {step, path, existed, blob, sha256, mode, uid, gid, created_dirs,
@@ -38,11 +39,16 @@ class Journal {
  public:
   // Creates a new transaction directory under TX_ROOT (a host path).
   static Journal create(const std::string& tx_root, const std::string& id);
-  // Opens an existing one for appending (recovery, rollback).
+  // Opens an existing one for appending (recovery, rollback), or reading.
+  // Reads the first line, the begin record, for its format: one newer than
+  // this tool's is refused (NewerStateFormat, exit 2) before anything else
+  // of it is read.
   static Journal open(const std::string& tx_root, const std::string& id);
 
   const std::string& id() const { return id_; }
   const std::string& dir() const { return dir_; }
+  // The state format its begin record names (1 when it names none).
+  int state_format() const { return state_format_; }
 
   // Appends RECORD (with a "type" field) and fsyncs it. Throws StepFailure
   // when the disk refuses: no side effect may go unrecorded.
@@ -93,6 +99,7 @@ class Journal {
   std::string id_;
   std::string dir_;
   int blob_counter_ = 0;
+  int state_format_ = 1;
 };
 
 // What a journal says about a run, folded from its records.
@@ -121,7 +128,7 @@ std::vector<std::string> list_transactions(const std::string& tx_root);
 std::string new_transaction_id();
 
 // Writes CONTENT to PATH (host path) through a temporary file, fsync and
-// rename, then fsyncs the directory.
-void write_file_durably(const std::string& path, const std::string& content);
+// rename, then fsyncs the directory. MODE: the new file's permissions.
+void write_file_durably(const std::string& path, const std::string& content, std::uint32_t mode = 0600);
 
 }  // namespace wslgpu

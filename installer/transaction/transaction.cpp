@@ -15,6 +15,7 @@
 #include "installer/system/error.hpp"
 #include "installer/system/interrupt.hpp"
 #include "installer/system/paths.hpp"
+#include "installer/transaction/state_format.hpp"
 
 namespace wslgpu {
 
@@ -182,7 +183,16 @@ Transactions::Transactions(FileSystem& fs, ProcessRunner& runner, const HostFact
 
 std::string Transactions::tx_root() const { return fs_.host_path(state_dir_ + "/tx"); }
 
+std::string Transactions::stamp_path() const { return fs_.host_path(state_dir_ + "/state-format"); }
+
+void Transactions::refuse_newer_state() const {
+  check_state_stamp(stamp_path());
+  if (!fs_.stat(state_dir_ + "/tx")) return;
+  for (const auto& id : list_transactions(tx_root())) (void)Journal::open(tx_root(), id);  // reads the begin record
+}
+
 std::optional<TransactionSummary> Transactions::interrupted() const {
+  check_state_stamp(stamp_path());  // each journal's own format is checked by Journal::open
   auto ids = list_transactions(tx_root());
   for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
     Journal j = Journal::open(tx_root(), *it);
@@ -197,6 +207,9 @@ RunResult Transactions::run(const Manifest& manifest, const Plan& plan, const nl
                             const RunCallbacks& callbacks) {
   RunResult result;
   fs_.make_dirs(state_dir_ + "/tx", 0700);
+  // Before the first record in this format: an older tool then refuses the
+  // whole state folder rather than read part of it.
+  write_state_stamp(stamp_path());
   Journal journal = Journal::create(tx_root(), new_transaction_id());
   result.transaction_id = journal.id();
   journal.write_plan(plan_record);
@@ -205,7 +218,9 @@ RunResult Transactions::run(const Manifest& manifest, const Plan& plan, const nl
                   {"time", now_iso()},
                   {"manifest", manifest.name},
                   {"source", plan.source},
-                  {"pid", ::getpid()}});
+                  {"pid", ::getpid()},
+                  {"state_format", kStateFormat},
+                  {"tool_version", WSLGPU_VERSION}});
   apply_steps(journal, manifest, plan, callbacks, result);
   return result;
 }

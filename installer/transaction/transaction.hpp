@@ -105,12 +105,21 @@ class Transactions {
   std::vector<std::string> drifted_files(const Journal& journal) const;
 
   // The unfinished transaction, if any: the newest that is interrupted (no
-  // end record) or half undone (a rollback began and did not end).
+  // end record) or half undone (a rollback began and did not end). State
+  // of a newer format than this tool's is refused (NewerStateFormat, exit 2).
   std::optional<TransactionSummary> interrupted() const;
+
+  // Throws NewerStateFormat (exit 2) when the state-format stamp or any
+  // transaction's begin record names a newer format than this tool reads.
+  // Reads the first line of each journal only; changes nothing, so the
+  // commands that change the machine ask it before they take the lock.
+  void refuse_newer_state() const;
 
  private:
   void apply_steps(Journal& journal, const Manifest& manifest, const Plan& plan, const RunCallbacks& callbacks,
                    RunResult& result);
+
+  std::string stamp_path() const;  // host path of STATE_DIR/state-format
 
   FileSystem& fs_;
   ProcessRunner& runner_;
