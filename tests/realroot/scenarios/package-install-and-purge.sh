@@ -318,11 +318,12 @@ TOML
 }
 
 # package_only_history_left BEFORE AFTER: AFTER differs from BEFORE only by
-# /var/lib/wslgpu-setup, its tx/ and what is in there.
+# /var/lib/wslgpu-setup, its tx/ and what is in there, and the stamp of the
+# state's format (state-format), which says how to read that history.
 package_only_history_left() {
   local report unexpected
   report=$(snapshot_diff "$1" "$2") && fail "purge removed the transactions too: /var/lib/wslgpu-setup is gone"
-  unexpected=$(sed 1d <<<"$report" | grep -vE '^  \+ /var/lib/wslgpu-setup(/tx(/.*)?)?  \(' || true)
+  unexpected=$(sed 1d <<<"$report" | grep -vE '^  \+ /var/lib/wslgpu-setup(/tx(/.*)?|/state-format)?  \(' || true)
   [[ -z $unexpected ]] || fail "apt-get purge left more than the history in /var/lib/wslgpu-setup/tx:"$'\n'"$unexpected"
   assert_contains "$report" '^  \+ /var/lib/wslgpu-setup/tx/[0-9]{8}-[0-9]{6}-[0-9a-f]+/journal\.jsonl ' "what purge kept"
   [[ ! -e $ROOT/var/lib/wslgpu-setup/lock && ! -e $ROOT/var/lib/wslgpu-setup/cache ]] ||

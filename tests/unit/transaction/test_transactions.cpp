@@ -45,6 +45,28 @@ kind = "check"
 path = "/must/exist"
 )";
 
+// A file, a program with an undo, another file.
+const char* kFileCommandFile = R"(
+[manifest]
+name = "t"
+schema_version = 1
+[[step]]
+id = "motd"
+kind = "file"
+path = "/etc/motd"
+content = "new\n"
+[[step]]
+id = "slow"
+kind = "command"
+argv = ["do-it"]
+undo = ["undo-it"]
+[[step]]
+id = "deep"
+kind = "file"
+path = "/opt/a/b/c.conf"
+content = "c\n"
+)";
+
 struct Fixture {
   TempDir root;
   RootedFileSystem fs{root.path()};
@@ -92,26 +114,7 @@ TEST_CASE("a failing step rolls back every earlier step and leaves no folder beh
 
 TEST_CASE("a signal during a step lets it finish, then undoes every applied step, and the run says so") {
   Fixture f;
-  Manifest m = f.manifest(R"(
-[manifest]
-name = "t"
-schema_version = 1
-[[step]]
-id = "motd"
-kind = "file"
-path = "/etc/motd"
-content = "new\n"
-[[step]]
-id = "slow"
-kind = "command"
-argv = ["do-it"]
-undo = ["undo-it"]
-[[step]]
-id = "deep"
-kind = "file"
-path = "/opt/a/b/c.conf"
-content = "c\n"
-)");
+  Manifest m = f.manifest(kFileCommandFile);
   InterruptScope scope(nullptr, nullptr);
   bool finished = false;
   f.runner.on({"do-it"}, [&](const Command&) {
@@ -200,34 +203,16 @@ TEST_CASE("an interrupted run is found and rolled back from its journal alone") 
 TEST_CASE(
     "an undo that fails stops the rollback, reports both failures and leaves the run half undone until finished") {
   Fixture f;
-  Manifest m = f.manifest(R"(
-[manifest]
-name = "t"
-schema_version = 1
-[[step]]
-id = "motd"
-kind = "file"
-path = "/etc/motd"
-content = "new\n"
-[[step]]
-id = "svc"
-kind = "command"
-argv = ["enable-it"]
-undo = ["disable-it"]
-[[step]]
-id = "deep"
-kind = "file"
-path = "/opt/a/b/c.conf"
-content = "c\n"
+  Manifest m = f.manifest(std::string(kFileCommandFile) + R"(
 [[step]]
 id = "gate"
 kind = "check"
 path = "/must/exist"
 )");
-  f.runner.on({"enable-it"}, ProcessResult{0, false, false, false, "", ""});
+  f.runner.on({"do-it"}, ProcessResult{0, false, false, false, "", ""});
   bool masked = true;  // until the user fixes what made the undo fail
-  f.runner.on({"disable-it"}, [&](const Command&) {
-    return masked ? ProcessResult{1, false, false, false, "", "disable-it: unit is masked\n"}
+  f.runner.on({"undo-it"}, [&](const Command&) {
+    return masked ? ProcessResult{1, false, false, false, "", "undo-it: unit is masked\n"}
                   : ProcessResult{0, false, false, false, "", ""};
   });
   Plan plan = resolve_plan(m, "t.toml", f.fs, f.runner, f.host);
@@ -238,13 +223,13 @@ path = "/must/exist"
   CHECK(r.failed);
   CHECK(r.rc == 5);
   CHECK(r.error == "step 4 \"gate\" failed: check failed: /must/exist does not exist");
-  CHECK(r.undo_error.rfind("undoing step \"svc\" failed: ", 0) == 0);
+  CHECK(r.undo_error.rfind("undoing step \"slow\" failed: ", 0) == 0);
   CHECK(r.undone == std::vector<std::string>{"deep"});
   CHECK(f.fs.read("/etc/motd") == "new\n");  // the rollback stopped before it
   Journal j = Journal::open(tx.tx_root(), r.transaction_id);
   TransactionSummary s = summarize(r.transaction_id, j.records());
   CHECK(s.status == "half_undone");
-  CHECK(s.undo_failure.rfind("step \"svc\": ", 0) == 0);
+  CHECK(s.undo_failure.rfind("step \"slow\": ", 0) == 0);
   CHECK_FALSE(j.ended());
   auto unfinished = tx.interrupted();
   REQUIRE(unfinished);
@@ -252,7 +237,7 @@ path = "/must/exist"
 
   // Once the cause is gone, the same rollback finishes what is left.
   masked = false;
-  CHECK(tx.rollback(j, m, {}) == std::vector<std::string>{"svc", "motd"});
+  CHECK(tx.rollback(j, m, {}) == std::vector<std::string>{"slow", "motd"});
   CHECK(f.fs.read("/etc/motd") == "old\n");
   CHECK(summarize(r.transaction_id, j.records()).status == "rolled_back");
   CHECK_FALSE(tx.interrupted());
