@@ -186,12 +186,12 @@ std::unique_ptr<PlanAptConfig> PlanAptConfig::create(StepContext& ctx, bool with
   std::filesystem::create_directories(parent_host, ec);
   std::string tmpl = parent_host + "/XXXXXX";
   if (!::mkdtemp(tmpl.data())) {
-    int err = errno;
-    throw StepFailure("cannot create a scratch folder under " + parent_target +
-                      " for the plan's private apt configuration: " + std::strerror(err) +
-                      (err == EACCES ? ". Planning apt steps needs root (apt's simulation runs against a copy of "
-                                       "apt's state kept in the state folder): run it again with sudo"
-                                     : ""));
+    // Without root: the planner's NeedsRoot says to use sudo, as for a read.
+    const int err = errno;
+    std::string why = "cannot create a scratch folder under " + parent_target +
+                      " for the plan's private apt configuration: " + std::strerror(err);
+    if (err == EACCES && ::geteuid() != 0) throw NeedsRoot(why);
+    throw StepFailure(why);
   }
   cfg->host_dir_ = tmpl;
   cfg->target_dir_ = parent_target + "/" + base_name(tmpl);

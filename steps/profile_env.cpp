@@ -9,8 +9,6 @@
 
 namespace wslgpu {
 
-std::string shell_single_quote(const std::string& value) { return text::shell_quote(value); }
-
 namespace {
 
 bool valid_env_name(const std::string& name) {
@@ -43,8 +41,8 @@ class ProfileEnvStep : public Step {
 
   // "case ..." lines that add DIR to VAR unless it is there already.
   static std::string add_to_list(const std::string& var, const std::string& dir, bool front) {
-    std::string q = shell_single_quote(dir);
-    std::string pattern = "*" + shell_single_quote(":" + dir + ":") + "*";
+    std::string q = text::shell_quote(dir);
+    std::string pattern = "*" + text::shell_quote(":" + dir + ":") + "*";
     std::string assign = front ? var + "=" + q + "\"${" + var + ":+:${" + var + "}}\""
                                : var + "=\"${" + var + ":+${" + var + "}:}\"" + q;
     return "case \":${" + var + "}:\" in " + pattern + ") ;; *) " + assign + " ;; esac\n";
@@ -63,7 +61,7 @@ class ProfileEnvStep : public Step {
         out += add_to_list("LD_LIBRARY_PATH", *it, true);
       out += "export LD_LIBRARY_PATH\n";
     }
-    for (const auto& [name, value] : env) out += "export " + name + "=" + shell_single_quote(value) + "\n";
+    for (const auto& [name, value] : env) out += "export " + name + "=" + text::shell_quote(value) + "\n";
     return out;
   }
 

@@ -30,7 +30,4 @@ namespace wslgpu {
 
 std::shared_ptr<Step> make_profile_env_step(StepKeys& keys);
 
-// The quoted form of VALUE for a POSIX shell: 'it'\''s'.
-std::string shell_single_quote(const std::string& value);
-
 }  // namespace wslgpu

@@ -323,6 +323,15 @@ std::chrono::milliseconds lock_timeout(const ChangeOptions& o) {
   return std::chrono::milliseconds(static_cast<long long>(o.lock_timeout_s * 1000));
 }
 
+// What install, rollback and recover do before they read the state: refuse
+// a newer format while nothing has been touched, then make the state folder
+// and take the lock (waiting as O says).
+RunLock lock_state(Session& s, const Transactions& tx, const ChangeOptions& o) {
+  tx.refuse_newer_state();
+  s.fs.make_dirs(kStateDir, 0755);
+  return RunLock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(o));
+}
+
 // What is unfinished about transaction T, and the commands that finish it.
 std::string unfinished_text(const TransactionSummary& t) {
   if (t.status == "half_undone")
@@ -429,11 +438,9 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
   std::optional<TransactionSummary> unfinished;
   try {
     unfinished = Transactions(s.fs, s.runner, s.host, kStateDir).interrupted();
-  } catch (const NewerStateFormat&) {
-    throw;  // not "cannot read": the state must not be misread, by a plan either
-  } catch (const Error& e) {
+  } catch (const TransactionsNeedRoot& e) {
     // Without root the transactions cannot be read; install, which needs
-    // root, looks again.
+    // root, looks again. Any other error (a newer format) stops the plan.
     spdlog::debug("cannot look for an interrupted run: {}", e.what());
   }
   if (unfinished && options.detailed_exitcode) throw Error(ExitCode::needs_recovery, unfinished_text(*unfinished));
@@ -521,9 +528,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   const ChangeOptions& o = options.change;
   if (!choice.profile.empty() && o.output == OutputFormat::text && g.verbosity >= 0) std::cout << choice_line(choice);
   Transactions tx(s.fs, s.runner, s.host, kStateDir);
-  tx.refuse_newer_state();  // before the lock: a refused run leaves the state folder as it was
-  s.fs.make_dirs(kStateDir, 0755);
-  RunLock lock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(options.change));
+  RunLock lock = lock_state(s, tx, options.change);
   refuse_if_interrupted(tx);
 
   Resolved r = resolve(g, s, source, parse_sets(g.sets), true);
@@ -648,9 +653,7 @@ int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOpti
   InterruptScope interrupts(kRollbackInterrupted, kRollbackAgain);
   Session s(g);
   Transactions tx(s.fs, s.runner, s.host, kStateDir);
-  tx.refuse_newer_state();  // before the lock: a refused run leaves the state folder as it was
-  s.fs.make_dirs(kStateDir, 0755);
-  RunLock lock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(o));
+  RunLock lock = lock_state(s, tx, o);
   Journal journal = Journal::open(tx.tx_root(), id);
   journal.cut_torn_tail();
   TransactionSummary summary = summarize(id, journal.records());
@@ -684,9 +687,7 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
   GlobalOptions g = given;
   Session s(g);
   Transactions tx(s.fs, s.runner, s.host, kStateDir);
-  tx.refuse_newer_state();  // before the lock: a refused run leaves the state folder as it was
-  s.fs.make_dirs(kStateDir, 0755);
-  RunLock lock(s.fs.host_path(std::string(kStateDir) + "/lock"), lock_timeout(o));
+  RunLock lock = lock_state(s, tx, o);
   auto t = tx.interrupted();
   if (!t) {
     if (o.output == OutputFormat::json) std::cout << nlohmann::json{{"changed", false}, {"rc", 0}}.dump(2) << "\n";
@@ -721,18 +722,14 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
   return finish_run(g, o, result, "finished");
 }
 
-int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat output) {
+// A function-try-block: wherever the journal finds the transactions
+// unreadable (the folder is root's alone), history says so with the command
+// to type, never "No transactions yet."
+int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat output) try {
   check_root(g.root);
   RootedFileSystem fs(g.root);
   std::string tx_root = fs.host_path(std::string(kStateDir) + "/tx");
   check_state_stamp(fs.host_path(std::string(kStateDir) + "/state-format"));  // each journal's own: Journal::open
-  // The folder is root's alone (backups may hold secrets): without root,
-  // say so, never "No transactions yet."
-  if (::access(tx_root.c_str(), F_OK) == 0 && ::access(tx_root.c_str(), R_OK | X_OK) != 0)
-    throw Refusal("history needs root: the transactions in " + tx_root +
-                  " are readable by root only, because their backups may hold secrets (the files the runs "
-                  "replaced).\n  Run it again with sudo: " +
-                  again_with_sudo(g));
   // What history shows for a status a person must act on.
   auto shown = [](const std::string& status) {
     if (status == "half_undone") return std::string("half_undone (rollback unfinished: run it again)");
@@ -780,6 +777,8 @@ int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat
               << t["manifest"].get<std::string>() << "  " << shown(t["status"].get<std::string>()) << "  "
               << t["changed_steps"].get<std::size_t>() << " changed\n";
   return 0;
+} catch (const TransactionsNeedRoot& e) {
+  throw Refusal("history needs root: " + e.reason() + ".\n  Run it again with sudo: " + again_with_sudo(g));
 }
 
 int run_list(const GlobalOptions&) {

@@ -4,14 +4,6 @@ namespace wslgpu {
 
 namespace {
 
-// The bitmask options are deprecated since 7.85.0, and curl.h marks them so;
-// they are what a libcurl older than that understands.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-constexpr CURLoption kProtocolsMask = CURLOPT_PROTOCOLS;
-constexpr CURLoption kRedirectProtocolsMask = CURLOPT_REDIR_PROTOCOLS;
-#pragma GCC diagnostic pop
-
 struct Restriction {
   CURLoption by_name;
   const char* by_name_option;

@@ -18,6 +18,14 @@
 
 namespace wslgpu {
 
+// The bitmask options, named once: they are deprecated since 7.85.0, and
+// curl.h marks them so; they are what a libcurl older than that understands.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+inline constexpr CURLoption kProtocolsMask = CURLOPT_PROTOCOLS;
+inline constexpr CURLoption kRedirectProtocolsMask = CURLOPT_REDIR_PROTOCOLS;
+#pragma GCC diagnostic pop
+
 // Restricts CURL, through API.easy_setopt, to https (and http with
 // ALLOW_HTTP), for the first request and every redirect: the _STR options
 // first, the bitmask ones for each that fails. Returns "" when both

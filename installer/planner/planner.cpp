@@ -51,7 +51,7 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
         ps.plan = StepPlan{};
         ps.plan.verdict = Verdict::refused;
         ps.plan.summary = std::string("cannot be planned without root: ") + e.what();
-        ps.plan.details.push_back("Only root may read what this step compares: run it again with sudo.");
+        ps.plan.details.push_back("Only root may read or write what this step needs to plan: run it again with sudo.");
       } catch (const StepFailure& e) {
         // One step that cannot be planned (no apt in the root, a key that
         // cannot be fetched) must not hide the rest of the plan; install

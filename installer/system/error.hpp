@@ -86,9 +86,9 @@ class StepFailure : public Error {
   explicit StepFailure(const std::string& message) : Error(ExitCode::failed, message) {}
 };
 
-// A file that only root may read, met by a run without root (plan, as a
-// normal user): the plan says so and to run it again with sudo, rather than
-// a bare "Permission denied".
+// A file that only root may read, or a folder only root may write, met by a
+// run without root (plan, as a normal user): the plan says so and to run it
+// again with sudo, rather than a bare "Permission denied".
 class NeedsRoot : public StepFailure {
  public:
   using StepFailure::StepFailure;

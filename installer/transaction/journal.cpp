@@ -25,12 +25,9 @@ namespace wslgpu {
 
 namespace {
 
-// The transactions are root's alone: the folder is 0700 because backups hold
-// the files runs replaced, which may hold secrets.
-[[noreturn]] void throw_needs_root(const std::string& tx_root) {
-  throw Error(ExitCode::refused, "needs root: the transactions in " + tx_root +
-                                     " are readable by root only, because their backups may hold secrets (the files "
-                                     "the runs replaced).\n  Run it again with sudo.");
+std::string unreadable_reason(const std::string& tx_root) {
+  return "the transactions in " + tx_root +
+         " are readable by root only, because their backups may hold secrets (the files the runs replaced)";
 }
 
 void make_dirs_host(const std::string& path) {
@@ -108,6 +105,10 @@ void make_reserve(const std::string& path) {
 
 }  // namespace
 
+TransactionsNeedRoot::TransactionsNeedRoot(const std::string& tx_root)
+    : Refusal("needs root: " + unreadable_reason(tx_root) + ".\n  Run it again with sudo."),
+      reason_(unreadable_reason(tx_root)) {}
+
 Journal Journal::create(const std::string& tx_root, const std::string& id) {
   Journal j;
   j.id_ = id;
@@ -124,7 +125,7 @@ Journal Journal::open(const std::string& tx_root, const std::string& id) {
   j.dir_ = tx_root + "/" + id;
   struct stat st {};
   if (::stat((j.dir_ + "/journal.jsonl").c_str(), &st) != 0) {
-    if (errno == EACCES) throw_needs_root(tx_root);
+    if (errno == EACCES) throw TransactionsNeedRoot(tx_root);
     throw Error(ExitCode::bad_input, "there is no transaction " + id + " (see `sudo wslgpu-setup history`)");
   }
   // The begin record alone says the format: a newer one is not read further.
@@ -375,7 +376,7 @@ TransactionSummary summarize(const std::string& id, const std::vector<nlohmann::
 std::vector<std::string> list_transactions(const std::string& tx_root) {
   std::vector<std::string> ids;
   DIR* d = ::opendir(tx_root.c_str());
-  if (!d && errno == EACCES) throw_needs_root(tx_root);  // never "no transactions" for "cannot see them"
+  if (!d && errno == EACCES) throw TransactionsNeedRoot(tx_root);  // never "no transactions" for "cannot see them"
   if (d) {
     while (auto* e = ::readdir(d)) {
       std::string name = e->d_name;

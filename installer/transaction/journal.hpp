@@ -33,7 +33,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "installer/system/error.hpp"
+
 namespace wslgpu {
+
+// The transactions cannot be read without root: the folder is 0700, because
+// backups hold the files runs replaced, which may hold secrets (exit 3).
+// Thrown where they are listed or opened, so that "cannot see them" is never
+// read as "there are none"; a command that words its own advice uses reason().
+class TransactionsNeedRoot : public Refusal {
+ public:
+  explicit TransactionsNeedRoot(const std::string& tx_root);
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string reason_;
+};
 
 class Journal {
  public:

@@ -21,12 +21,6 @@ using namespace wslgpu;
 
 namespace {
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-constexpr CURLoption kFakeCurlProtocolsMask = CURLOPT_PROTOCOLS;
-constexpr CURLoption kFakeCurlRedirectMask = CURLOPT_REDIR_PROTOCOLS;
-#pragma GCC diagnostic pop
-
 // What the fake libcurl was told, and which options it does not know.
 struct FakeCurlState {
   std::vector<std::pair<CURLoption, std::string>> protocol_options;  // option, value ("https" or a mask's number)
@@ -50,12 +44,12 @@ CURLcode fake_curl_setopt(CURL*, CURLoption option, ...) {
   if (option == CURLOPT_PROTOCOLS_STR || option == CURLOPT_REDIR_PROTOCOLS_STR) {
     fake_curl.protocol_options.emplace_back(option, va_arg(ap, const char*));
     if (!fake_curl.knows_names) result = CURLE_UNKNOWN_OPTION;
-  } else if (option == kFakeCurlProtocolsMask || option == kFakeCurlRedirectMask) {
+  } else if (option == kProtocolsMask || option == kRedirectProtocolsMask) {
     fake_curl.protocol_options.emplace_back(option, std::to_string(va_arg(ap, long)));
     if (!fake_curl.knows_masks) result = CURLE_UNKNOWN_OPTION;
   }
   va_end(ap);
-  if (!fake_curl.knows_redirects && (option == CURLOPT_REDIR_PROTOCOLS_STR || option == kFakeCurlRedirectMask))
+  if (!fake_curl.knows_redirects && (option == CURLOPT_REDIR_PROTOCOLS_STR || option == kRedirectProtocolsMask))
     result = CURLE_UNKNOWN_OPTION;
   return result;
 }
@@ -109,18 +103,18 @@ TEST_CASE("a libcurl older than 7.85.0 is kept on https with the bitmask options
   CHECK(restrict_curl_protocols(api, &fake_curl_handle, false) == "");
   const std::string https = std::to_string(CURLPROTO_HTTPS);
   CHECK(fake_curl.protocol_options == Options{{CURLOPT_PROTOCOLS_STR, "https"},
-                                              {kFakeCurlProtocolsMask, https},
+                                              {kProtocolsMask, https},
                                               {CURLOPT_REDIR_PROTOCOLS_STR, "https"},
-                                              {kFakeCurlRedirectMask, https}});
+                                              {kRedirectProtocolsMask, https}});
 
   // insecure_http: plain HTTP too, as with the _STR options.
   api = fake_curl_api(false, true);
   CHECK(restrict_curl_protocols(api, &fake_curl_handle, true) == "");
   const std::string both = std::to_string(CURLPROTO_HTTPS | CURLPROTO_HTTP);
   CHECK(fake_curl.protocol_options == Options{{CURLOPT_PROTOCOLS_STR, "https,http"},
-                                              {kFakeCurlProtocolsMask, both},
+                                              {kProtocolsMask, both},
                                               {CURLOPT_REDIR_PROTOCOLS_STR, "https,http"},
-                                              {kFakeCurlRedirectMask, both}});
+                                              {kRedirectProtocolsMask, both}});
 }
 
 TEST_CASE("a libcurl that takes neither kind of protocol option is refused, and no transfer starts") {

@@ -4,6 +4,7 @@
 
 #include "installer/system/error.hpp"
 #include "installer/system/process.hpp"
+#include "installer/system/text.hpp"
 #include "steps/profile_env.hpp"
 #include "system_step_testing.hpp"
 
@@ -130,9 +131,9 @@ env = { A = "$(touch \"$MARK\")", B = "`touch \"$MARK\"`", C = "it's \"quoted\" 
         "$(touch x)");
 }
 
-TEST_CASE("profile_env: shell_single_quote closes and reopens around a quote") {
-  CHECK(shell_single_quote("a'b") == "'a'\\''b'");
-  CHECK(shell_single_quote("") == "''");
+TEST_CASE("profile_env's quoting, text::shell_quote, closes and reopens around a quote") {
+  CHECK(text::shell_quote("a'b") == "'a'\\''b'");
+  CHECK(text::shell_quote("") == "''");
 }
 
 TEST_CASE("profile_env: target user appends a managed block to ~/.bashrc, keeping its mode and owner") {
