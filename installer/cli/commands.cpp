@@ -125,6 +125,8 @@ nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source,
           {"root", g.root},
           {"source", source.display},
           {"manifest_text", source.text},
+          {"base_source", source.base_display},
+          {"base_text", source.base_text},
           {"sets", parse_sets(g.sets)},
           {"user", g.user},
           {"windows_home", g.windows_home},
@@ -133,6 +135,12 @@ nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source,
           {"choices", chosen},
           {"fingerprints", fingerprints},
           {"plan", plan_to_json(plan)}};
+}
+
+// The manifest a saved plan or a transaction recorded (a layer with its base).
+ManifestSource recorded_source(const nlohmann::json& record) {
+  return {record.value("source", ""), record.value("manifest_text", ""), false, record.value("base_source", ""),
+          record.value("base_text", "")};
 }
 
 struct Resolved {
@@ -145,6 +153,10 @@ struct Resolved {
 Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, const Variables& sets, bool changing,
                  const std::map<std::string, std::string>& chosen = {}) {
   Manifest manifest = load_manifest(source, sets, s.host, LoadOptions{g.unsupported_distro, chosen});
+  // A layer's base as loaded now: what the record keeps, so that undo and
+  // resume read the same profile after an upgrade changed the bundled one.
+  source.base_display = manifest.base_source;
+  source.base_text = manifest.base_text;
   Plan plan = resolve_plan(manifest, source.display, s.fs, s.runner, s.host);
   GuardOptions guard_options{g.not_wsl, changing, ::geteuid() == 0, g.unsupported_distro};
   plan.refusals = guard_environment(s.host, manifest.guards, manifest.vars, s.fs, guard_options);
@@ -156,7 +168,7 @@ Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, cons
 // Re-creates the manifest a transaction ran, for its step objects.
 Manifest manifest_of(const Journal& journal, Session& s) {
   nlohmann::json record = journal.read_plan();
-  ManifestSource source{record.value("source", ""), record.value("manifest_text", ""), false};
+  ManifestSource source = recorded_source(record);
   return load_manifest(source, record.value("sets", Variables{}), s.host,
                        LoadOptions{record.value("unsupported_distro", false),
                                    record.value("choices", std::map<std::string, std::string>{})});
@@ -511,7 +523,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
                     "with `plan --out`.");
     if (saved.value("root", "") != g.root)
       throw Error(ExitCode::refused, "the saved plan was made for --root " + saved.value("root", "") + ", not " + g.root);
-    source = {saved.value("source", ""), saved.value("manifest_text", ""), false};
+    source = recorded_source(saved);
     g.sets.clear();
     for (const auto& [k, v] : saved["sets"].items()) g.sets.push_back(k + "=" + v.get<std::string>());
     g.user = saved.value("user", "");
@@ -563,6 +575,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
         for (const auto& ms : r.manifest.steps) {
           if (ms.id != ps.id) continue;
           StepReport rep{ps.id, ps.kind, false, false, "ok: " + ps.plan.summary, ""};
+          ctx.manifest_name = step_manifest_name(r.manifest, ms);
           try {
             auto w = ms.step->apply(ctx, ps.plan);
             if (w.contains("warning")) rep.msg = w["warning"].get<std::string>();
@@ -707,7 +720,7 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
     return finish_rollback(g, o, r);
   }
   nlohmann::json record = journal.read_plan();
-  ManifestSource source{record.value("source", ""), record.value("manifest_text", ""), false};
+  ManifestSource source = recorded_source(record);
   g.not_wsl = record.value("not_wsl", g.not_wsl);
   g.unsupported_distro = record.value("unsupported_distro", g.unsupported_distro);
   Resolved r = resolve(g, s, source, record.value("sets", Variables{}), true,
