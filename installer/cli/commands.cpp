@@ -393,12 +393,40 @@ std::vector<std::string> plan_drift(const nlohmann::json& saved, const Plan& fre
 
 // `plan` and `install` with no profile: the one the mounted Windows driver
 // asks for. Both vendors or neither is for the user to decide (exit 2).
-ProfileChoice pick_profile(const Session& s, const std::string& command) {
+// FAMILY ("pytorch"): a family of bundled layers, one per GPU profile
+// (pytorch-rocm, pytorch-cuda), of which the one for that GPU is chosen.
+ProfileChoice pick_profile(const Session& s, const std::string& command, const std::string& family = "") {
   ProfileChoice c = choose_profile(s.host.gpu_evidence);
+  const std::string prefix = family.empty() ? "" : family + "-";
   if (c.profile.empty())
     throw Error(ExitCode::bad_input, "cannot choose a profile: " + c.why + ".\nName the one you want:\n  sudo wslgpu-setup " +
-                                         command + " cuda    # NVIDIA\n  sudo wslgpu-setup " + command + " rocm    # AMD");
+                                         command + " " + prefix + "cuda    # NVIDIA\n  sudo wslgpu-setup " + command +
+                                         " " + prefix + "rocm    # AMD");
+  c.profile = prefix + c.profile;
   return c;
+}
+
+// Whether NAME is a family of bundled layers rather than a profile: no
+// bundled NAME, but NAME-rocm and NAME-cuda (docs/manifest.md, "Layers").
+bool is_profile_family(const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return false;
+  bool self = false, rocm = false, cuda = false;
+  for (const auto& m : bundled_manifests()) {
+    self = self || m.name == name;
+    rocm = rocm || m.name == name + "-rocm";
+    cuda = cuda || m.name == name + "-cuda";
+  }
+  return !self && rocm && cuda;
+}
+
+// The profile a command names, or chooses from the GPU (none given, or a
+// family); CHOICE says how it was chosen.
+std::string profile_to_run(const Session& s, const std::string& command, const std::string& given,
+                           ProfileChoice& choice) {
+  if (given.empty()) choice = pick_profile(s, command);
+  else if (is_profile_family(given)) choice = pick_profile(s, command, given);
+  else return given;
+  return choice.profile;
 }
 
 std::string choice_line(const ProfileChoice& c) {
@@ -459,8 +487,7 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
   if (unfinished && options.output == OutputFormat::text && g.verbosity >= 0)
     std::cerr << "warning: " << unfinished_text(*unfinished) << "\n  Until then, install refuses (exit 5).\n";
   ProfileChoice choice;
-  if (options.profile.empty()) choice = pick_profile(s, "plan");
-  const std::string profile = options.profile.empty() ? choice.profile : options.profile;
+  const std::string profile = profile_to_run(s, "plan", options.profile, choice);
   Resolved r = resolve(g, s, find_manifest(profile), parse_sets(g.sets), false);
   throw_if_interrupted("while planning; nothing was changed");
   if (!options.out_file.empty()) {
@@ -534,8 +561,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   Session s(g);
   ProfileChoice choice;
   if (options.saved_plan.empty()) {
-    if (options.profile.empty()) choice = pick_profile(s, "install");
-    source = find_manifest(options.profile.empty() ? choice.profile : options.profile);
+    source = find_manifest(profile_to_run(s, "install", options.profile, choice));
   }
   const ChangeOptions& o = options.change;
   if (!choice.profile.empty() && o.output == OutputFormat::text && g.verbosity >= 0) std::cout << choice_line(choice);
@@ -807,6 +833,16 @@ int run_list(const GlobalOptions&) {
     }
     std::cout << std::string(m.name) << std::string(width - m.name.size() + 2, ' ') << description << "\n";
   }
+  // Families: "pytorch" names pytorch-rocm or pytorch-cuda, by the GPU.
+  std::set<std::string> families;
+  for (const auto& m : bundled_manifests()) {
+    std::string name(m.name);
+    if (auto dash = name.rfind('-'); dash != std::string::npos && is_profile_family(name.substr(0, dash)))
+      families.insert(name.substr(0, dash));
+  }
+  for (const auto& f : families)
+    std::cout << f << std::string(width > f.size() ? width - f.size() + 2 : 2, ' ') << f << "-rocm or " << f
+              << "-cuda, for the GPU whose Windows driver is mounted\n";
   return 0;
 }
 
