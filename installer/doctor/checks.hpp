@@ -84,6 +84,8 @@ void check_configuration(DoctorScan& scan);
 // Part of Configuration: the signing keys the configured apt sources use.
 void check_apt_keys(DoctorScan& scan);
 void check_windows(DoctorScan& scan);
+// The PyTorch group: the venv of `install pytorch` or `doctor --python`.
+void check_pytorch(DoctorScan& scan);
 
 // Helpers shared by the check files.
 // Lines of TEXT that are not blank and not comments ('#').
