@@ -19,7 +19,7 @@ std::string describe_age(std::int64_t s) {
 
 namespace {
 
-std::int64_t now_s() {
+std::int64_t update_now_s() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
@@ -34,8 +34,8 @@ class AptUpdateStep : public Step {
     // the sources earlier steps of this plan add, so a repository added now
     // needs a refresh, and one that a rollback removed and this run adds
     // again does not.
-    ListsFreshness f = lists_freshness(ctx.fs, ctx.state_dir, now_s());
-    p.fingerprint["apt-lists"] = f.matches ? nlohmann::json(now_s() - f.age_s) : nlohmann::json(f.why);
+    ListsFreshness f = lists_freshness(ctx.fs, ctx.state_dir, update_now_s());
+    p.fingerprint["apt-lists"] = f.matches ? nlohmann::json(update_now_s() - f.age_s) : nlohmann::json(f.why);
     p.activity = "refreshing the package lists";
     // A clock set back by more than a minute since the refresh says nothing
     // about its age.
@@ -65,7 +65,7 @@ class AptUpdateStep : public Step {
     if (!r.ok())
       throw StepFailure("could not refresh the package lists: " + command_failure(cmd, r) +
                         "\nCheck the network and the sources named above (`ls /etc/apt/sources.list.d`).");
-    write_lists_record(ctx.fs, ctx.state_dir, now_s());
+    write_lists_record(ctx.fs, ctx.state_dir, update_now_s());
     return nlohmann::json::object();
   }
 };
