@@ -62,6 +62,16 @@ void check_dkms(DoctorScan& scan, const std::vector<std::string>& dkms) {
                "wslgpu-setup install rocm)");
 }
 
+
+// How the rocm profile's matrix says RELEASE runs on WSL (legacy, librocdxg,
+// none, or "" without a row); its rows name 7.2.0 "7.2".
+std::string rocm_wsl_kind(const DoctorScan& scan, const std::string& release) {
+  std::string kind = rocm_matrix_row(scan, release)["rocm_wsl"];
+  if ((kind.empty() || kind == "unlisted") && release.size() > 2 && release.compare(release.size() - 2, 2, ".0") == 0)
+    kind = rocm_matrix_row(scan, release.substr(0, release.size() - 2))["rocm_wsl"];
+  return kind;
+}
+
 void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
   const std::string& v = scan.rocm_version;
   if (v.empty()) {
@@ -94,6 +104,11 @@ void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
     scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::fail, "ROCm " + release + " has no WSL support",
              "ROCm 7.0.x shipped no WSL runtime at all (\"Unable to locate package hsa-runtime-rocr4wsl-amdgpu\").",
              "Replace it with a WSL-capable release: 6.4.2.1 (sudo wslgpu-setup install rocm) or 7.1 or later.");
+  } else if (scan.legacy_wsl_runtime() && rocm_wsl_kind(scan, release) == "legacy") {
+    // 7.2 is the last legacy release (the rocm profile's matrix): its WSL
+    // runtime needs no dxg detection.
+    scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::ok,
+             "ROCm " + release + " with its WSL runtime (hsa-runtime-rocr4wsl-amdgpu)");
   } else if (!facts.dxg_detection_file.empty()) {
     scan.add(
         "amd.wsl-runtime", kAmdGroup, FindingStatus::ok,

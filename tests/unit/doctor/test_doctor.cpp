@@ -706,6 +706,15 @@ TEST_CASE("doctor amd.wsl-runtime: 6.x needs rocr4wsl, 7.0 has no WSL support, 7
     CHECK(contains(f.fix, "6.4.2.1"));
   }
   {
+    // 7.2 is the last legacy release: its WSL runtime needs no dxg detection.
+    DoctorFixture m;
+    m.make_amd("7.2.0.70200-43~24.04");
+    m.packages["hsa-runtime-rocr4wsl-amdgpu"] = "25.30.0-2222222.24.04";
+    auto f = get(m.diagnose(), "amd.wsl-runtime");
+    CHECK(f.status == FindingStatus::ok);
+    CHECK(f.seen == "ROCm 7.2.0 with its WSL runtime (hsa-runtime-rocr4wsl-amdgpu)");
+  }
+  {
     DoctorFixture m;
     m.make_amd("7.1.0.70100-20~24.04");
     auto f = get(m.diagnose(), "amd.wsl-runtime");
