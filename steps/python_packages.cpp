@@ -129,6 +129,7 @@ class PythonPackagesStep : public Step {
   }
 
   std::string hash_text(const WantedPackage& w) const {
+    if (w.url.empty()) return "not pinned by hash: the version the index or find-links folder has";
     if (!w.sha256.empty()) return "sha256 " + w.sha256 + " (pip refuses any other file)";
     std::string note = unverified_note.empty() ? "no sha256 given" : unverified_note;
     return "not verified: " + note + (w.url.rfind("file://", 0) == 0 ? "; a local file" : "; TLS only");
@@ -222,8 +223,8 @@ class PythonPackagesStep : public Step {
     if (!kept.empty()) {
       std::string names;
       for (const auto& k : kept) names += (names.empty() ? "" : ", ") + k;
-      p.details.push_back("space kept for undo: " + names + " (" + human_size(kept_bytes) + ") move to " + undo_root() +
-                          "/ and stay there after the install, for rollback");
+      p.details.push_back("space kept for undo: " + human_size(kept_bytes) + " (" + names + "), moved to " +
+                          undo_root() + "/ and kept there after the install, for rollback");
     }
     if (index_url.empty() &&
         std::any_of(packages.begin(), packages.end(), [](const auto& w) { return w.url.empty(); }) &&

@@ -3,6 +3,7 @@
 #include "installer/formats/python_dist.hpp"
 #include "installer/formats/wheel_name.hpp"
 #include "installer/system/error.hpp"
+#include "installer/system/units.hpp"
 #include "python_step_testing.hpp"
 
 using namespace wslgpu;
@@ -121,8 +122,11 @@ TEST_CASE("the plan of an upgrade says from which version to which, from where, 
   CHECK(p.summary == "install 1 Python package into /home/alice/venv as alice");
   CHECK(has_detail(p, "torch 2.8.0 → " + kTorchNew + " from " + kTorchUrl));
   CHECK(has_detail(p, "  sha256 " + kTorchHash + " (pip refuses any other file)"));
-  CHECK(contains(p.details.back(), "space kept for undo: torch 2.8.0 ("));
-  CHECK(contains(p.details.back(), "move to /home/alice/venv/.wslgpu-setup-undo/"));
+  // The old RECORD's sizes: 9 + 1000000 + 12 bytes.
+  CHECK(p.details.back() ==
+        "space kept for undo: " + human_size(1000021) +
+            " (torch 2.8.0), moved to /home/alice/venv/.wslgpu-setup-undo/ and kept there after the "
+            "install, for rollback");
   CHECK(root.runner.calls.empty());
 }
 
@@ -245,6 +249,7 @@ TEST_CASE("index packages go to pip as NAME==VERSION with the index and find-lin
   CHECK(has_detail(p,
                    "install filelock (the newest version the index has that fits) from the index "
                    "https://download.pytorch.org/whl/cu128"));
+  CHECK(has_detail(p, "  not pinned by hash: the version the index or find-links folder has"));
   auto data = step->apply(root.ctx, p);
   REQUIRE(root.runner.calls.size() == 1);
   CHECK(root.runner.calls[0].argv ==
