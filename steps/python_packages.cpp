@@ -306,7 +306,9 @@ class PythonPackagesStep : public Step {
   }
 
   nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override {
-    nlohmann::json data = {{"venv", venv}, {"pre", snapshot(ctx)}, {"moves", nlohmann::json::array()}};
+    // The moves themselves (thousands for torch) stay in UNDO_DIR/moves.json,
+    // not in the journal: undo needs that folder's files anyway.
+    nlohmann::json data = {{"venv", venv}, {"pre", snapshot(ctx)}};
     if (plan.verdict != Verdict::change) return data;
     std::string why;
     auto user = find_venv_owner(Accounts(ctx.fs), owner, why);
@@ -336,7 +338,6 @@ class PythonPackagesStep : public Step {
       save_moves(ctx, *user, undo_dir, moves);
       carry_out(ctx, *user, moves, false);
     }
-    data["moves"] = moves;
 
     if (!todo.empty()) {
       std::vector<std::string> args = {"install", "--isolated", "--no-input", "--disable-pip-version-check",
@@ -403,7 +404,6 @@ class PythonPackagesStep : public Step {
       make_dirs_as(ctx, *user, {undo_dir});
       save_moves(ctx, *user, undo_dir, moves);
       carry_out(ctx, *user, removed, false);
-      data["moves"] = moves;
     }
     return data;
   }
@@ -453,8 +453,16 @@ class PythonPackagesStep : public Step {
       }
     } else {
       pre = data.value("pre", nlohmann::json::object());
-      moves = data.value("moves", nlohmann::json::array());
-      if (data.contains("undo_dir")) undo_dirs.push_back(data["undo_dir"].get<std::string>());
+      if (data.contains("undo_dir")) {
+        std::string dir = data["undo_dir"].get<std::string>();
+        undo_dirs.push_back(dir);
+        try {
+          if (ctx.fs.stat(dir + "/moves.json")) moves = nlohmann::json::parse(ctx.fs.read(dir + "/moves.json"));
+        } catch (const std::exception& e) {
+          throw StepFailure("cannot read what apply moved aside, " + dir + "/moves.json: " + e.what() +
+                            "; the old files are in " + dir);
+        }
+      }
     }
     const nlohmann::json before = pre.value("dists", nlohmann::json::object());
     std::set<std::string> set_aside;  // keys whose old files apply moved aside
@@ -495,8 +503,9 @@ class PythonPackagesStep : public Step {
     auto now = dists_by_key(ctx.fs, site());
     nlohmann::json back = nlohmann::json::array();
     for (const auto& m : removed) {
+      // A file no RECORD listed belongs to nobody's version: it goes back.
       auto it = now.find(m.value("dist", ""));
-      if (it != now.end() && it->second.version == m.value("version", "")) back.push_back(m);
+      if (!m.contains("dist") || (it != now.end() && it->second.version == m.value("version", ""))) back.push_back(m);
     }
     try {
       carry_out(ctx, *user, back, true);

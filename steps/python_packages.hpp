@@ -58,7 +58,8 @@
 // the list of moves in moves.json written first; undo uninstalls the new
 // version and renames the old files back. Files removed by remove_files are
 // moved aside there too, and moved back by undo while their distribution is
-// still the version they came from. A dependency that pip upgraded on its
+// still the version they came from (a file no RECORD lists, always). The
+// journal holds the undo folder's name; the moves are in its moves.json. A dependency that pip upgraded on its
 // own is not moved aside and keeps its new version after undo.
 //
 // After a commit the moved-aside files stay in VENV/.wslgpu-setup-undo/<id>/:

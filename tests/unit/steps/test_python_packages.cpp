@@ -288,3 +288,24 @@ TEST_CASE("bad package entries are load errors at the offending value") {
   CHECK(contains(build_errors(packages_step("{ name = \"numpy\" }", "remove_files = [\"../x\"]\n")),
                  "m.toml:7:17: \"../x\" must be a path relative to site-packages"));
 }
+
+TEST_CASE("a file remove_files took from an unchanged package is put back by undo") {
+  PythonRoot root;
+  add_torch_venv(root.fs);
+  add_owned(root.fs, kPySite + "/torch/lib/libhsa-runtime64.so.1", "bundled hsa");
+  add_owned(root.fs, kPySite + "/torch-2.8.0.dist-info/RECORD",
+            root.fs.read(kPySite + "/torch-2.8.0.dist-info/RECORD") + "torch/lib/libhsa-runtime64.so.1,,\n");
+  auto before = snapshot(root.fs);
+  auto step = build_ok(packages_step("{ url = \"https://h/w/torch-2.8.0-cp312-cp312-linux_x86_64.whl\" }",
+                                     "remove_files = [\"torch/lib/libhsa-runtime64.so*\"]\n"));
+  StepPlan p = step->plan(root.ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "remove 1 file from /home/alice/venv");
+  CHECK(has_detail(p, "remove torch/lib/libhsa-runtime64.so.1 from site-packages (kept for undo)"));
+  auto data = step->apply(root.ctx, p);
+  CHECK_FALSE(root.fs.lstat(kPySite + "/torch/lib/libhsa-runtime64.so.1"));
+  for (const auto& c : root.runner.calls) CHECK(c.argv[4] == "mkdir");  // pip does not run
+  CHECK(step->plan(root.ctx).verdict == Verdict::noop);
+  step->undo(root.ctx, data);
+  CHECK(snapshot(root.fs) == before);
+}
