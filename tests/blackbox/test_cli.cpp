@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "harness.hpp"
+#include "support/helpers.hpp"
 
 using namespace wslgpu::blackbox;
 
@@ -98,6 +99,8 @@ TEST_CASE("list shows every bundled profile with its description") {
   for (const auto& entry : std::filesystem::directory_iterator(source_dir() + "/manifests"))
     if (entry.path().extension() == ".toml") expected.push_back(entry.path().stem().string());
   std::sort(expected.begin(), expected.end());
+  // Then the families: pytorch is pytorch-rocm or pytorch-cuda.
+  expected.push_back("pytorch");
   std::vector<std::string> listed;
   std::istringstream lines(r.out);
   std::string line;
@@ -109,6 +112,7 @@ TEST_CASE("list shows every bundled profile with its description") {
   }
   CHECK(listed == expected);
   CHECK(std::find(listed.begin(), listed.end(), "wslconfig") != listed.end());
+  CHECK(wslgpu::testing::contains(r.out, "\npytorch       pytorch-rocm or pytorch-cuda, for the GPU whose Windows driver is mounted\n"));
 }
 
 TEST_CASE("list --vars prints each bundled profile's variables as NAME=DEFAULT, reading no machine") {

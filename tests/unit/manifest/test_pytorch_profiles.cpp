@@ -43,13 +43,21 @@ TEST_CASE("pytorch-cuda takes the cu130 index for a 58x driver, cu128 for a 57x 
   CHECK(newest.vars.at("torch_cuda") == "cu132");
 }
 
-TEST_CASE("pytorch-cuda refuses a driver too old for every CUDA build, and says how to choose one") {
-  try {
-    load_manifest(bundled("pytorch-cuda"), {}, with_driver("551.86", "12.4"));
-    FAIL("loaded");
-  } catch (const Refusal& e) {
-    CHECK(std::string(e.what()).find("torch_cuda") != std::string::npos);
-  }
+TEST_CASE("pytorch-cuda refuses a driver too old for every CUDA build, naming the driver to install") {
+  HostFacts host = with_driver("551.86", "12.4");
+  Manifest m = load_manifest(bundled("pytorch-cuda"), {}, host);
+  CHECK(m.vars.at("torch_cuda") == "none");
+  Variables scope = host.as_variables();
+  for (const auto& [k, v] : m.vars) scope[k] = v;
+  auto lookup = [&](const std::string& name) -> std::optional<std::string> {
+    auto it = scope.find(name);
+    return it == scope.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  std::vector<std::string> reasons;
+  for (const auto& r : m.guards.refuse_if)
+    if (r.when->evaluate(lookup)) reasons.push_back(r.reason);
+  REQUIRE(reasons.size() == 1);
+  CHECK(reasons[0].find("install NVIDIA's driver 580 or later (560.76 at least, for cu126)") != std::string::npos);
 }
 
 TEST_CASE("pytorch-rocm's default is ROCm 7.2.2's cp312 set from AMD's rocm-rel-7.2.2 folder on Ubuntu 24.04") {
