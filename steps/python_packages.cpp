@@ -106,9 +106,19 @@ class PythonPackagesStep : public Step {
     return out;
   }
 
+  // PEP 440's `==`: a wanted version without a local part ("2.14.1") is
+  // satisfied by the same public version with one ("2.14.1+cu130", what a
+  // cuXYZ index installs for torch==2.14.1); one with a local part, or a URL
+  // package's version from its file name, must match exactly.
+  static bool version_satisfies(const std::string& installed, const WantedPackage& w) {
+    if (w.version.empty() || installed == w.version) return true;
+    if (!w.url.empty() || w.version.find('+') != std::string::npos) return false;
+    return installed.compare(0, installed.find('+'), w.version) == 0 && installed.find('+') == w.version.size();
+  }
+
   bool converged(const WantedPackage& w, const std::map<std::string, InstalledDist>& dists) const {
     auto it = dists.find(w.key);
-    return it != dists.end() && (w.version.empty() || it->second.version == w.version);
+    return it != dists.end() && version_satisfies(it->second.version, w);
   }
 
   // The bytes a distribution's RECORD says it has: what moving it aside keeps.

@@ -309,3 +309,21 @@ TEST_CASE("a file remove_files took from an unchanged package is put back by und
   step->undo(root.ctx, data);
   CHECK(snapshot(root.fs) == before);
 }
+
+TEST_CASE("an index package pinned without a local version is converged by that version's local build (PEP 440 ==)") {
+  PythonRoot root;
+  add_torch_venv(root.fs);
+  // What torch==2.14.1 from download.pytorch.org/whl/cu130 installs.
+  add_owned(root.fs, kPySite + "/torch-2.8.0.dist-info/METADATA", "Name: torch\nVersion: 2.14.1+cu130\n");
+  auto plan_for = [&](const std::string& version) {
+    auto step = build_ok(packages_step("{ name = \"torch\", version = \"" + version + "\" }",
+                                       "index_url = \"https://download.pytorch.org/whl/cu130\"\n"));
+    return step->plan(root.ctx).verdict;
+  };
+  CHECK(plan_for("2.14.1") == Verdict::noop);
+  CHECK(plan_for("2.14.1+cu130") == Verdict::noop);
+  CHECK(plan_for("2.14.1+cu126") == Verdict::change);  // another local build is another version
+  CHECK(plan_for("2.14") == Verdict::change);          // a prefix is not the version
+  CHECK(plan_for("2.14.2") == Verdict::change);
+  CHECK(root.runner.calls.empty());
+}
