@@ -118,6 +118,16 @@ def main():
                    min(ratios["apt_full_over_plan"], ratios["apt_full_over_install"]) >= 10,
                    f"{ratios['apt_full_over_plan']:.0f}x (plan), {ratios['apt_full_over_install']:.0f}x (install)")
 
+    torch = load(os.path.join(rdir, "pytorch.json"))
+    if torch:
+        res["pytorch"] = torch
+        rocm_ms, torch_ms = torch["plan rocm"]["median_ms"], torch["plan pytorch-rocm"]["median_ms"]
+        row("p  plan rocm, converged", f"{rocm_ms:.2f} ms", f"exit {torch['plan rocm']['statuses']}")
+        row("p  plan pytorch-rocm, converged", f"{torch_ms:.2f} ms",
+            f"{torch_ms / rocm_ms:.2f}x plan rocm; exit {torch['plan pytorch-rocm']['statuses']}")
+        target("pytorch plan within 2x of rocm plan", torch_ms <= 2 * rocm_ms,
+               f"{torch_ms:.2f} ms vs {rocm_ms:.2f} ms ({torch_ms / rocm_ms:.2f}x)")
+
     rss = load(os.path.join(rdir, "rss.json"), [])
     installs = [load(p) for p in sorted(glob.glob(os.path.join(rdir, "install-*.json")))]
     installs = [i for i in installs if i]

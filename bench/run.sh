@@ -21,6 +21,7 @@
 #   d  the runner's overhead on a real install: wall time minus the time
 #      spent inside apt and dpkg
 #   e  the download step against curl, from a local HTTP server on 127.0.0.1
+#   p  the converged plan of the pytorch-rocm layer against that of rocm
 #
 # It prints a table of medians and ratios and writes bench/results.json. It
 # never fails on a number: only a broken setup (no root, a tool that cannot
@@ -31,7 +32,7 @@
 #   BENCH_INSTALL_RUNS=3   real installs, each in a fresh root
 #   BENCH_DOWNLOAD_MIB=1024  size of the download file;  BENCH_DOWNLOAD_RUNS=5
 #   BENCH_OUT=bench/results.json
-#   BENCH_PARTS=abcde      which parts to run (a, b and c always run together)
+#   BENCH_PARTS=abcdep     which parts to run (a, b and c always run together)
 #   WSLGPU_BENCH_CACHE=/var/cache/wslgpu-setup-bench   where the bench's base root is cached
 set -Eeuo pipefail
 
@@ -49,7 +50,7 @@ BIN=$(realpath -m "${1:-$repo/build/wslgpu-setup}")
 export BENCH_OUT=${BENCH_OUT:-$here/results.json}
 export BENCH_RUNS=${BENCH_RUNS:-11} BENCH_WARMUP=${BENCH_WARMUP:-2} BENCH_INSTALL_RUNS=${BENCH_INSTALL_RUNS:-3}
 export BENCH_DOWNLOAD_MIB=${BENCH_DOWNLOAD_MIB:-1024} BENCH_DOWNLOAD_RUNS=${BENCH_DOWNLOAD_RUNS:-5}
-export BENCH_PARTS=${BENCH_PARTS:-abcde}
+export BENCH_PARTS=${BENCH_PARTS:-abcdep}
 # The system's python3 (a user's pyenv shim would add its own start-up to nothing, but may lack modules).
 export PY=/usr/bin/python3
 
@@ -89,8 +90,8 @@ source "$repo/tests/realroot/lib.sh"
 # The bench's own base: the tier's, plus what Ansible needs inside the root
 # (its modules are Python; the apt module uses python3-apt). Cached apart,
 # so that neither deletes the other's tarball.
-REALROOT_CACHE=${WSLGPU_BENCH_CACHE:-/var/cache/wslgpu-setup-bench}/gpg-python3-apt
-REALROOT_BASE_PACKAGES=(gpg python3 python3-apt)
+REALROOT_CACHE=${WSLGPU_BENCH_CACHE:-/var/cache/wslgpu-setup-bench}/gpg-python3-apt-venv
+REALROOT_BASE_PACKAGES=(gpg python3 python3-apt python3-venv)
 realroot_preflight
 realroot_setup
 # The profile's repositories in AMD's layout, when this harness has them.
@@ -527,6 +528,37 @@ bench_https_memory() {
   umount "$bundle"
 }
 
+# ---------------------------------------------------------------- p: the PyTorch layer, converged
+
+# p: on a root converged by `install pytorch-rocm` (the default ROCm
+# release from the test repository, PyTorch from the fake wheels of
+# tests/support/fake_wheels.py), the converged `plan pytorch-rocm` against
+# the converged `plan rocm` of the same root (issue 23's target: within 2x).
+# The layer reads the venv's dist-info folders and starts no Python.
+bench_pytorch() {
+  local tmp=$REALROOT_SCENARIO_TMP out=$BENCH_RESULTS
+  local -a rocm_sets torch_sets plan_rocm plan_torch
+  root_as_amd_machine
+  pytorch_www
+  mapfile -t rocm_sets < <(rocm7_profile_args)
+  mapfile -t torch_sets < <(pytorch_rocm_args 7.2.2)
+  say "p: converging the root: install pytorch-rocm"
+  "$WSLGPU_BIN" --root "$ROOT" --no-color "${torch_sets[@]}" install pytorch-rocm --yes >"$tmp/pytorch-install.log" 2>&1 || {
+    cat "$tmp/pytorch-install.log" >&2
+    fail "install pytorch-rocm failed; the benchmark needs a converged root"
+  }
+  mapfile -t plan_rocm < <(printf '%s\n' "$WSLGPU_BIN" --root "$ROOT" --no-color "${rocm_sets[@]}" plan rocm)
+  mapfile -t plan_torch < <(printf '%s\n' "$WSLGPU_BIN" --root "$ROOT" --no-color "${torch_sets[@]}" plan pytorch-rocm)
+  local status=0
+  "${plan_torch[@]}" --detailed-exitcode >"$tmp/pytorch-plan.log" 2>&1 || status=$?
+  ((status == 0)) || say "note: plan pytorch-rocm is not converged (exit $status):"$'\n'"$(cat "$tmp/pytorch-plan.log")"
+  say "p: converged plan pytorch-rocm vs plan rocm ($BENCH_WARMUP warm-up, $BENCH_RUNS rounds)"
+  json_spec "$BENCH_WARMUP" "$BENCH_RUNS" \
+    "$(json_cmd "plan rocm" "${plan_rocm[@]}")" \
+    "$(json_cmd "plan pytorch-rocm" "${plan_torch[@]}")" >"$tmp/p.spec"
+  "$PY" "$BENCH_DIR/measure.py" "$tmp/p.spec" "$out/pytorch.json"
+}
+
 # ---------------------------------------------------------------- the run
 
 start=$EPOCHREALTIME
@@ -547,5 +579,8 @@ if [[ $BENCH_PARTS == *d* ]]; then
   fi
 fi
 [[ $BENCH_PARTS != *e* ]] || bench_download
+if [[ $BENCH_PARTS == *p* ]]; then
+  with_root bench_pytorch || die "the PyTorch benchmark could not run (see above)"
+fi
 "$PY" "$here/report.py" "$BENCH_RESULTS" "$BIN" "$BENCH_OUT"
 say "bench: $(elapsed_since "$start") s; results in $BENCH_OUT"
