@@ -26,7 +26,7 @@
 
 # Bump when anything that goes into the base tarball changes (the package
 # list, the customize hooks): the cache is keyed by it.
-HARNESS_VERSION=3
+HARNESS_VERSION=4
 
 REALROOT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REALROOT_CACHE=${WSLGPU_TEST_CACHE:-/var/cache/wslgpu-setup-tests}
@@ -34,8 +34,13 @@ REALROOT_SUITE=bookworm
 # minbase already holds passwd (useradd, usermod, gpasswd, groupadd) and
 # gpgv (apt verifies InRelease with it). gpg and python3 are added because
 # the systems the tool targets have them: a step may reasonably call gpg, and
-# Ansible's modules run on python3 (the ansible-* scenarios).
-REALROOT_BASE_PACKAGES=(gpg python3)
+# Ansible's modules run on python3 (the ansible-* scenarios). python3-venv
+# (with the pip and setuptools wheels that ensurepip installs into a new
+# venv, and ca-certificates, which pip's wheel needs) because the pytorch
+# profile's apt step installs it, and a test root's apt reaches only the
+# test repository: baked into the base, that step is converged, and
+# `python3 -m venv` works offline as on Ubuntu.
+REALROOT_BASE_PACKAGES=(gpg python3 python3-venv)
 REALROOT_WSL_KERNEL=5.15.153.1-microsoft-standard-WSL2
 REALROOT_USER=alice
 REALROOT_REPO_IN_ROOT=/srv/testrepo
@@ -252,6 +257,7 @@ EOF
 
 source "$REALROOT_LIB_DIR/testrepo.sh"
 source "$REALROOT_LIB_DIR/manifests.sh"
+source "$REALROOT_LIB_DIR/wheels.sh"
 
 # ---------------------------------------------------------------- per run
 
@@ -413,14 +419,21 @@ in_root() {
 # namespace's loopback is brought up (it has nothing else); the certificate
 # is the run's (testrepo.sh, _testrepo_tls), whose CA is added to the CA
 # bundle libcurl reads (/etc/ssl/certs/ca-certificates.crt, bound over in
-# this mount namespace only). The server (python3's http.server) ends with
-# the namespace. Call it from a with_root function.
+# this mount namespace only, and over the root's own when it has one, for
+# pip inside the root). The server (python3's http.server) ends with the
+# namespace. Call it from a with_root function, before the snapshot the
+# test compares with (the bound bundle is part of every later snapshot).
 serve_https() {
   local dir=${1:?serve_https needs a folder} port=8443 bundle=$REALROOT_SCENARIO_TMP/ca-bundle.crt i
   ip link set lo up || fail "serve_https: cannot bring up the loopback of the root's network namespace"
   { cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null; cat "$TESTREPO_TLS_DIR/ca.pem"; } >"$bundle"
   [[ -e /etc/ssl/certs/ca-certificates.crt ]] || fail "serve_https: the host has no /etc/ssl/certs/ca-certificates.crt to add the test CA to (HOST-PACKAGES: ca-certificates)"
   mount --bind "$bundle" /etc/ssl/certs/ca-certificates.crt
+  # And the root's own, which pip in a venv of the root reads (Debian's pip
+  # uses the system bundle), when the root has one.
+  if [[ -n ${ROOT:-} && -f $ROOT/etc/ssl/certs/ca-certificates.crt ]]; then
+    mount --bind "$bundle" "$ROOT/etc/ssl/certs/ca-certificates.crt"
+  fi
   /usr/bin/python3 - "$dir" "$port" "$TESTREPO_TLS_DIR" >"$REALROOT_SCENARIO_TMP/https.log" 2>&1 <<'EOF' &
 import functools, http.server, ssl, sys
 folder, port, tls = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -437,6 +450,15 @@ EOF
   done
   ((i < 100)) || fail "serve_https: the server did not listen on 127.0.0.1:$port: $(cat "$REALROOT_SCENARIO_TMP/https.log")"
   HTTPS_URL=https://127.0.0.1:$port
+}
+
+# network_off: takes the root's network namespace down to nothing (its
+# loopback down, so that not even serve_https answers), and checks that a
+# connection now fails. For "converged, with no network".
+network_off() {
+  ip link set lo down || fail "network_off: cannot bring the loopback down"
+  if (exec 3<>/dev/tcp/127.0.0.1/8443) 2>/dev/null; then fail "network_off: 127.0.0.1:8443 still answers"; fi
+  return 0
 }
 
 # Points the root's apt at the local repository and refreshes its lists.

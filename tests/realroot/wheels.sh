@@ -1,0 +1,157 @@
+# tests/realroot/wheels.sh: fake PyTorch wheels for the pytorch-* scenarios
+# (sourced by lib.sh). The wheels are built at test time by
+# tests/support/fake_wheels.py (docs/testing.md, "Fake PyTorch wheels"),
+# never downloaded, and served over the root's loopback HTTPS server the way
+# the vendors serve the real ones:
+#   $HTTPS_URL/manylinux/rocm-rel-<X>/   AMD's find-links listings (torch_wheel_repo)
+#   $HTTPS_URL/whl/cu130/                a PEP 503 index like download.pytorch.org's (torch_index_base)
+#   $HTTPS_URL/pypi/                     a PEP 503 index for the dependencies (numpy; pypi_index)
+#   $HTTPS_URL/v1.2.2/                   librocdxg's .deb (rocdxg_release_url), as rocm7_profile_args expects
+
+REALROOT_FAKE_WHEELS=$REALROOT_LIB_DIR/../support/fake_wheels.py
+# The profiles' default venv (${host.user_home}/.venvs/pytorch) for the
+# test user, and Debian 12's Python.
+PYTORCH_VENV=/home/$REALROOT_USER/.venvs/pytorch
+PYTORCH_CP=cp311
+PYTORCH_PYTHON=3.11
+# The smoke test of issue 23: a kernel launch, not only is_available().
+PYTORCH_SMOKE='import torch; print(torch.cuda.is_available()); print(torch.cuda.get_device_name(0)); a = torch.ones(256, 256, device="cuda"); b = a @ a; torch.cuda.synchronize(); print("smoke ok", float(b.sum()))'
+
+# fake_wheels ARGS...: tests/support/fake_wheels.py, with the host's python3.
+fake_wheels() { python3 "$REALROOT_FAKE_WHEELS" "$@"; }
+
+# pytorch_rocm_wheels RELEASE: the wheels of the ROCm release's row of
+# manifests/pytorch-rocm.toml's matrix, "NAME VERSION" per line. Each version
+# must be named in the manifest, so that the fakes are exactly what it
+# installs: a changed row fails here, saying so, instead of a 404 later.
+pytorch_rocm_wheels() {
+  local release=$1 manifest=$REALROOT_LIB_DIR/../../manifests/pytorch-rocm.toml rows line
+  case $release in
+    7.2.2) rows='torch 2.9.1+rocm7.2.2.lw.git127a149a
+torchvision 0.24.0+rocm7.2.2.gitb919bd0c
+torchaudio 2.9.0+rocm7.2.2.gite3c6ee2b
+triton 3.5.1+rocm7.2.2.gita272dfa8' ;;
+    7.2) rows='torch 2.9.1+rocm7.2.0.lw.git7e1940d4
+torchvision 0.24.0+rocm7.2.0.gitb919bd0c
+torchaudio 2.9.0+rocm7.2.0.gite3c6ee2b
+triton 3.5.1+rocm7.2.0.gita272dfa8' ;;
+    *) fail "pytorch_rocm_wheels: no fake wheel set for ROCm $release" ;;
+  esac
+  [[ -f $manifest ]] || fail "pytorch_rocm_wheels: $manifest does not exist"
+  while read -r line; do
+    grep -qF -- "${line#* }" "$manifest" ||
+      fail "pytorch_rocm_wheels: manifests/pytorch-rocm.toml does not name ${line% *} ${line#* } for ROCm $release: update the fake wheel set in tests/realroot/wheels.sh"
+  done <<<"$rows"
+  printf '%s\n' "$rows"
+}
+
+# The download.pytorch.org cu130 set the NVIDIA scenarios serve.
+PYTORCH_CUDA_INDEX=cu130
+PYTORCH_CUDA_WHEELS='torch 2.9.1+cu130
+torchvision 0.24.1+cu130
+torchaudio 2.9.1+cu130
+triton 3.5.1'
+
+# _wheel_specs CP: "NAME VERSION" lines on stdin -> NAME VERSION CP words.
+_wheel_specs() { awk -v cp="$1" 'NF == 2 { print $1; print $2; print cp }'; }
+
+# pytorch_www [--legacy-bundled-hsa=yes|no] [--no-kernels]: builds the fake
+# wheels and the indexes above in $REALROOT_SCENARIO_TMP/www, serves it
+# (serve_https: $HTTPS_URL) and records every wheel's SHA-256 in
+# $REALROOT_SCENARIO_TMP/wheels.sha256 ("NAME VERSION FILE SHA256" lines).
+# The 7.2 (legacy) torch ships torch/lib/libhsa-runtime64.so* as AMD's legacy
+# wheels do, unless --legacy-bundled-hsa=no; --no-kernels builds every torch
+# without this GPU's architecture (is_available() True, kernels fail).
+pytorch_www() {
+  local www=$REALROOT_SCENARIO_TMP/www sums=$REALROOT_SCENARIO_TMP/wheels.sha256 bundled=(--bundled-hsa) extra=() a
+  for a in "$@"; do
+    case $a in
+      --legacy-bundled-hsa=yes) bundled=(--bundled-hsa) ;;
+      --legacy-bundled-hsa=no) bundled=() ;;
+      --no-kernels) extra+=(--no-kernels) ;;
+      *) fail "pytorch_www: unknown option $a" ;;
+    esac
+  done
+  mkdir -p "$www"
+  : >"$sums"
+  ln -sfn "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION" "$www/v$TESTREPO_ROCDXG_VERSION"
+  local specs
+  mapfile -t specs < <(pytorch_rocm_wheels 7.2.2 | _wheel_specs "$PYTORCH_CP")
+  fake_wheels --folder manylinux/rocm-rel-7.2.2 --index manylinux/simple-7.2.2 "${extra[@]}" "$www" "${specs[@]}" >>"$sums"
+  mapfile -t specs < <(pytorch_rocm_wheels 7.2 | _wheel_specs "$PYTORCH_CP")
+  fake_wheels --folder manylinux/rocm-rel-7.2 --index manylinux/simple-7.2 "${bundled[@]}" "${extra[@]}" "$www" "${specs[@]}" >>"$sums"
+  mapfile -t specs < <(_wheel_specs "$PYTORCH_CP" <<<"$PYTORCH_CUDA_WHEELS")
+  fake_wheels --folder "whl/$PYTORCH_CUDA_INDEX" --index "whl/$PYTORCH_CUDA_INDEX" "${extra[@]}" "$www" "${specs[@]}" >>"$sums"
+  # PyPI: NumPy 1.26.4 (what AMD's 6.x wheels need) and a NumPy 2.
+  fake_wheels --folder pypi/files --index pypi "$www" numpy 1.26.4 "$PYTORCH_CP" numpy 2.1.0 "$PYTORCH_CP" >>"$sums"
+  chmod -R a+rX "$www"
+  serve_https "$www"
+}
+
+# wheel_sha256 FILE-PREFIX: the SHA-256 of the one served wheel whose file
+# name starts with FILE-PREFIX (such as "torch-2.9.1+rocm7.2.2").
+wheel_sha256() {
+  local hits
+  hits=$(awk -v p="$1" 'index($3, p) == 1 { print $4 }' "$REALROOT_SCENARIO_TMP/wheels.sha256")
+  [[ -n $hits && $(wc -l <<<"$hits") == 1 ]] || fail "wheel_sha256: not one wheel named $1*: $hits"
+  printf '%s\n' "$hits"
+}
+
+# pytorch_rocm_args RELEASE [ARG...]: the options that point `install
+# pytorch` on an AMD root at the test repository's ROCm RELEASE (7.2.2 or
+# 7.2) and at the fake wheels (call pytorch_www first), one per line, then ARG...
+pytorch_rocm_args() {
+  local release=$1
+  shift
+  case $release in
+    7.2.2) rocm7_profile_args ;;
+    7.2) rocm72_profile_args ;;
+    *) fail "pytorch_rocm_args: the test repository has no ROCm $release" ;;
+  esac
+  printf '%s\n' --set "torch_wheel_repo=$HTTPS_URL/manylinux" --set "torch_cp=$PYTORCH_CP" \
+    --set "torch_python=$PYTORCH_PYTHON" --set "pypi_index=$HTTPS_URL/pypi" "$@"
+}
+
+# pytorch_cuda_args [ARG...]: the same for an NVIDIA root (cuda_profile_args
+# and the fake download.pytorch.org index).
+pytorch_cuda_args() {
+  cuda_profile_args
+  printf '%s\n' --set "torch_index_base=$HTTPS_URL/whl" --set "torch_cp=$PYTORCH_CP" \
+    --set "torch_python=$PYTORCH_PYTHON" --set "pypi_index=$HTTPS_URL/pypi" "$@"
+}
+
+# as_user_login CMD: CMD as the test user through a login shell (what a
+# user's terminal runs: /etc/profile.d included); its output in LAST_OUTPUT
+# and the log, its status returned.
+as_user_login() {
+  local status=0
+  LAST_OUTPUT=$(in_root runuser -l "$REALROOT_USER" -c "$1" 2>&1) || status=$?
+  sed 's/^/  | /' <<<"$LAST_OUTPUT" >&2
+  return "$status"
+}
+
+# torch_smoke [VENV]: the smoke test in the venv, as the user through a
+# login shell. Status and output as as_user_login.
+torch_smoke() {
+  as_user_login "${1:-$PYTORCH_VENV}/bin/python -c '$PYTORCH_SMOKE'"
+}
+
+# assert_owned_by_user DIR: every file of DIR (DIR too) belongs to the test user.
+assert_owned_by_user() {
+  [[ -d $ROOT$1 ]] || fail "$1 does not exist"
+  local others
+  others=$(find "$ROOT$1" ! -user 1000 -printf '%u:%g %p\n' | head -20)
+  [[ -z $others ]] || fail "files in $1 not owned by $REALROOT_USER:"$'\n'"$others"
+}
+
+# trace_python: every start of the root's Python from now on is logged
+# (trace_commands over the interpreter itself, which /usr/bin/python3 and
+# every venv's bin/python lead to); traced_calls python3.11 lists them.
+trace_python() {
+  local real
+  real=$(readlink -f "$ROOT/usr/bin/python3")
+  trace_commands "${real##*/}"
+  # The interpreter may run as the user: the log must take their lines too.
+  chmod 0666 "$ROOT/run/wslgpu-trace/calls"
+  PYTHON_TRACED=${real##*/}
+}
