@@ -13,6 +13,8 @@
 #                                  traced_calls NAME prints them.
 #   snapshot ROOT OUT [--exclude /PATH]...  and  snapshot_diff A B: record and compare a root.
 #   tool ARGS...                   runs the wslgpu-setup under test; sets TOOL_STATUS, TOOL_OUT, TOOL_ERR.
+#   serve_https DIR, network_off   a loopback HTTPS server ($HTTPS_URL); then no network at all.
+#   wheels.sh                      fake PyTorch wheels served to a root (pytorch_www, torch_smoke, ...).
 #   fail, assert_*, expect_status  assertions that print what was expected and what was seen.
 #
 # What run.sh does once per run (realroot_setup): checks that the tier can
@@ -419,10 +421,10 @@ in_root() {
 # namespace's loopback is brought up (it has nothing else); the certificate
 # is the run's (testrepo.sh, _testrepo_tls), whose CA is added to the CA
 # bundle libcurl reads (/etc/ssl/certs/ca-certificates.crt, bound over in
-# this mount namespace only, and over the root's own when it has one, for
-# pip inside the root). The server (python3's http.server) ends with the
+# this mount namespace only, and written into the root's own when it has
+# one, for pip inside the root). The server (python3's http.server) ends with the
 # namespace. Call it from a with_root function, before the snapshot the
-# test compares with (the bound bundle is part of every later snapshot).
+# test compares with (the root's bundle is part of every later snapshot).
 serve_https() {
   local dir=${1:?serve_https needs a folder} port=8443 bundle=$REALROOT_SCENARIO_TMP/ca-bundle.crt i
   ip link set lo up || fail "serve_https: cannot bring up the loopback of the root's network namespace"
@@ -430,9 +432,11 @@ serve_https() {
   [[ -e /etc/ssl/certs/ca-certificates.crt ]] || fail "serve_https: the host has no /etc/ssl/certs/ca-certificates.crt to add the test CA to (HOST-PACKAGES: ca-certificates)"
   mount --bind "$bundle" /etc/ssl/certs/ca-certificates.crt
   # And the root's own, which pip in a venv of the root reads (Debian's pip
-  # uses the system bundle), when the root has one.
-  if [[ -n ${ROOT:-} && -f $ROOT/etc/ssl/certs/ca-certificates.crt ]]; then
-    mount --bind "$bundle" "$ROOT/etc/ssl/certs/ca-certificates.crt"
+  # uses the system bundle), when the root has one: written into the root
+  # rather than bound over, so that snapshots keep hashing only the upper
+  # layer (a bind would make them hash every file).
+  if [[ -n ${ROOT:-} && -f $ROOT/etc/ssl/certs/ca-certificates.crt && ! -L $ROOT/etc/ssl/certs/ca-certificates.crt ]]; then
+    cat "$TESTREPO_TLS_DIR/ca.pem" >>"$ROOT/etc/ssl/certs/ca-certificates.crt"
   fi
   /usr/bin/python3 - "$dir" "$port" "$TESTREPO_TLS_DIR" >"$REALROOT_SCENARIO_TMP/https.log" 2>&1 <<'EOF' &
 import functools, http.server, ssl, sys

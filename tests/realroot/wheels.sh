@@ -25,7 +25,7 @@ fake_wheels() { python3 "$REALROOT_FAKE_WHEELS" "$@"; }
 # must be named in the manifest, so that the fakes are exactly what it
 # installs: a changed row fails here, saying so, instead of a 404 later.
 pytorch_rocm_wheels() {
-  local release=$1 manifest=$REALROOT_LIB_DIR/../../manifests/pytorch-rocm.toml rows line
+  local release=$1 manifest=${PYTORCH_ROCM_MANIFEST:-$REALROOT_LIB_DIR/../../manifests/pytorch-rocm.toml} rows line
   case $release in
     7.2.2) rows='torch 2.9.1+rocm7.2.2.lw.git127a149a
 torchvision 0.24.0+rocm7.2.2.gitb919bd0c
@@ -75,10 +75,12 @@ pytorch_www() {
   mkdir -p "$www"
   : >"$sums"
   ln -sfn "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION" "$www/v$TESTREPO_ROCDXG_VERSION"
-  local specs
-  mapfile -t specs < <(pytorch_rocm_wheels 7.2.2 | _wheel_specs "$PYTORCH_CP")
+  local specs rows_722 rows_72
+  rows_722=$(pytorch_rocm_wheels 7.2.2)
+  rows_72=$(pytorch_rocm_wheels 7.2)
+  mapfile -t specs < <(_wheel_specs "$PYTORCH_CP" <<<"$rows_722")
   fake_wheels --folder manylinux/rocm-rel-7.2.2 --index manylinux/simple-7.2.2 "${extra[@]}" "$www" "${specs[@]}" >>"$sums"
-  mapfile -t specs < <(pytorch_rocm_wheels 7.2 | _wheel_specs "$PYTORCH_CP")
+  mapfile -t specs < <(_wheel_specs "$PYTORCH_CP" <<<"$rows_72")
   fake_wheels --folder manylinux/rocm-rel-7.2 --index manylinux/simple-7.2 "${bundled[@]}" "${extra[@]}" "$www" "${specs[@]}" >>"$sums"
   mapfile -t specs < <(_wheel_specs "$PYTORCH_CP" <<<"$PYTORCH_CUDA_WHEELS")
   fake_wheels --folder "whl/$PYTORCH_CUDA_INDEX" --index "whl/$PYTORCH_CUDA_INDEX" "${extra[@]}" "$www" "${specs[@]}" >>"$sums"
@@ -154,4 +156,56 @@ trace_python() {
   # The interpreter may run as the user: the log must take their lines too.
   chmod 0666 "$ROOT/run/wslgpu-trace/calls"
   PYTHON_TRACED=${real##*/}
+}
+
+# root_as_amd_machine: the root's driver mount becomes an AMD machine's
+# (AMD's driver store, no NVIDIA stubs), so that `install pytorch` picks
+# pytorch-rocm as `install` picks rocm.
+root_as_amd_machine() {
+  chmod 0755 "$ROOT/usr/lib/wsl/lib"
+  rm -f "$ROOT"/usr/lib/wsl/lib/libcuda.so* "$ROOT/usr/lib/wsl/lib/nvidia-smi" "$ROOT"/usr/lib/wsl/lib/libnvidia-ml.so*
+  rm -rf "$ROOT"/usr/lib/wsl/drivers/nv_dispi.inf_*
+  mkdir -p "$ROOT/usr/lib/wsl/drivers/u0401234.inf_amd64_5b3a9c1d2e4f6a7b"
+  printf 'fake amdxc64.so: AMD user-mode driver, recorded for tests\n' \
+    >"$ROOT/usr/lib/wsl/drivers/u0401234.inf_amd64_5b3a9c1d2e4f6a7b/amdxc64.so"
+  chmod 0555 "$ROOT/usr/lib/wsl/lib"
+}
+
+# wheel_url_re NAME VERSION: an extended regular expression for the wheel's
+# file name as a plan may print it (the "+" as is or as %2B).
+wheel_url_re() {
+  local v=${2//./\\.}
+  printf '%s-%s-%s-%s-' "$1" "${v//+/(\\+|%2B)}" "$PYTORCH_CP" "$PYTORCH_CP"
+}
+
+# pytorch_converged_offline PROFILE-ARGS...: with no network (network_off)
+# and every start of the root's Python and apt recorded, `plan pytorch
+# --detailed-exitcode` exits 0: converged, read from the venv's files
+# without starting Python, and without apt.
+pytorch_converged_offline() {
+  network_off
+  trace_python
+  trace_commands apt-get apt-cache
+  tool --root "$ROOT" "$@" plan pytorch --detailed-exitcode
+  assert_status 0 "plan pytorch --detailed-exitcode after the install, with no network (converged)"
+  local calls
+  calls=$(traced_calls "$PYTHON_TRACED")
+  [[ -z $calls ]] || fail "the converged plan started Python:"$'\n'"$calls"
+  calls=$(traced_calls apt-get; traced_calls apt-cache)
+  [[ -z $calls ]] || fail "the converged plan called apt:"$'\n'"$calls"
+}
+
+# pytorch_rollback_to SNAPSHOT: rolls back the one transaction of history and
+# compares the root with SNAPSHOT (the tool's state folder left out).
+pytorch_rollback_to() {
+  local id
+  tool --root "$ROOT" history --output json
+  assert_status 0 "history"
+  assert_eq "$(jq 'length' <<<"$TOOL_OUT")" 1 "the number of transactions in history"
+  id=$(jq -r '.[0].id' <<<"$TOOL_OUT")
+  tool --root "$ROOT" rollback "$id" --yes
+  assert_status 0 "rollback $id"
+  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/after-rollback" --exclude "$REALROOT_STATE_DIR"
+  assert_same_snapshot "$1" "$REALROOT_SCENARIO_TMP/after-rollback" "rollback left the root different from before the install"
+  [[ ! -e $ROOT$PYTORCH_VENV ]] || fail "rollback left the venv $PYTORCH_VENV"
 }
