@@ -42,14 +42,18 @@ EPOCH = (2024, 1, 1, 0, 0, 0)
 TORCH_MACHINE = r'''"""The machine, as the fake torch sees it (written by tests/support/fake_wheels.py)."""
 import glob
 import os
+import re
 import stat
+import subprocess
 
 BUILD = @BUILD@            # "rocm" or "cuda"
+WHEEL_CUDA = @CUDA@        # "13.0" for a +cu130 build
 KERNELS = @KERNELS@        # False: a wheel without this GPU's architecture
 LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
 WSL_RUNTIME = "/opt/rocm/lib/libhsa-runtime64.so.1"
 ROCDXG = "/opt/rocm/lib/librocdxg.so"
 LIBCUDA = "/usr/lib/wsl/lib/libcuda.so.1"
+NVIDIA_SMI = "/usr/lib/wsl/lib/nvidia-smi"
 
 
 def has_dxg():
@@ -73,6 +77,17 @@ def bundled_hsa():
     return sorted(glob.glob(os.path.join(LIB, "libhsa-runtime64.so*")))
 
 
+def driver_cuda():
+    """The CUDA release the Windows driver supports, as its nvidia-smi prints
+    it (the tests' stand-in for cuDriverGetVersion); None when unknown."""
+    try:
+        out = subprocess.run([NVIDIA_SMI], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"CUDA Version:\s*(\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def why_not():
     """None when the GPU can be used; else why not, in words."""
     if not has_dxg():
@@ -80,6 +95,12 @@ def why_not():
     if BUILD == "cuda":
         if not os.path.exists(LIBCUDA):
             return LIBCUDA + " is missing: no WSL driver stub"
+        driver = driver_cuda()
+        wheel = tuple(int(x) for x in WHEEL_CUDA.split("."))
+        if driver is not None and driver < wheel:
+            # torch's own words (with cuDriverGetVersion's number).
+            return ("The NVIDIA driver on your system is too old (found version %d). "
+                    "Please update your GPU driver" % (driver[0] * 1000 + driver[1] * 10))
         return None
     if os.path.exists(ROCDXG):
         if os.environ.get("HSA_ENABLE_DXG_DETECTION") != "1":

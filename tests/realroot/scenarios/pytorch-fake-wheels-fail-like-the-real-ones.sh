@@ -9,7 +9,8 @@
 #     there (and kernels fail with "no kernel image"), True once removed;
 #   ROCm, librocdxg: False without HSA_ENABLE_DXG_DETECTION=1, True with it;
 #   ROCm, no runtime at all: False; no /dev/dxg: False, no device;
-#   CUDA: True with /usr/lib/wsl/lib/libcuda.so.1, False without;
+#   CUDA: True with /usr/lib/wsl/lib/libcuda.so.1, False without, and False
+#     while nvidia-smi's driver supports an older CUDA than the wheel's;
 #   a wheel without the GPU's architecture: True, and kernels fail.
 
 scenario() {
@@ -96,6 +97,10 @@ fakes_install_with_pip_and_fail_like_the_real_ones() {
   assert_contains "$LAST_OUTPUT" '^triton==3\.5\.1$' "pip list"
   py "$cuda" 'import torch; print(torch.version.cuda, torch.version.hip)'
   assert_eq "$LAST_OUTPUT" "13.0 None" "torch.version.cuda, version.hip"
+  # The WSL layer's nvidia-smi says CUDA 12.7: too old a driver for cu130.
+  available "$cuda" False
+  assert_contains "$LAST_OUTPUT" 'The NVIDIA driver on your system is too old \(found version 12070\)' "why not"
+  root_fake_nvidia_smi ok-table-gtx1660-smi590.57-driver591.86-xwayland.txt
   available "$cuda" True
   torch_smoke "$cuda" || fail "the CUDA smoke test failed with the WSL stubs"
   assert_contains "$LAST_OUTPUT" '^smoke ok 16777216\.0$' "the CUDA smoke test"
