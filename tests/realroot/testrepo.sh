@@ -257,6 +257,9 @@ Agent 2
 OUT
 EOS
   _deb rocm-dev "$v" "rocm-core (= $v), hsa-rocr (= 1.18.0.70202-1), rocminfo (= 1.0.0.70202-1)" "ROCm development meta package"
+  # A library of the full userspace that AMD's lightweight (.lw) torch
+  # wheels load from /opt/rocm (the fake torch fails to import without it).
+  printf 'fake libroctx64\n' | _file rocm-dev /opt/rocm/lib/libroctx64.so.4 0644
   _deb rocm "$v" "rocm-dev (= $v)" "ROCm meta package"
   _deb amdgpu-install "$v" "" "AMD GPU installer script"
   _file amdgpu-install /usr/bin/amdgpu-install 0755 <<'EOS'
@@ -290,6 +293,7 @@ printf 'WSL environment detected.\n  Name:                    gfx1100\n  Marketi
 EOS
   _deb rocm-dev "$v" "rocm-core (= $v), hsa-runtime-rocr4wsl-amdgpu (= $wsl), rocminfo (= 1.0.0.70200-1)" \
     "ROCm development meta package"
+  printf 'fake libroctx64\n' | _file rocm-dev /opt/rocm/lib/libroctx64.so.4 0644
   _deb rocm "$v" "rocm-dev (= $v)" "ROCm meta package"
   _deb amdgpu-install "$v" "" "AMD GPU installer script"
   _deb libdrm-amdgpu-common 1.0.0.70200-1 "" "List of AMD/ATI cards' device IDs, revision IDs and marketing names"

@@ -116,6 +116,12 @@ def why_not():
 
 TORCH_INIT = r'''"""A fake torch for tests (tests/support/fake_wheels.py): no tensors, only
 what a smoke test needs."""
+import os as _os
+
+if @LIGHTWEIGHT@ and not _os.path.exists("/opt/rocm/lib/libroctx64.so.4"):
+    # AMD's lightweight (.lw) wheels load ROCm's libraries from /opt/rocm,
+    # and fail here without the full userspace (only the runtime installed).
+    raise ImportError("libroctx64.so.4: cannot open shared object file: No such file or directory")
 __version__ = @RUNTIME_VERSION@
 from . import version
 from . import cuda
@@ -260,7 +266,8 @@ def torch_files(version, bundled_hsa, kernels):
                 .replace("@GIT@", pystr(git.group(1) if git else None))
                 .replace("@HIP@", pystr(hip)).replace("@CUDA@", pystr(cuda))
                 .replace("@BUILD@", repr(build)).replace("@KERNELS@", repr(kernels))
-                .replace("@DEVICE_NAME@", repr(device)))
+                .replace("@DEVICE_NAME@", repr(device))
+                .replace("@LIGHTWEIGHT@", repr(".lw." in version)))
 
     machine = fill(TORCH_MACHINE) + "\n\ndef has_device():\n    return has_dxg()\n"
     files = {

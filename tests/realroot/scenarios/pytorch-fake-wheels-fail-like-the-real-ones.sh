@@ -9,6 +9,8 @@
 #     there (and kernels fail with "no kernel image"), True once removed;
 #   ROCm, librocdxg: False without HSA_ENABLE_DXG_DETECTION=1, True with it;
 #   ROCm, no runtime at all: False; no /dev/dxg: False, no device;
+#   a lightweight (.lw) ROCm wheel without /opt/rocm/lib/libroctx64.so.4
+#     (ROCm's full userspace): import torch fails with an ImportError;
 #   CUDA: True with /usr/lib/wsl/lib/libcuda.so.1, False without, and False
 #     while nvidia-smi's driver supports an older CUDA than the wheel's;
 #   a wheel without the GPU's architecture: True, and kernels fail.
@@ -63,6 +65,11 @@ fakes_install_with_pip_and_fail_like_the_real_ones() {
   assert_contains "$LAST_OUTPUT" '^numpy==2\.1\.0$' "pip list (torchvision's numpy, from the index)"
   local lib=$rocm/lib/python3.11/site-packages/torch/lib
   [[ -f $ROOT$lib/libhsa-runtime64.so && -f $ROOT$lib/libhsa-runtime64.so.1 ]] || fail "the legacy torch did not bring torch/lib/libhsa-runtime64.so*"
+  # A lightweight (.lw) wheel needs ROCm's full userspace in /opt/rocm.
+  if py "$rocm" 'import torch'; then fail "a .lw torch imported without ROCm's full userspace"; fi
+  assert_contains "$LAST_OUTPUT" 'ImportError: libroctx64\.so\.4: cannot open shared object file' "import torch without libroctx64.so.4"
+  mkdir -p "$ROOT/opt/rocm/lib"
+  : >"$ROOT/opt/rocm/lib/libroctx64.so.4"
   py "$rocm" 'import torch; print(torch.__version__, torch.version.hip, torch.version.cuda)'
   assert_eq "$LAST_OUTPUT" "2.9.1+rocm7.2.0.git7e1940d4 7.2.0 None" "torch.__version__ (no .lw), version.hip, version.cuda"
 
