@@ -45,12 +45,18 @@ triton 3.5.1+rocm7.2.0.gita272dfa8' ;;
   printf '%s\n' "$rows"
 }
 
-# The download.pytorch.org cu130 set the NVIDIA scenarios serve.
+# The download.pytorch.org cu130 set the NVIDIA scenarios serve: the
+# pytorch-cuda matrix's cu130 row pins torch (2.14.1); torchvision and
+# torchaudio are the index's builds that pin that torch exactly, and the
+# index holds the dependencies too (triton, NumPy), as download.pytorch.org's
+# does: pip is given that one index.
 PYTORCH_CUDA_INDEX=cu130
-PYTORCH_CUDA_WHEELS='torch 2.9.1+cu130
-torchvision 0.24.1+cu130
-torchaudio 2.9.1+cu130
-triton 3.5.1'
+PYTORCH_CUDA_TORCH=2.14.1
+PYTORCH_CUDA_WHEELS='torch 2.14.1+cu130
+torchvision 0.29.1+cu130
+torchaudio 2.14.1+cu130
+triton 3.7.0
+numpy 2.1.0'
 
 # _wheel_specs CP: "NAME VERSION" lines on stdin -> NAME VERSION CP words.
 _wheel_specs() { awk -v cp="$1" 'NF == 2 { print $1; print $2; print cp }'; }
@@ -82,6 +88,9 @@ pytorch_www() {
   fake_wheels --folder manylinux/rocm-rel-7.2.2 --index manylinux/simple-7.2.2 "${extra[@]}" "$www" "${specs[@]}" >>"$sums"
   mapfile -t specs < <(_wheel_specs "$PYTORCH_CP" <<<"$rows_72")
   fake_wheels --folder manylinux/rocm-rel-7.2 --index manylinux/simple-7.2 "${bundled[@]}" "${extra[@]}" "$www" "${specs[@]}" >>"$sums"
+  local cuda_manifest=${PYTORCH_CUDA_MANIFEST:-$REALROOT_LIB_DIR/../../manifests/pytorch-cuda.toml}
+  [[ -f $cuda_manifest ]] && grep -qF "$PYTORCH_CUDA_TORCH" "$cuda_manifest" ||
+    fail "pytorch_www: manifests/pytorch-cuda.toml does not name torch $PYTORCH_CUDA_TORCH for $PYTORCH_CUDA_INDEX: update PYTORCH_CUDA_WHEELS in tests/realroot/wheels.sh"
   mapfile -t specs < <(_wheel_specs "$PYTORCH_CP" <<<"$PYTORCH_CUDA_WHEELS")
   fake_wheels --folder "whl/$PYTORCH_CUDA_INDEX" --index "whl/$PYTORCH_CUDA_INDEX" "${extra[@]}" "$www" "${specs[@]}" >>"$sums"
   # PyPI: NumPy 1.26.4 (what AMD's 6.x wheels need) and a NumPy 2.

@@ -8,7 +8,8 @@
 # wheels, tests/support/fake_wheels.py, over the root's loopback HTTPS).
 #   - plan names the cu130 index, chosen from the driver, and both layers;
 #   - the install commits; the venv and every file in it belong to the user;
-#     torch is the index's +cu130 build, NumPy came from pypi_index;
+#     torch is the index's +cu130 build of the row's version, its
+#     dependencies came from the same index;
 #   - /usr/lib/wsl/lib (a Windows mount) is not touched, and a login shell
 #     has it on the linker search path (libcuda.so for torch.compile);
 #   - as the user, through a login shell, the smoke test launches a kernel;
@@ -46,8 +47,9 @@ cuda_from_the_driver_s_index_installs_converges_and_rolls_back() {
   assert_owned_by_user "$PYTORCH_VENV"
   assert_owned_by_user "${PYTORCH_VENV%/*}"
   site=$PYTORCH_VENV/lib/python$PYTORCH_PYTHON/site-packages
-  [[ -f $ROOT$site/torch-2.9.1+cu130.dist-info/METADATA ]] || fail "torch 2.9.1+cu130 is not installed in the venv: $(ls "$ROOT$site")"
-  [[ -f $ROOT$site/numpy-2.1.0.dist-info/METADATA ]] || fail "torchvision's numpy (from pypi_index) is not installed: $(ls "$ROOT$site")"
+  [[ -f $ROOT$site/torch-$PYTORCH_CUDA_TORCH+$PYTORCH_CUDA_INDEX.dist-info/METADATA ]] || fail "torch $PYTORCH_CUDA_TORCH+$PYTORCH_CUDA_INDEX is not installed in the venv: $(ls "$ROOT$site")"
+  [[ -f $ROOT$site/torchvision-0.29.1+$PYTORCH_CUDA_INDEX.dist-info/METADATA ]] || fail "the index's torchvision is not installed in the venv: $(ls "$ROOT$site")"
+  [[ -f $ROOT$site/numpy-2.1.0.dist-info/METADATA ]] || fail "torchvision's numpy (from the index) is not installed: $(ls "$ROOT$site")"
 
   # The Windows mount is as it was; the linker finds libcuda.so there.
   assert_eq "$(cd "$ROOT/usr/lib/wsl/lib" && ls -la --time-style=+%s . && sha256sum ./*)" "$wsl_lib_before" "/usr/lib/wsl/lib after the install"
