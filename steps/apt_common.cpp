@@ -138,10 +138,6 @@ std::int64_t lists_refreshed_ns(const FileSystem& fs) {
   return newest;
 }
 
-std::int64_t now_s() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace
 
 std::string source_newer_than_lists(const FileSystem& fs) {

@@ -1,6 +1,7 @@
 #include "steps/apt_freshness.hpp"
 
 #include <cctype>
+#include <chrono>
 
 #include <nlohmann/json.hpp>
 
@@ -78,6 +79,10 @@ void write_lists_record(FileSystem& fs, const std::string& state_dir, std::int64
   nlohmann::json j = {
       {"sources_sha256", apt_sources_digest(fs)}, {"lists_sha256", apt_lists_digest(fs)}, {"refreshed", now}};
   fs.write_atomic(state_dir + kRecord, j.dump() + "\n", FileAttrs{0644, 0, 0});
+}
+
+std::int64_t now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 ListsFreshness lists_freshness(const FileSystem& fs, const std::string& state_dir, std::int64_t now) {

@@ -50,6 +50,9 @@ struct ListsFreshness {
   std::int64_t age_s = 0;  // since that refresh, when it matches
   std::string why;         // when it does not match: "the sources changed since the last refresh"
 };
+// Seconds since the epoch, now: the clock lists_freshness compares with.
+std::int64_t now_s();
+
 ListsFreshness lists_freshness(const FileSystem& fs, const std::string& state_dir, std::int64_t now);
 
 }  // namespace wslgpu

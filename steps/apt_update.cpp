@@ -19,10 +19,6 @@ std::string describe_age(std::int64_t s) {
 
 namespace {
 
-std::int64_t now_s() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 class AptUpdateStep : public Step {
  public:
   std::int64_t max_age = 0;

@@ -37,6 +37,7 @@ class ProfileEnvStep : public Step {
   std::vector<std::string> path_append;
   std::vector<std::string> path_prepend;
   std::vector<std::string> ld_library_path;
+  std::vector<std::string> library_path;
   std::vector<std::pair<std::string, std::string>> env;
 
   // "case ..." lines that add DIR to VAR unless it is there already.
@@ -60,6 +61,11 @@ class ProfileEnvStep : public Step {
       for (auto it = ld_library_path.rbegin(); it != ld_library_path.rend(); ++it)
         out += add_to_list("LD_LIBRARY_PATH", *it, true);
       out += "export LD_LIBRARY_PATH\n";
+    }
+    if (!library_path.empty()) {
+      for (auto it = library_path.rbegin(); it != library_path.rend(); ++it)
+        out += add_to_list("LIBRARY_PATH", *it, true);
+      out += "export LIBRARY_PATH\n";
     }
     for (const auto& [name, value] : env) out += "export " + name + "=" + text::shell_quote(value) + "\n";
     return out;
@@ -205,7 +211,9 @@ std::shared_ptr<Step> make_profile_env_step(StepKeys& keys) {
   s->path_append = keys.string_list("path_append");
   s->path_prepend = keys.string_list("path_prepend");
   s->ld_library_path = keys.string_list("ld_library_path");
+  s->library_path = keys.string_list("library_path");
   check_dirs(keys, "path_append", s->path_append);
+  check_dirs(keys, "library_path", s->library_path);
   check_dirs(keys, "path_prepend", s->path_prepend);
   check_dirs(keys, "ld_library_path", s->ld_library_path);
   for (auto& [name, value] : keys.string_table("env")) {
@@ -214,10 +222,12 @@ std::shared_ptr<Step> make_profile_env_step(StepKeys& keys) {
                     "\"" + name +
                         "\" is not a valid environment variable name (letters, digits and '_', "
                         "not starting with a digit)");
-    } else if (name == "PATH" || name == "LD_LIBRARY_PATH") {
+    } else if (name == "PATH" || name == "LD_LIBRARY_PATH" || name == "LIBRARY_PATH") {
       keys.error_at(entry_pos(keys, "env", name, false),
                     "set " + name + " through \"" +
-                        (name == "PATH" ? "path_append\" or \"path_prepend" : "ld_library_path") +
+                        (name == "PATH"              ? "path_append\" or \"path_prepend"
+                         : name == "LIBRARY_PATH"    ? "library_path"
+                                                     : "ld_library_path") +
                         "\", which keep what is there, not through \"env\"");
     } else if (has_line_break_or_control(value)) {
       keys.error_at(entry_pos(keys, "env", name, true),
@@ -226,11 +236,11 @@ std::shared_ptr<Step> make_profile_env_step(StepKeys& keys) {
       s->env.emplace_back(name, value);
     }
   }
-  if (s->path_append.empty() && s->path_prepend.empty() && s->ld_library_path.empty() && s->env.empty() &&
-      !keys.has("env"))
+  if (s->path_append.empty() && s->path_prepend.empty() && s->ld_library_path.empty() && s->library_path.empty() &&
+      s->env.empty() && !keys.has("env"))
     keys.error_at(keys.pos("kind"),
                   "a profile_env step needs at least one of \"path_append\", \"path_prepend\", "
-                  "\"ld_library_path\" and \"env\"");
+                  "\"ld_library_path\", \"library_path\" and \"env\"");
   return s;
 }
 

@@ -8,6 +8,7 @@
 //   path_append = ["/opt/rocm/bin"]         # added at the end of PATH when missing
 //   path_prepend = ["/usr/local/cuda/bin"]  # added at the front of PATH when missing
 //   ld_library_path = ["/usr/lib/wsl/lib"]  # added at the front of LD_LIBRARY_PATH when missing
+//   library_path = ["/usr/lib/wsl/lib"]     # the same for LIBRARY_PATH, where the linker (ld -lcuda) looks
 //   env = { HSA_ENABLE_DXG_DETECTION = "1" }
 //
 // Target "system" writes ROOT/etc/profile.d/wslgpu-<manifest>.sh (0644,

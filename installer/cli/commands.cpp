@@ -125,6 +125,8 @@ nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source,
           {"root", g.root},
           {"source", source.display},
           {"manifest_text", source.text},
+          {"base_source", source.base_display},
+          {"base_text", source.base_text},
           {"sets", parse_sets(g.sets)},
           {"user", g.user},
           {"windows_home", g.windows_home},
@@ -133,6 +135,12 @@ nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source,
           {"choices", chosen},
           {"fingerprints", fingerprints},
           {"plan", plan_to_json(plan)}};
+}
+
+// The manifest a saved plan or a transaction recorded (a layer with its base).
+ManifestSource recorded_source(const nlohmann::json& record) {
+  return {record.value("source", ""), record.value("manifest_text", ""), false, record.value("base_source", ""),
+          record.value("base_text", "")};
 }
 
 struct Resolved {
@@ -145,6 +153,10 @@ struct Resolved {
 Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, const Variables& sets, bool changing,
                  const std::map<std::string, std::string>& chosen = {}) {
   Manifest manifest = load_manifest(source, sets, s.host, LoadOptions{g.unsupported_distro, chosen});
+  // A layer's base as loaded now: what the record keeps, so that undo and
+  // resume read the same profile after an upgrade changed the bundled one.
+  source.base_display = manifest.base_source;
+  source.base_text = manifest.base_text;
   Plan plan = resolve_plan(manifest, source.display, s.fs, s.runner, s.host);
   GuardOptions guard_options{g.not_wsl, changing, ::geteuid() == 0, g.unsupported_distro};
   plan.refusals = guard_environment(s.host, manifest.guards, manifest.vars, s.fs, guard_options);
@@ -156,7 +168,7 @@ Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, cons
 // Re-creates the manifest a transaction ran, for its step objects.
 Manifest manifest_of(const Journal& journal, Session& s) {
   nlohmann::json record = journal.read_plan();
-  ManifestSource source{record.value("source", ""), record.value("manifest_text", ""), false};
+  ManifestSource source = recorded_source(record);
   return load_manifest(source, record.value("sets", Variables{}), s.host,
                        LoadOptions{record.value("unsupported_distro", false),
                                    record.value("choices", std::map<std::string, std::string>{})});
@@ -381,12 +393,40 @@ std::vector<std::string> plan_drift(const nlohmann::json& saved, const Plan& fre
 
 // `plan` and `install` with no profile: the one the mounted Windows driver
 // asks for. Both vendors or neither is for the user to decide (exit 2).
-ProfileChoice pick_profile(const Session& s, const std::string& command) {
+// FAMILY ("pytorch"): a family of bundled layers, one per GPU profile
+// (pytorch-rocm, pytorch-cuda), of which the one for that GPU is chosen.
+ProfileChoice pick_profile(const Session& s, const std::string& command, const std::string& family = "") {
   ProfileChoice c = choose_profile(s.host.gpu_evidence);
+  const std::string prefix = family.empty() ? "" : family + "-";
   if (c.profile.empty())
     throw Error(ExitCode::bad_input, "cannot choose a profile: " + c.why + ".\nName the one you want:\n  sudo wslgpu-setup " +
-                                         command + " cuda    # NVIDIA\n  sudo wslgpu-setup " + command + " rocm    # AMD");
+                                         command + " " + prefix + "cuda    # NVIDIA\n  sudo wslgpu-setup " + command +
+                                         " " + prefix + "rocm    # AMD");
+  c.profile = prefix + c.profile;
   return c;
+}
+
+// Whether NAME is a family of bundled layers rather than a profile: no
+// bundled NAME, but NAME-rocm and NAME-cuda (docs/manifest.md, "Layers").
+bool is_profile_family(const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return false;
+  bool self = false, rocm = false, cuda = false;
+  for (const auto& m : bundled_manifests()) {
+    self = self || m.name == name;
+    rocm = rocm || m.name == name + "-rocm";
+    cuda = cuda || m.name == name + "-cuda";
+  }
+  return !self && rocm && cuda;
+}
+
+// The profile a command names, or chooses from the GPU (none given, or a
+// family); CHOICE says how it was chosen.
+std::string profile_to_run(const Session& s, const std::string& command, const std::string& given,
+                           ProfileChoice& choice) {
+  if (given.empty()) choice = pick_profile(s, command);
+  else if (is_profile_family(given)) choice = pick_profile(s, command, given);
+  else return given;
+  return choice.profile;
 }
 
 std::string choice_line(const ProfileChoice& c) {
@@ -447,8 +487,7 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
   if (unfinished && options.output == OutputFormat::text && g.verbosity >= 0)
     std::cerr << "warning: " << unfinished_text(*unfinished) << "\n  Until then, install refuses (exit 5).\n";
   ProfileChoice choice;
-  if (options.profile.empty()) choice = pick_profile(s, "plan");
-  const std::string profile = options.profile.empty() ? choice.profile : options.profile;
+  const std::string profile = profile_to_run(s, "plan", options.profile, choice);
   Resolved r = resolve(g, s, find_manifest(profile), parse_sets(g.sets), false);
   throw_if_interrupted("while planning; nothing was changed");
   if (!options.out_file.empty()) {
@@ -511,7 +550,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
                     "with `plan --out`.");
     if (saved.value("root", "") != g.root)
       throw Error(ExitCode::refused, "the saved plan was made for --root " + saved.value("root", "") + ", not " + g.root);
-    source = {saved.value("source", ""), saved.value("manifest_text", ""), false};
+    source = recorded_source(saved);
     g.sets.clear();
     for (const auto& [k, v] : saved["sets"].items()) g.sets.push_back(k + "=" + v.get<std::string>());
     g.user = saved.value("user", "");
@@ -522,8 +561,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   Session s(g);
   ProfileChoice choice;
   if (options.saved_plan.empty()) {
-    if (options.profile.empty()) choice = pick_profile(s, "install");
-    source = find_manifest(options.profile.empty() ? choice.profile : options.profile);
+    source = find_manifest(profile_to_run(s, "install", options.profile, choice));
   }
   const ChangeOptions& o = options.change;
   if (!choice.profile.empty() && o.output == OutputFormat::text && g.verbosity >= 0) std::cout << choice_line(choice);
@@ -563,6 +601,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
         for (const auto& ms : r.manifest.steps) {
           if (ms.id != ps.id) continue;
           StepReport rep{ps.id, ps.kind, false, false, "ok: " + ps.plan.summary, ""};
+          ctx.manifest_name = step_manifest_name(r.manifest, ms);
           try {
             auto w = ms.step->apply(ctx, ps.plan);
             if (w.contains("warning")) rep.msg = w["warning"].get<std::string>();
@@ -707,7 +746,7 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
     return finish_rollback(g, o, r);
   }
   nlohmann::json record = journal.read_plan();
-  ManifestSource source{record.value("source", ""), record.value("manifest_text", ""), false};
+  ManifestSource source = recorded_source(record);
   g.not_wsl = record.value("not_wsl", g.not_wsl);
   g.unsupported_distro = record.value("unsupported_distro", g.unsupported_distro);
   Resolved r = resolve(g, s, source, record.value("sets", Variables{}), true,
@@ -794,6 +833,16 @@ int run_list(const GlobalOptions&) {
     }
     std::cout << std::string(m.name) << std::string(width - m.name.size() + 2, ' ') << description << "\n";
   }
+  // Families: "pytorch" names pytorch-rocm or pytorch-cuda, by the GPU.
+  std::set<std::string> families;
+  for (const auto& m : bundled_manifests()) {
+    std::string name(m.name);
+    if (auto dash = name.rfind('-'); dash != std::string::npos && is_profile_family(name.substr(0, dash)))
+      families.insert(name.substr(0, dash));
+  }
+  for (const auto& f : families)
+    std::cout << f << std::string(width > f.size() ? width - f.size() + 2 : 2, ' ') << f << "-rocm or " << f
+              << "-cuda, for the GPU whose Windows driver is mounted\n";
   return 0;
 }
 

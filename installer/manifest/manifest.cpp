@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "installer/manifest/bundled_manifests.hpp"
+#include "installer/manifest/compose.hpp"
 #include "installer/manifest/matrix.hpp"
 #include "installer/manifest/step_keys.hpp"
 #include "installer/manifest/step_kind.hpp"
@@ -73,6 +74,9 @@ class Loader {
       throw InputError(pos, message);
     }
     manifest_.source = file;
+    // A layer: the profile it requires first, then the layer on it, as one.
+    std::size_t base_steps = 0;
+    if (!compose_with_base(root, base_steps)) throw InputError(std::move(diagnostics_));
     // Facts that cost a program run are probed only for a manifest that
     // names them somewhere (a condition, a ${} reference, a table's text).
     if (mentions_lazy_facts(root)) host_.probe_lazy_facts();
@@ -112,6 +116,64 @@ class Loader {
 
  private:
   void error(const SourcePos& pos, const std::string& message) { diagnostics_.push_back({pos, message}); }
+
+  // [manifest] requires = "NAME": parses the required profile (the recorded
+  // text, else the bundled one) and puts ROOT on it. BASE_STEPS: how many
+  // of the composed steps are the base's. False when the base cannot be had.
+  bool compose_with_base(toml::table& root, std::size_t& base_steps) {
+    const toml::table* header = root.get_as<toml::table>("manifest");
+    const toml::node* req = header ? header->get("requires") : nullptr;
+    if (!req) return true;
+    const std::string& file = source_.display;
+    if (!req->is_string()) {
+      error(toml_pos(*req, file), "\"requires\" must be the name of a bundled profile, such as requires = \"rocm\", not " +
+                                      toml_type_name(*req));
+      return false;
+    }
+    const std::string name = req->as_string()->get();
+    ManifestSource base{source_.base_display, source_.base_text, true};
+    if (base.text.empty()) {
+      std::vector<std::string> names;
+      for (const auto& m : bundled_manifests()) {
+        if (m.name == name) base = {std::string(m.path), std::string(m.content), true};
+        names.emplace_back(m.name);
+      }
+      if (base.text.empty()) {
+        std::string hint = suggest(name, names);
+        error(toml_pos(*req, file), "requires \"" + name + "\", which is not a bundled profile" +
+                                        (hint.empty() ? " (bundled: " + join(names) + ")"
+                                                      : " (did you mean \"" + hint + "\"?)"));
+        return false;
+      }
+    }
+    toml::table base_root;
+    try {
+      base_root = toml::parse(base.text, base.display);
+    } catch (const toml::parse_error& e) {
+      error(toml_pos(e.source(), base.display), std::string("the required profile: ") + std::string(e.description()));
+      return false;
+    }
+    const toml::table* base_header = base_root.get_as<toml::table>("manifest");
+    if (base_header && base_header->get("requires")) {
+      error(toml_pos(*req, file), "requires \"" + name + "\", which itself requires another profile; a layer may "
+                                  "stand on one profile that requires none");
+      return false;
+    }
+    const toml::node* base_name = base_header ? base_header->get("name") : nullptr;
+    manifest_.base_name = base_name && base_name->is_string() ? base_name->as_string()->get() : name;
+    manifest_.base_source = base.display;
+    manifest_.base_text = base.text;
+    if (const toml::array* steps = base_root.get_as<toml::array>("step")) base_steps = steps->size();
+    base_steps_ = base_steps;
+    std::size_t before = diagnostics_.size();
+    compose_layer(base_root, root, manifest_.base_name, diagnostics_);
+    // compose_layer does not know the layer's display name for positions
+    // without a path; every node has one, parsed with it.
+    for (std::size_t i = before; i < diagnostics_.size(); ++i)
+      if (diagnostics_[i].pos.file.empty()) diagnostics_[i].pos.file = file;
+    root = std::move(base_root);
+    return true;
+  }
 
   static bool names_lazy_fact(const std::string& text) {
     for (const auto& name : lazy_host_fact_names())
@@ -215,7 +277,7 @@ class Loader {
   void read_header(const toml::table& root) {
     const toml::table* t = table_at(root, "manifest", true);
     if (!t) return;
-    check_keys(*t, {"name", "description", "schema_version"}, "[manifest]");
+    check_keys(*t, {"name", "description", "schema_version", "requires"}, "[manifest]");
     const std::string& file = source_.display;
     if (const toml::node* n = t->get("name"); !n) {
       error(toml_pos(*t, file), "[manifest] needs the key \"name\", such as name = \"my-rocm\"");
@@ -569,10 +631,12 @@ class Loader {
     for (const auto& k : step_kinds()) kind_names.push_back(k.name);
     std::map<std::string, SourcePos> ids;
 
+    std::size_t index = 0;
     for (const toml::node& node : *n->as_array()) {
       const toml::table& t = *node.as_table();
       ManifestStep step;
       step.pos = toml_pos(t, file);
+      step.origin = index++ < base_steps_ ? manifest_.base_name : manifest_.name;
       if (const toml::node* id = t.get("id"); !id) {
         error(step.pos, "a step needs the key \"id\"");
       } else if (!id->is_string()) {
@@ -677,6 +741,7 @@ class Loader {
   const Variables& overrides_;
   const HostFacts& host_;
   const LoadOptions options_;
+  std::size_t base_steps_ = 0;          // the first steps of a layer's manifest are its base's
   std::size_t empty_fact_errors_ = 0;  // diagnostics about facts this machine lacks
   std::string unresolved_choice_;      // a refusal: "auto" found no [matrix] row and there is no fallback
   Manifest manifest_;

@@ -5,7 +5,8 @@
 // The manifest model: what a TOML profile says, checked and with ${var}
 // substituted, before anything about the machine is known beyond its facts.
 //
-//   [manifest]  name, description, schema_version (= 1)
+//   [manifest]  name, description, schema_version (= 1), requires (a
+//               bundled profile this one is a layer on: compose.hpp)
 //   [vars]      defaults, overridden by --set key=value
 //   [matrix.V]  rows of variables, one chosen by V's value; V = "auto"
 //               lets the table choose from the machine's facts
@@ -20,6 +21,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "installer/manifest/condition.hpp"
@@ -40,6 +42,7 @@ struct ManifestStep {
   std::shared_ptr<const Condition> when;  // null: always
   SourcePos pos;                          // the [[step]] table
   std::shared_ptr<Step> step;             // the kind's own parsed configuration
+  std::string origin;                     // the profile it is written in (a layer's base, or this one)
 };
 
 // A manifest's own refusal: when WHEN holds, install refuses with REASON
@@ -73,13 +76,38 @@ struct Manifest {
   // One per [matrix.VAR] table with an `auto` condition, in file order:
   // the row each one chose, and how.
   std::vector<VariableChoice> choices;
+  // `requires = "rocm"`: the profile this one is a layer on
+  // (installer/manifest/compose.hpp), its file and text as loaded, which
+  // a transaction records so that undo reads the same.
+  std::string base_name;
+  std::string base_source;
+  std::string base_text;
 };
+
+// The profile name a step acts under (StepContext::manifest_name: the
+// /etc/profile.d/wslgpu-NAME.sh a profile_env step writes): the profile it
+// is written in, so that the rocm steps of a layer on rocm are rocm's.
+inline const std::string& step_manifest_name(const Manifest& m, const ManifestStep& s) {
+  return s.origin.empty() ? m.name : s.origin;
+}
 
 // Where a manifest comes from: a bundled profile name or a path.
 struct ManifestSource {
+  ManifestSource() = default;
+  ManifestSource(std::string display_, std::string text_, bool bundled_, std::string base_display_ = {},
+                 std::string base_text_ = {})
+      : display(std::move(display_)),
+        text(std::move(text_)),
+        bundled(bundled_),
+        base_display(std::move(base_display_)),
+        base_text(std::move(base_text_)) {}
   std::string display;  // "manifests/rocm.toml" or the path as given
   std::string text;
   bool bundled = false;
+  // For a layer (`requires`): the required profile's file and text as a
+  // transaction recorded them. Empty: the bundled profile of that name.
+  std::string base_display;
+  std::string base_text;
 };
 
 // Finds PROFILE_OR_FILE: a path (anything with a '/' or ending in .toml) is

@@ -22,8 +22,10 @@ std::string toml_type_name(const toml::node& node) {
   }
 }
 
+// A node parsed from another file than FILE (the profile a layer requires,
+// installer/manifest/compose.hpp) names its own.
 SourcePos toml_pos(const toml::source_region& region, const std::string& file) {
-  return SourcePos{file, region.begin.line, region.begin.column};
+  return SourcePos{region.path && !region.path->empty() ? *region.path : file, region.begin.line, region.begin.column};
 }
 
 SourcePos toml_pos(const toml::node& node, const std::string& file) { return toml_pos(node.source(), file); }

@@ -32,6 +32,7 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
     ps.id = ms.id;
     ps.kind = ms.kind;
     ps.name = ms.name;
+    ctx.manifest_name = step_manifest_name(manifest, ms);
     if (ms.when && !ms.when->evaluate(lookup)) {
       ps.plan.verdict = Verdict::skipped;
       ps.plan.summary = "skipped: " + ms.when->text() + " is false";

@@ -276,6 +276,7 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
       callbacks.step_started(ps.index, total, ps.id, ps.plan.activity.empty() ? ps.plan.summary : ps.plan.activity);
     last_step = ps.id;
     const ManifestStep* ms = find_step(manifest, ps.id);
+    if (ms) ctx.manifest_name = step_manifest_name(manifest, *ms);
     try {
       if (!ms) throw StepFailure("the plan names step \"" + ps.id + "\", which the manifest does not have");
       if (ps.plan.verdict == Verdict::refused) throw StepFailure("refused: " + ps.plan.summary);
@@ -423,6 +424,7 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
       throw RollbackFailure(s.id, cause, undone);
     };
     if (!ms) fail("the manifest no longer has this step");
+    ctx.manifest_name = step_manifest_name(manifest, *ms);
     crash_point(s.id, "undo");
     nlohmann::json data = s.undo ? *s.undo : nlohmann::json{{"partial", true}, {"pre", s.pre}};
     if (callbacks.undo_started) callbacks.undo_started(s.id);

@@ -815,10 +815,6 @@ TEST_CASE("apt_remove undo says plainly when apt can no longer fetch the removed
 
 namespace {
 
-std::int64_t now_s() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 // A machine with one source and its lists, refreshed by the tool AGO seconds ago.
 struct ListsWorld {
   MemoryFileSystem fs;

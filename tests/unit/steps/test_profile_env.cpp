@@ -268,8 +268,20 @@ TEST_CASE("profile_env: variable names and folders are checked when the manifest
   CHECK(build_errors("kind = \"profile_env\"\nld_library_path = [\"/a:/b\"]\n") ==
         "m.toml:2:19: \"/a:/b\" in \"ld_library_path\" must not hold ':', which separates folders in the list");
   CHECK(build_errors("kind = \"profile_env\"\n") ==
-        "m.toml:1:8: a profile_env step needs at least one of \"path_append\", \"path_prepend\", \"ld_library_path\" "
-        "and \"env\"");
+        "m.toml:1:8: a profile_env step needs at least one of \"path_append\", \"path_prepend\", \"ld_library_path\", "
+        "\"library_path\" and \"env\"");
+  CHECK(build_errors("kind = \"profile_env\"\nenv = { LIBRARY_PATH = \"/x\" }\n") ==
+        "m.toml:2:9: set LIBRARY_PATH through \"library_path\", which keep what is there, not through \"env\"");
+}
+
+TEST_CASE("profile_env: library_path puts a folder on the linker's search path, as torch.compile's -lcuda needs") {
+  ProfileEnvMachine m;
+  auto plan = m.plan(*build_ok("kind = \"profile_env\"\nlibrary_path = [\"/usr/lib/wsl/lib\"]\n"));
+  REQUIRE(plan.writes.size() == 1);
+  REQUIRE(plan.writes[0].content);
+  CHECK(plan.writes[0].content->find("case \":${LIBRARY_PATH}:\" in *':/usr/lib/wsl/lib:'*) ;; *) "
+                                     "LIBRARY_PATH='/usr/lib/wsl/lib'\"${LIBRARY_PATH:+:${LIBRARY_PATH}}\" ;; esac\n"
+                                     "export LIBRARY_PATH\n") != std::string::npos);
 }
 
 TEST_CASE("profile_env: target user without a user refuses") {

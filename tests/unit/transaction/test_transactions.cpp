@@ -447,8 +447,8 @@ TEST_CASE("plan writes are made in list order and undone in the reverse order, e
   host.root = root.path();
   Manifest m;
   m.name = "t";
-  m.steps.push_back({"repo", "apt_repository", "repo", nullptr, {}, std::make_shared<GivenWrites>()});
-  m.steps.push_back({"gate", "check", "gate", nullptr, {}, std::make_shared<GivenWrites>()});
+  m.steps.push_back({"repo", "apt_repository", "repo", nullptr, {}, std::make_shared<GivenWrites>(), "t"});
+  m.steps.push_back({"gate", "check", "gate", nullptr, {}, std::make_shared<GivenWrites>(), "t"});
   Plan plan;
   PlannedStep ps;
   ps.index = 1;
