@@ -20,29 +20,26 @@ PYTORCH_SMOKE='import torch; print(torch.cuda.is_available()); print(torch.cuda.
 # fake_wheels ARGS...: tests/support/fake_wheels.py, with the host's python3.
 fake_wheels() { python3 "$REALROOT_FAKE_WHEELS" "$@"; }
 
-# pytorch_rocm_wheels RELEASE: the wheels of the ROCm release's row of
-# manifests/pytorch-rocm.toml's matrix, "NAME VERSION" per line. Each version
-# must be named in the manifest, so that the fakes are exactly what it
-# installs: a changed row fails here, saying so, instead of a 404 later.
+# pytorch_rocm_wheels RELEASE: the wheels that manifests/pytorch-rocm.toml
+# names in its [matrix.rocm_version."RELEASE"] row (torch_wheel,
+# torchvision_wheel, torchaudio_wheel, triton_wheel: "torch-2.9.1%2Brocm..."),
+# "NAME VERSION" per line, read with the host's python3 (tomllib), so that
+# the fakes are exactly what the profile installs. A release without a row
+# fails, saying so.
 pytorch_rocm_wheels() {
-  local release=$1 manifest=${PYTORCH_ROCM_MANIFEST:-$REALROOT_LIB_DIR/../../manifests/pytorch-rocm.toml} rows line
-  case $release in
-    7.2.2) rows='torch 2.9.1+rocm7.2.2.lw.git127a149a
-torchvision 0.24.0+rocm7.2.2.gitb919bd0c
-torchaudio 2.9.0+rocm7.2.2.gite3c6ee2b
-triton 3.5.1+rocm7.2.2.gita272dfa8' ;;
-    7.2) rows='torch 2.9.1+rocm7.2.0.lw.git7e1940d4
-torchvision 0.24.0+rocm7.2.0.gitb919bd0c
-torchaudio 2.9.0+rocm7.2.0.gite3c6ee2b
-triton 3.5.1+rocm7.2.0.gita272dfa8' ;;
-    *) fail "pytorch_rocm_wheels: no fake wheel set for ROCm $release" ;;
-  esac
+  local manifest=${PYTORCH_ROCM_MANIFEST:-$REALROOT_LIB_DIR/../../manifests/pytorch-rocm.toml}
   [[ -f $manifest ]] || fail "pytorch_rocm_wheels: $manifest does not exist"
-  while read -r line; do
-    grep -qF -- "${line#* }" "$manifest" ||
-      fail "pytorch_rocm_wheels: manifests/pytorch-rocm.toml does not name ${line% *} ${line#* } for ROCm $release: update the fake wheel set in tests/realroot/wheels.sh"
-  done <<<"$rows"
-  printf '%s\n' "$rows"
+  python3 - "$manifest" "$1" <<'PY' || fail "pytorch_rocm_wheels: manifests/pytorch-rocm.toml has no wheel row for ROCm $1"
+import sys, tomllib, urllib.parse
+with open(sys.argv[1], "rb") as f:
+    row = tomllib.load(f).get("matrix", {}).get("rocm_version", {}).get(sys.argv[2], {})
+names = [row.get(k, "") for k in ("torch_wheel", "torchvision_wheel", "torchaudio_wheel", "triton_wheel")]
+if not all(names):
+    sys.exit(1)
+for n in names:
+    name, version = urllib.parse.unquote(n).split("-", 1)
+    print(name, version)
+PY
 }
 
 # The download.pytorch.org cu130 set the NVIDIA scenarios serve: the
@@ -124,11 +121,11 @@ pytorch_rocm_args() {
 }
 
 # pytorch_cuda_args [ARG...]: the same for an NVIDIA root (cuda_profile_args
-# and the fake download.pytorch.org index).
+# and the fake download.pytorch.org index; pytorch-cuda has no torch_cp or
+# pypi_index: the index serves the dependencies too).
 pytorch_cuda_args() {
   cuda_profile_args
-  printf '%s\n' --set "torch_index_base=$HTTPS_URL/whl" --set "torch_cp=$PYTORCH_CP" \
-    --set "torch_python=$PYTORCH_PYTHON" --set "pypi_index=$HTTPS_URL/pypi" "$@"
+  printf '%s\n' --set "torch_index_base=$HTTPS_URL/whl" --set "torch_python=$PYTORCH_PYTHON" "$@"
 }
 
 # as_user_login CMD: CMD as the test user through a login shell (what a
