@@ -30,7 +30,7 @@ namespace {
 // a download without a hash stops well above that.
 constexpr std::uint64_t kMaxKeyBytes = 1024 * 1024;
 
-std::string join(const std::vector<std::string>& items, const std::string& sep = " ") {
+std::string join_repo(const std::vector<std::string>& items, const std::string& sep = " ") {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
   return out;
@@ -87,7 +87,7 @@ std::string owner_text(const std::optional<DpkgOwner>& owner) {
   return owner ? owner->package : std::string("not from a package");
 }
 
-std::string read_host_file(const std::string& host_path) {
+std::string read_repo_host_file(const std::string& host_path) {
   std::ifstream in(host_path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
@@ -176,12 +176,12 @@ class AptRepositoryStep : public Step {
                    std::string(key_url_variable.empty() ? "" : " (--set " + fingerprint_variable() + "=...)") + "."});
     } else if (!has_pinned) {
       c.refusal = refusal(what + " holds " + std::to_string(keys.size()) + " keys, and none is the pinned " + pinned,
-                          {"It holds " + join(others, ", ") + ". The keys were not used: point " +
+                          {"It holds " + join_repo(others, ", ") + ". The keys were not used: point " +
                            std::string(key_url.empty() ? "key_file" : "key_url") + " at the vendor's key."});
     } else {
       c.refusal =
           refusal(what + " holds other keys besides the pinned " + pinned,
-                  {"It also holds " + join(others, ", ") +
+                  {"It also holds " + join_repo(others, ", ") +
                    ", and apt would accept a signature by any key in the file. The keys were not used: "
                    "point " +
                    std::string(key_url.empty() ? "key_file" : "key_url") + " at a file with the vendor's key alone."});
@@ -304,7 +304,7 @@ class AptRepositoryStep : public Step {
       return give_up(refusal("the signing key could not be used: " + std::string(e.what()),
                              {"Check that key_url names the vendor's key file."}));
     }
-    std::string got = read_host_file(fetched);
+    std::string got = read_repo_host_file(fetched);
     KeyCheck c = check_fingerprint(got, what);
     std::error_code ec;
     if (c.refusal) {
@@ -407,9 +407,9 @@ class AptRepositoryStep : public Step {
       for (const auto& f : found)
         if (f != key_fingerprint) names.push_back(format_fingerprint(f));
       if (!found.count(key_fingerprint))
-        return "its key is " + (names.empty() ? std::string("missing") : join(names, ", ")) + ", not the pinned " +
+        return "its key is " + (names.empty() ? std::string("missing") : join_repo(names, ", ")) + ", not the pinned " +
                format_fingerprint(key_fingerprint);
-      return "its keyring also holds " + join(names, ", ") + ", which apt would accept as signers too";
+      return "its keyring also holds " + join_repo(names, ", ") + ", which apt would accept as signers too";
     }
     // AMD's key expired twice (2019, 2021) and every copy of the old file
     // broke apt until it was replaced: an expired copy is replaced too.
@@ -435,7 +435,8 @@ class AptRepositoryStep : public Step {
           comps.insert(e->components.begin(), e->components.end());
         }
         if (!any)
-          return "no deb entry there gives " + u + " " + s + " for " + join({wanted_arch.begin(), wanted_arch.end()});
+          return "no deb entry there gives " + u + " " + s + " for " +
+                 join_repo({wanted_arch.begin(), wanted_arch.end()});
         for (const auto& c : components)
           if (!comps.count(c)) return "it lacks the component " + c + " of " + u + " " + s;
       }
@@ -596,7 +597,7 @@ class AptRepositoryStep : public Step {
               if (!ours)
                 return refusal(
                     "the stanza at " + e.where() + " also lists " + u + " " + s + ", which this step does not replace",
-                    {"Move " + join(uris) +
+                    {"Move " + join_repo(uris) +
                      " into a stanza of its own (or remove it from that one), "
                      "then plan again."});
             }
@@ -606,7 +607,7 @@ class AptRepositoryStep : public Step {
         for (const auto& c : e.components)
           if (std::find(components.begin(), components.end(), c) == components.end()) dropped.push_back(c);
         if (!dropped.empty())
-          p.details.push_back(e.where() + " also fetches " + join(dropped) + ", which the new source does not");
+          p.details.push_back(e.where() + " also fetches " + join_repo(dropped) + ", which the new source does not");
         if (e.has_type("deb-src"))
           p.details.push_back(e.where() + " is a deb-src entry; the new source fetches binary packages only");
       }
@@ -656,10 +657,10 @@ class AptRepositoryStep : public Step {
     // 3. This step's own key and source.
     Deb822Stanza src;
     src.set("Types", "deb");
-    src.set("URIs", join(uris));
-    src.set("Suites", join(suites));
-    if (!components.empty()) src.set("Components", join(components));
-    if (!architectures.empty()) src.set("Architectures", join(architectures));
+    src.set("URIs", join_repo(uris));
+    src.set("Suites", join_repo(suites));
+    if (!components.empty()) src.set("Components", join_repo(components));
+    if (!architectures.empty()) src.set("Architectures", join_repo(architectures));
     src.set("Signed-By", key_path);
     bool key_changes = plan_file(ctx.fs, key_path, key, attrs, p);
     bool sources_change = plan_file(ctx.fs, sources_path(), format_deb822({src}), attrs, p);
@@ -696,7 +697,8 @@ class AptRepositoryStep : public Step {
       summary += ", key " + base_name_of(key_path) + " (" + key_note() + ")";
       if (!pin_origin.empty()) summary += ", pin " + std::to_string(pin_priority);
     }
-    if (!replaced.empty()) summary += (summary.empty() ? "" : "; ") + std::string("replaces ") + join(replaced, ", ");
+    if (!replaced.empty())
+      summary += (summary.empty() ? "" : "; ") + std::string("replaces ") + join_repo(replaced, ", ");
     p.summary = summary;
     if (pgp && key_changes) {
       std::string line = "key " + format_fingerprint(pgp->fingerprint) + " (" + pgp->algorithm;

@@ -11,7 +11,7 @@ namespace wslgpu {
 
 namespace {
 
-bool valid_env_name(const std::string& name) {
+bool valid_profile_env_name(const std::string& name) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
   return std::all_of(name.begin(), name.end(),
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
@@ -194,7 +194,7 @@ void check_dirs(StepKeys& keys, const std::string& key, const std::vector<std::s
 }  // namespace
 
 // Where the key NAME (or its value) of the table KEY is, for messages.
-SourcePos entry_pos(StepKeys& keys, const std::string& key, const std::string& name, bool value) {
+SourcePos env_entry_pos(StepKeys& keys, const std::string& key, const std::string& name, bool value) {
   const toml::node* t = keys.node(key);
   if (t && t->is_table()) {
     for (auto&& [k, v] : *t->as_table()) {
@@ -217,20 +217,20 @@ std::shared_ptr<Step> make_profile_env_step(StepKeys& keys) {
   check_dirs(keys, "path_prepend", s->path_prepend);
   check_dirs(keys, "ld_library_path", s->ld_library_path);
   for (auto& [name, value] : keys.string_table("env")) {
-    if (!valid_env_name(name)) {
-      keys.error_at(entry_pos(keys, "env", name, false),
+    if (!valid_profile_env_name(name)) {
+      keys.error_at(env_entry_pos(keys, "env", name, false),
                     "\"" + name +
                         "\" is not a valid environment variable name (letters, digits and '_', "
                         "not starting with a digit)");
     } else if (name == "PATH" || name == "LD_LIBRARY_PATH" || name == "LIBRARY_PATH") {
-      keys.error_at(entry_pos(keys, "env", name, false),
+      keys.error_at(env_entry_pos(keys, "env", name, false),
                     "set " + name + " through \"" +
                         (name == "PATH"              ? "path_append\" or \"path_prepend"
                          : name == "LIBRARY_PATH"    ? "library_path"
                                                      : "ld_library_path") +
                         "\", which keep what is there, not through \"env\"");
     } else if (has_line_break_or_control(value)) {
-      keys.error_at(entry_pos(keys, "env", name, true),
+      keys.error_at(env_entry_pos(keys, "env", name, true),
                     "the value of " + name + " must be one line without control characters");
     } else {
       s->env.emplace_back(name, value);

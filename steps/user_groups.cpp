@@ -23,7 +23,7 @@ bool valid_account_name(const std::string& name) {
   return true;
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
+std::string join_groups(const std::vector<std::string>& items, const std::string& sep) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
   return out;
@@ -77,34 +77,36 @@ class UserGroupsStep : public Step {
         }
         continue;
       }
-      p.fingerprint["group:" + g] = "gid:" + std::to_string(group->gid) + " members:" + join(group->members, ",");
+      p.fingerprint["group:" + g] =
+          "gid:" + std::to_string(group->gid) + " members:" + join_groups(group->members, ",");
       bool member = group->gid == entry->gid ||
                     std::find(group->members.begin(), group->members.end(), who) != group->members.end();
       (member ? already : to_add).push_back(g);
     }
     if (!missing.empty()) {
       p.verdict = Verdict::refused;
-      p.summary = "group" + std::string(missing.size() > 1 ? "s " : " ") + join(missing, ", ") +
+      p.summary = "group" + std::string(missing.size() > 1 ? "s " : " ") + join_groups(missing, ", ") +
                   (missing.size() > 1 ? " do" : " does") + " not exist in /etc/group and create_missing is false";
       return p;
     }
     if (to_add.empty()) {
-      p.summary = who + " is already in " + join(already, ", ");
+      p.summary = who + " is already in " + join_groups(already, ", ");
       return p;
     }
     p.verdict = Verdict::change;
-    p.summary = "add " + who + " to " + join(to_add, ", ");
+    p.summary = "add " + who + " to " + join_groups(to_add, ", ");
     if (!to_create.empty())
-      p.summary += " (creating " + join(to_create, ", ") + " as system group" + (to_create.size() > 1 ? "s)" : ")");
-    if (!already.empty()) p.details.push_back(who + " is already in " + join(already, ", "));
+      p.summary +=
+          " (creating " + join_groups(to_create, ", ") + " as system group" + (to_create.size() > 1 ? "s)" : ")");
+    if (!already.empty()) p.details.push_back(who + " is already in " + join_groups(already, ", "));
     for (const auto& g : to_create) {
       p.details.push_back("groupadd --system " + g);
       p.changes.push_back({{"type", "group"}, {"action", "create"}, {"name", g}, {"system", true}});
     }
-    p.details.push_back("usermod -aG " + join(to_add, ",") + " " + who);
+    p.details.push_back("usermod -aG " + join_groups(to_add, ",") + " " + who);
     for (const auto& g : to_add)
       p.changes.push_back({{"type", "group"}, {"action", "add_member"}, {"name", g}, {"user", who}});
-    p.notices.push_back(who + "'s new groups (" + join(to_add, ", ") +
+    p.notices.push_back(who + "'s new groups (" + join_groups(to_add, ", ") +
                         ") take effect at the next login: in WSL, run "
                         "`wsl --terminate <distro>` from Windows, or open a new login shell.");
     return p;
@@ -149,7 +151,7 @@ class UserGroupsStep : public Step {
       run_or_throw(ctx, {"groupadd", "--system", g});
       data["created"].push_back(g);
     }
-    run_or_throw(ctx, {"usermod", "-aG", join(add, ","), u});
+    run_or_throw(ctx, {"usermod", "-aG", join_groups(add, ","), u});
     data["added"] = add;
     return data;
   }
@@ -198,7 +200,7 @@ class UserGroupsStep : public Step {
     }
     for (auto it = created.rbegin(); it != created.rend(); ++it)
       if (Accounts(ctx.fs).group(*it)) attempt({"groupdel", *it});
-    if (!problems.empty()) throw StepFailure(join(problems, "\n"));
+    if (!problems.empty()) throw StepFailure(join_groups(problems, "\n"));
   }
 };
 

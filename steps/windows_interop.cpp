@@ -12,7 +12,7 @@ namespace {
 
 // A positive decimal count of at most six digits (no machine has a million
 // CPUs; a longer answer is not a count).
-unsigned count_of(const std::string& s) {
+unsigned interop_count_of(const std::string& s) {
   if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) return 0;
   return static_cast<unsigned>(std::stoul(s));
 }
@@ -70,7 +70,7 @@ std::string windows_echo(StepContext& ctx, const std::string& text, std::vector<
 LogicalCpus windows_logical_cpus(StepContext& ctx) {
   std::vector<std::string> tried;
   std::string answer = windows_echo(ctx, "%NUMBER_OF_PROCESSORS%", tried);
-  if (unsigned n = count_of(answer))
+  if (unsigned n = interop_count_of(answer))
     return {n, "Windows has " + std::to_string(n) + " logical CPUs, by %NUMBER_OF_PROCESSORS% through interop"};
   if (tried.empty())
     tried.push_back("`" + windows_cmd_exe(ctx.fs) + " /c echo %NUMBER_OF_PROCESSORS%` printed \"" + answer +

@@ -271,7 +271,7 @@ std::string convert(const KeySpec& spec, const toml::node& node, const std::opti
 }
 
 // A value of TYPE (a size or a count) as a number WSL compares.
-std::optional<std::uint64_t> number(ValueType type, const std::string& value) {
+std::optional<std::uint64_t> wslconfig_number(ValueType type, const std::string& value) {
   return type == ValueType::size ? wsl_size_bytes(value) : wsl_count(value);
 }
 
@@ -291,14 +291,14 @@ std::optional<std::string> raise_to_minimum(StepContext& ctx, const Setting& s, 
   // WSL uses the first occurrence of a key and warns about the others.
   const std::string& raw = current.front();
   auto seen = wsl_value(raw);
-  auto have = seen ? number(s.type, *seen) : std::nullopt;
+  auto have = seen ? wslconfig_number(s.type, *seen) : std::nullopt;
   if (!have) {
     notes.push_back("kept: " + s.key + " " + without_trailing_comment(raw) + " (WSL cannot read it as " +
                     (s.type == ValueType::size ? "a size such as 16GB" : "a whole number such as 8") +
                     ", so it is left for you to correct)");
     return std::nullopt;
   }
-  auto want = number(s.type, s.value);  // checked when the manifest loaded
+  auto want = wslconfig_number(s.type, s.value);  // checked when the manifest loaded
   if (*have == *want) return std::nullopt;
   if (*have > *want) {
     notes.push_back("kept: " + s.key + " " + *seen + " (above " + s.value + ")");
@@ -662,7 +662,7 @@ std::shared_ptr<Step> make_ini_step(StepKeys& keys, IniSettingsStep::Target targ
       std::string problem;
       std::string value = convert(*spec, *value_node, text, problem);
       bool at_least = value_node != kv;
-      if (problem.empty() && at_least && !number(spec->type, value))
+      if (problem.empty() && at_least && !wslconfig_number(spec->type, value))
         problem = spec->type == ValueType::size ? "must be a size WSL reads, such as \"16GB\" (a zero is 0 alone)"
                                                 : "must be a whole number such as 8";
       if (!problem.empty()) {

@@ -456,7 +456,16 @@ int run_validate(const GlobalOptions& g, const std::vector<std::string>& profile
   Session s(g);
   auto sets = parse_sets(g.sets);
   bool all_ok = true;
-  for (const auto& profile : profiles) {
+  std::vector<std::string> names;  // a family is its members
+  for (const auto& p : profiles) {
+    if (is_profile_family(p)) {
+      names.push_back(p + "-rocm");
+      names.push_back(p + "-cuda");
+    } else {
+      names.push_back(p);
+    }
+  }
+  for (const auto& profile : names) {
     try {
       ManifestSource source = find_manifest(profile);
       Manifest m = load_manifest(source, sets, s.host, LoadOptions{g.unsupported_distro, {}});

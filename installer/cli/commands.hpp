@@ -63,6 +63,7 @@ int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat
 struct DoctorOptions {
   OutputFormat output = OutputFormat::text;
   std::string bundle;  // --bundle FILE.tar.gz (a path on the running machine), "" for none
+  std::string python;  // --python VENV/bin/python (a path under --root), "" for the recorded venv
 };
 
 // The `doctor` command: diagnoses G.root, prints the findings, writes the

@@ -14,6 +14,25 @@
 
 namespace wslgpu {
 
+namespace {
+
+// --python as a target path: absolute, or relative to the working folder
+// when the root is the running system (under another root a relative path
+// means nothing).
+std::string venv_python(const GlobalOptions& g, const std::string& python) {
+  if (python.empty() || python.front() == '/') return python;
+  if (g.root != "/")
+    throw InputError(SourcePos{"--python", 0, 0},
+                     "\"" + python + "\" must be an absolute path inside --root " + g.root + " (VENV/bin/python)");
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof cwd) == nullptr)
+    throw InputError(SourcePos{"--python", 0, 0},
+                     "\"" + python + "\": the working folder is unknown; give an absolute path");
+  return std::string(cwd) + "/" + python;
+}
+
+}  // namespace
+
 int run_doctor(const GlobalOptions& g, const DoctorOptions& options) {
   if (g.root.empty() || g.root.front() != '/')
     throw InputError(SourcePos{"--root", 0, 0}, "\"" + g.root + "\" must be an absolute path");
@@ -26,6 +45,8 @@ int run_doctor(const GlobalOptions& g, const DoctorOptions& options) {
   host_options.windows_home = g.windows_home;
   if (const char* sudo_user = std::getenv("SUDO_USER")) host_options.sudo_user = sudo_user;
   DoctorMachine machine{fs, runner, probe_host(fs, g.root, host_options), {}, std::chrono::seconds(30)};
+  machine.python = venv_python(g, options.python);
+  machine.as_root = ::geteuid() == 0;
   machine.free_disk_bytes = [&fs]() -> std::optional<std::uint64_t> {
     struct statvfs st {};
     if (::statvfs(fs.host_path("/").c_str(), &st) != 0) return std::nullopt;

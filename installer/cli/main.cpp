@@ -158,6 +158,9 @@ int main(int argc, char** argv) {
   std::string doctor_output = "text";
   doctor->add_option("--output,-o", doctor_output, "text or json")->check(CLI::IsMember({"text", "json"}));
   doctor->add_option("--bundle", doctor_options.bundle, "Also write a support bundle (secrets redacted) to FILE.tar.gz");
+  doctor->add_option("--python", doctor_options.python,
+                     "The Python of the venv the PyTorch checks read (VENV/bin/python; default: the venv `install "
+                     "pytorch` recorded, else ~USER/.venvs/pytorch)");
 
   try {
     app.parse(argc, argv);

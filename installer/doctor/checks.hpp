@@ -61,7 +61,14 @@ struct DoctorScan {
   std::string login_file_with(const std::string& needle) const;
 
   bool installed_pkg(const std::string& name) const { return installed.count(name) > 0; }
+  // The WSL runtime of the legacy releases (up to 7.2) is installed.
+  bool legacy_wsl_runtime() const { return installed_pkg("hsa-runtime-rocr4wsl-amdgpu"); }
+  // The login file that sets HSA_ENABLE_DXG_DETECTION=1, "" when none does.
+  std::string dxg_detection_file() const;
 };
+
+// Where the rocm profile installs librocdxg, and where the runtime looks.
+inline constexpr const char* kLibrocdxg = "/opt/rocm/lib/librocdxg.so";
 
 // Reads the installed packages (or why they cannot be read) and decides
 // which vendor checks apply and the ROCm version. Runs before the checks.
@@ -77,6 +84,8 @@ void check_configuration(DoctorScan& scan);
 // Part of Configuration: the signing keys the configured apt sources use.
 void check_apt_keys(DoctorScan& scan);
 void check_windows(DoctorScan& scan);
+// The PyTorch group: the venv of `install pytorch` or `doctor --python`.
+void check_pytorch(DoctorScan& scan);
 
 // Helpers shared by the check files.
 // Lines of TEXT that are not blank and not comments ('#').
@@ -87,6 +96,15 @@ std::string version_after(const std::string& text, const std::string& prefix);
 std::string size_text(std::uint64_t bytes);
 // Installed package names matching any of PATTERNS ("name" exact, "prefix*").
 std::vector<std::string> installed_matching(const DoctorScan& scan, const std::vector<std::string>& patterns);
+// The upstream release from rocm-core's version: "6.4.2" from "6.4.2.60402-120~24.04".
+std::string rocm_release(const std::string& version);
+// The variables the bundled rocm profile's [matrix.rocm_version] row gives
+// RELEASE (rocm_wsl, rocm_dxg_env, rocdxg_version, ...), so that no pairing
+// is written twice; empty when the profile cannot be read for this machine.
+std::map<std::string, std::string> rocm_matrix_row(const DoctorScan& scan, const std::string& release);
+// The oldest Windows driver that runs CUDA MAJOR ("13") programs, from the
+// bundled cuda profile's [matrix.cuda_version] rows; "" when it has no such release.
+std::string min_cuda_driver_for_major(const std::string& major);
 // "a, b and c"
 std::string join_words(const std::vector<std::string>& words, const std::string& last = " and ");
 

@@ -36,25 +36,9 @@ std::string major_minor(const std::string& version) {
   return std::regex_search(version, m, mm) ? m[1].str() + "." + m[2].str() : "";
 }
 
-// The upstream release from rocm-core's version: "6.4.2" from "6.4.2.60402-120~24.04".
-std::string release_of(const std::string& version) {
-  static const std::regex rel(R"(^([0-9]+\.[0-9]+(\.[0-9]+)?))");
-  std::smatch m;
-  return std::regex_search(version, m, rel) ? m[1].str() : version;
-}
-
 struct AmdFacts {
   std::string dxg_detection_file;  // where HSA_ENABLE_DXG_DETECTION=1 is set, "" when nowhere
 };
-
-std::string dxg_detection_file(const DoctorScan& scan) {
-  static const std::regex setting(R"(HSA_ENABLE_DXG_DETECTION=['"]?1['"]?)");
-  for (const auto& file : scan.login_files()) {
-    for (const auto& line : active_lines(*scan.read(file)))
-      if (std::regex_search(line, setting)) return file;
-  }
-  return "";
-}
 
 void check_dkms(DoctorScan& scan, const std::vector<std::string>& dkms) {
   if (dkms.empty()) {
@@ -87,7 +71,7 @@ void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
              "sudo wslgpu-setup install rocm");
     return;
   }
-  const std::string release = release_of(v);
+  const std::string release = rocm_release(v);
   const std::string mm = major_minor(v);
   if (compare_versions(release, "6.1.3") < 0) {
     scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::fail, "ROCm " + release + " predates WSL support",
@@ -126,31 +110,9 @@ void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
   }
 }
 
-// What the rocm profile's matrix says for RELEASE: the librocdxg version it
-// pins ("" when the release has no librocdxg row, or the profile cannot be
-// read for this machine).
-std::string matrix_rocdxg_version(const DoctorScan& scan, const std::string& release) {
-  for (const auto& bundled : bundled_manifests()) {
-    if (bundled.name != "rocm") continue;
-    HostFacts host = scan.host;
-    // The columns do not depend on the machine; a root without os-release
-    // must not stop the lookup.
-    if (host.codename.empty()) host.codename = "noble";
-    try {
-      Manifest m = load_manifest(ManifestSource{std::string(bundled.path), std::string(bundled.content), true},
-                                 {{"rocm_version", release}}, host, LoadOptions{true, {}});
-      auto it = m.vars.find("rocdxg_version");
-      return it == m.vars.end() ? "" : it->second;
-    } catch (const std::exception&) {
-      return "";
-    }
-  }
-  return "";
-}
-
 void check_librocdxg(DoctorScan& scan) {
-  const std::string lib = "/opt/rocm/lib/librocdxg.so";
-  const bool legacy = scan.installed_pkg("hsa-runtime-rocr4wsl-amdgpu");
+  const std::string lib = kLibrocdxg;
+  const bool legacy = scan.legacy_wsl_runtime();
   const bool pkg = scan.installed_pkg("rocdxg-roct");
   const bool has_lib = scan.exists(lib);
   if (legacy && (pkg || has_lib)) {
@@ -164,10 +126,11 @@ void check_librocdxg(DoctorScan& scan) {
     return;
   }
   if (legacy || scan.rocm_version.empty()) return;
-  const std::string release = release_of(scan.rocm_version);
+  const std::string release = rocm_release(scan.rocm_version);
   if (compare_versions(release, "7.1") < 0) return;
-  const std::string expected = matrix_rocdxg_version(scan, release);
-  const std::string version = pkg ? release_of(scan.installed.at("rocdxg-roct")) : "";
+  const auto row = rocm_matrix_row(scan, release);
+  const std::string expected = row.count("rocdxg_version") ? row.at("rocdxg_version") : "";
+  const std::string version = pkg ? rocm_release(scan.installed.at("rocdxg-roct")) : "";
   if (!has_lib) {
     scan.add("amd.librocdxg", kAmdGroup, FindingStatus::fail,
              "ROCm " + release + " without librocdxg: " + lib + " is missing" +
@@ -316,6 +279,39 @@ void check_torch(DoctorScan& scan) {
 
 }  // namespace
 
+std::string rocm_release(const std::string& version) {
+  static const std::regex rel(R"(^([0-9]+\.[0-9]+(\.[0-9]+)?))");
+  std::smatch m;
+  return std::regex_search(version, m, rel) ? m[1].str() : version;
+}
+
+std::map<std::string, std::string> rocm_matrix_row(const DoctorScan& scan, const std::string& release) {
+  for (const auto& bundled : bundled_manifests()) {
+    if (bundled.name != "rocm") continue;
+    HostFacts host = scan.host;
+    // The columns do not depend on the machine; a root without os-release
+    // must not stop the lookup.
+    if (host.codename.empty()) host.codename = "noble";
+    try {
+      Manifest m = load_manifest(ManifestSource{std::string(bundled.path), std::string(bundled.content), true},
+                                 {{"rocm_version", release}}, host, LoadOptions{true, {}});
+      return m.vars;
+    } catch (const std::exception&) {
+      return {};
+    }
+  }
+  return {};
+}
+
+std::string DoctorScan::dxg_detection_file() const {
+  static const std::regex setting(R"(HSA_ENABLE_DXG_DETECTION=['"]?1['"]?)");
+  for (const auto& file : login_files()) {
+    for (const auto& line : active_lines(*read(file)))
+      if (std::regex_search(line, setting)) return file;
+  }
+  return "";
+}
+
 void check_amd(DoctorScan& scan) {
   auto dkms = dkms_packages(scan);
   bool non_nvidia_dkms = false;
@@ -327,7 +323,7 @@ void check_amd(DoctorScan& scan) {
     return;
   }
   AmdFacts facts;
-  facts.dxg_detection_file = dxg_detection_file(scan);
+  facts.dxg_detection_file = scan.dxg_detection_file();
   check_dkms(scan, dkms);
   check_runtime(scan, facts);
   check_librocdxg(scan);

@@ -227,32 +227,6 @@ void check_nvcc(DoctorScan& scan) {
   scan.add("nvidia.nvcc", kNvidiaGroup, FindingStatus::ok, "nvcc " + m[1].str() + " (" + nvcc + ")");
 }
 
-// The oldest Windows driver that runs a toolkit of MAJOR ("13"), from the
-// bundled cuda profile's [matrix.cuda_version] rows; "" when it has no such release.
-std::string min_driver_for_major(const std::string& major) {
-  for (const auto& m : bundled_manifests()) {
-    if (m.name != "cuda") continue;
-    try {
-      toml::table t = toml::parse(m.content, std::string(m.path));
-      const toml::table* rows = t["matrix"]["cuda_version"].as_table();
-      if (!rows) return "";
-      std::string lowest;
-      for (const auto& [version, row] : *rows) {
-        const toml::table* r = row.as_table();
-        if (!r) continue;  // auto, fallback and their texts
-        std::string v(version.str());
-        std::string driver = (*r)["cuda_min_driver"].value_or(std::string());
-        if (v.substr(0, v.find('.')) != major || driver.empty()) continue;
-        if (lowest.empty() || compare_versions(driver, lowest) < 0) lowest = driver;
-      }
-      return lowest;
-    } catch (const std::exception&) {
-      return "";
-    }
-  }
-  return "";
-}
-
 void check_toolkit_against_driver(DoctorScan& scan) {
   if (scan.cuda_toolkit.empty() || !scan.nvidia_smi_full) return;  // nvidia.nvcc or nvidia.smi explain why
   NvidiaDriverFacts driver = nvidia_driver_from(*scan.nvidia_smi_full, scan.machine.command_timeout);
@@ -265,7 +239,7 @@ void check_toolkit_against_driver(DoctorScan& scan) {
         "the CUDA " + toolkit + " toolkit is not newer than the CUDA " + driver.cuda + " the Windows driver supports");
     return;
   }
-  const std::string minimum = min_driver_for_major(major);
+  const std::string minimum = min_cuda_driver_for_major(major);
   const std::string fix_toolkit =
       "or install the toolkit this driver supports: sudo wslgpu-setup install cuda (cuda_version=auto chooses it).";
   bool runs = !minimum.empty() && !driver.driver.empty() && compare_versions(driver.driver, minimum) >= 0;
@@ -292,6 +266,30 @@ void check_toolkit_against_driver(DoctorScan& scan) {
 }
 
 }  // namespace
+
+std::string min_cuda_driver_for_major(const std::string& major) {
+  for (const auto& m : bundled_manifests()) {
+    if (m.name != "cuda") continue;
+    try {
+      toml::table t = toml::parse(m.content, std::string(m.path));
+      const toml::table* rows = t["matrix"]["cuda_version"].as_table();
+      if (!rows) return "";
+      std::string lowest;
+      for (const auto& [version, row] : *rows) {
+        const toml::table* r = row.as_table();
+        if (!r) continue;  // auto, fallback and their texts
+        std::string v(version.str());
+        std::string driver = (*r)["cuda_min_driver"].value_or(std::string());
+        if (v.substr(0, v.find('.')) != major || driver.empty()) continue;
+        if (lowest.empty() || compare_versions(driver, lowest) < 0) lowest = driver;
+      }
+      return lowest;
+    } catch (const std::exception&) {
+      return "";
+    }
+  }
+  return "";
+}
 
 void check_nvidia(DoctorScan& scan) {
   if (!scan.nvidia) return;

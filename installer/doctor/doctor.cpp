@@ -184,7 +184,7 @@ const char* finding_status_name(FindingStatus status) {
 
 namespace {
 
-const std::vector<std::string> kGroupOrder = {"WSL", "NVIDIA", "AMD", "Configuration", "Windows"};
+const std::vector<std::string> kGroupOrder = {"WSL", "NVIDIA", "AMD", "PyTorch", "Configuration", "Windows"};
 
 std::size_t group_rank(const std::string& group) {
   auto it = std::find(kGroupOrder.begin(), kGroupOrder.end(), group);
@@ -201,6 +201,7 @@ std::vector<Finding> diagnose(const DoctorMachine& machine) {
   doctor::check_wsl(scan);
   doctor::check_nvidia(scan);
   doctor::check_amd(scan);
+  doctor::check_pytorch(scan);  // after both vendors': it uses what they learned (nvidia-smi's output)
   doctor::check_configuration(scan);
   doctor::check_windows(scan);
   std::stable_sort(scan.findings.begin(), scan.findings.end(),

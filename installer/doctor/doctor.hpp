@@ -8,14 +8,16 @@
 // wslinfo) through a ProcessRunner, each with a timeout, because they are
 // known to hang; a timeout is itself a finding. Nothing is ever written.
 //
-// Each finding has an id ("wsl.dxg"), a group (WSL, NVIDIA, AMD,
+// Each finding has an id ("wsl.dxg"), a group (WSL, NVIDIA, AMD, PyTorch,
 // Configuration, Windows), a status (ok, warn, fail), what was seen, the
 // likely cause and the fix. Findings come in the order that explains the most:
 // a missing /dev/dxg is reported before anything that needs the GPU, and
 // every later GPU failure says that it follows from it. Vendor findings
 // appear only when they apply: NVIDIA's when the driver stubs are mounted or
 // an NVIDIA package is installed, AMD's when a ROCm or HSA package is
-// installed or /opt/rocm exists. docs/doctor.md lists every finding.
+// installed or /opt/rocm exists; PyTorch's for one venv (--python, the one
+// `install pytorch` recorded, or the default), read from its files.
+// docs/doctor.md lists every finding.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -39,7 +41,7 @@ const char* finding_status_name(FindingStatus status);
 
 struct Finding {
   std::string id;     // stable, for scripts: "wsl.dxg", "nvidia.linux-driver"
-  std::string group;  // "WSL", "NVIDIA", "AMD", "Configuration" or "Windows"
+  std::string group;  // "WSL", "NVIDIA", "AMD", "PyTorch", "Configuration" or "Windows"
   FindingStatus status = FindingStatus::ok;
   std::string seen;   // one line: what was found
   std::string cause;  // why it matters, or what it means ("" when there is nothing to say)
@@ -55,6 +57,12 @@ struct DoctorMachine {
   std::function<std::optional<std::uint64_t>()> free_disk_bytes;
   // The longest any one probe may take; vendor tools that hang are killed.
   std::chrono::milliseconds command_timeout{std::chrono::seconds(30)};
+  // doctor --python: the target path of a venv's python (VENV/bin/python),
+  // "" for the venv `install pytorch` recorded, else ~USER/.venvs/pytorch.
+  std::string python{};
+  // Whether doctor runs as root: the venv's Python, when it must run, then
+  // runs as the WSL user (runuser), never as root.
+  bool as_root = false;
   // Seconds since the epoch, for key expiry; tests pin it.
   std::function<std::int64_t()> now = [] {
     return static_cast<std::int64_t>(
@@ -63,7 +71,7 @@ struct DoctorMachine {
 };
 
 // Runs every check that applies and returns the findings, grouped in the
-// order WSL, NVIDIA, AMD, Configuration, Windows. Never throws for what it
+// order WSL, NVIDIA, AMD, PyTorch, Configuration, Windows. Never throws for what it
 // finds on the machine: an unreadable or malformed file is a finding.
 std::vector<Finding> diagnose(const DoctorMachine& machine);
 

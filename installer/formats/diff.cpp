@@ -6,7 +6,7 @@ namespace wslgpu {
 
 namespace {
 
-std::vector<std::string> split_lines(const std::string& text) {
+std::vector<std::string> diff_split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -59,8 +59,8 @@ std::vector<std::string> unified_diff(const std::string& path, const std::string
                                       std::size_t context) {
   std::string old_content = old_text ? *old_text : std::string();
   if (old_text && old_content == new_text) return {};
-  auto a = split_lines(old_content);
-  auto b = split_lines(new_text);
+  auto a = diff_split_lines(old_content);
+  auto b = diff_split_lines(new_text);
   auto edits = edit_script(a, b);
   std::vector<std::string> out = {"--- " + (old_text ? path : std::string("/dev/null")), "+++ " + path};
   std::size_t k = 0;

@@ -52,7 +52,7 @@ std::string normalize_project_name(std::string_view name);
 // hex digits is kept as written.
 std::string percent_decode(std::string_view text);
 
-// The last path component of URL, without a query or fragment.
-std::string url_file_name(std::string_view url);
+// A URL's file name: url_file_name() of steps/download.hpp (one definition
+// for every kind that fetches).
 
 }  // namespace wslgpu

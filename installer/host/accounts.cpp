@@ -8,7 +8,7 @@ namespace {
 // Plans read these files once per step that names an owner or a group (a
 // manifest of 500 file steps reads them 500 times), so the parsers avoid
 // per-character appends and string streams.
-std::vector<std::string> split(std::string_view s, char sep) {
+std::vector<std::string> split_fields(std::string_view s, char sep) {
   std::vector<std::string> out;
   std::size_t start = 0;
   for (;;) {
@@ -50,12 +50,12 @@ std::string read_if_present(const FileSystem& fs, const std::string& path) {
 std::vector<GroupEntry> parse_group_file(const std::string& text) {
   std::vector<GroupEntry> out;
   for_each_line(text, [&](std::string_view line) {
-    auto f = split(line, ':');
+    auto f = split_fields(line, ':');
     if (f.size() < 4) return;
     auto gid = number(f[2]);
     if (!gid) return;
     GroupEntry g{f[0], *gid, {}};
-    if (!f[3].empty()) g.members = split(f[3], ',');
+    if (!f[3].empty()) g.members = split_fields(f[3], ',');
     out.push_back(std::move(g));
   });
   return out;
@@ -64,7 +64,7 @@ std::vector<GroupEntry> parse_group_file(const std::string& text) {
 std::vector<UserEntry> parse_passwd_file(const std::string& text) {
   std::vector<UserEntry> out;
   for_each_line(text, [&](std::string_view line) {
-    auto f = split(line, ':');
+    auto f = split_fields(line, ':');
     if (f.size() < 7) return;
     auto uid = number(f[2]), gid = number(f[3]);
     if (!uid || !gid) return;

@@ -30,6 +30,16 @@ struct RunOptions {
 // A normal user's uid for RunOptions::as_uid ("nobody").
 inline constexpr int kUnprivilegedUid = 65534;
 
+// No test may reach a vendor's server, and the bundled profiles' plans fetch
+// their signing keys (and ask wheels' sizes) from there: a run with these
+// options goes through a proxy that refuses at once (nothing listens on port 1).
+inline const RunOptions kOffline{"",
+                                 {"https_proxy=http://127.0.0.1:1", "HTTPS_PROXY=http://127.0.0.1:1", "all_proxy=",
+                                  "ALL_PROXY=", "no_proxy=", "NO_PROXY="}};
+
+// The first line of TEXT.
+inline std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
 // Runs the binary with ARGS (no shell: fork and exec) and waits for it, at
 // most 60 seconds, then kills it and fails the test. The environment is the
 // test's own without SUDO_USER and NO_COLOR, so that results do not depend on

@@ -8,9 +8,6 @@
 
 using namespace wslgpu::blackbox;
 
-namespace {
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
-}  // namespace
 
 TEST_CASE("plan with no profile on a machine with NVIDIA's driver stubs plans cuda and says why first") {
   FakeWslRoot root;

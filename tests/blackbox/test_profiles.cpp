@@ -84,12 +84,6 @@ struct FakeKey {
   }
 };
 
-// No test may reach a vendor's server, and the bundled profiles' plans fetch
-// their signing keys from there: every run goes through a proxy that refuses
-// at once (nothing listens on port 1).
-const RunOptions kOffline{"",
-                          {"https_proxy=http://127.0.0.1:1", "HTTPS_PROXY=http://127.0.0.1:1",
-                           "all_proxy=", "ALL_PROXY=", "no_proxy=", "NO_PROXY="}};
 
 RunResult plan(const FakeWslRoot& root, const std::string& profile, const std::vector<std::string>& sets = {}) {
   std::vector<std::string> args = {"--root", root.path()};

@@ -203,7 +203,9 @@ TEST_CASE("doctor: a healthy AMD WSL2 machine has no failure and no warning") {
   CHECK_FALSE(lookup(findings, "nvidia.smi"));  // NVIDIA checks do not apply
 }
 
-TEST_CASE("doctor: findings come grouped WSL, NVIDIA, AMD, Configuration, Windows, /dev/dxg before the GPU ones") {
+TEST_CASE(
+    "doctor: findings come grouped WSL, NVIDIA, AMD, PyTorch, Configuration, Windows, /dev/dxg before the GPU "
+    "ones") {
   DoctorFixture m;
   m.make_nvidia();
   m.make_amd();
@@ -211,7 +213,7 @@ TEST_CASE("doctor: findings come grouped WSL, NVIDIA, AMD, Configuration, Window
   std::vector<std::string> groups;
   for (const auto& f : findings)
     if (groups.empty() || groups.back() != f.group) groups.push_back(f.group);
-  CHECK(groups == std::vector<std::string>{"WSL", "NVIDIA", "AMD", "Configuration", "Windows"});
+  CHECK(groups == std::vector<std::string>{"WSL", "NVIDIA", "AMD", "PyTorch", "Configuration", "Windows"});
   auto index = [&](const std::string& id) {
     return std::find_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.id == id; }) -
            findings.begin();
