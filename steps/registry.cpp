@@ -12,6 +12,8 @@
 #include "steps/download.hpp"
 #include "steps/file.hpp"
 #include "steps/profile_env.hpp"
+#include "steps/python_packages.hpp"
+#include "steps/python_venv.hpp"
 #include "steps/user_groups.hpp"
 #include "steps/wslconfig.hpp"
 
@@ -21,8 +23,10 @@ const std::vector<StepKind>& step_kinds() {
   static const std::vector<StepKind> kinds = {
       {"apt_install", "packages installed with apt, the whole transaction resolved in plan, never a kernel module",
        &make_apt_install_step},
-      {"apt_remove", "installed packages removed with apt; undo reinstalls the recorded versions", &make_apt_remove_step},
-      {"apt_repository", "a deb822 apt source with its checked signing key and an optional pin", &make_apt_repository_step},
+      {"apt_remove", "installed packages removed with apt; undo reinstalls the recorded versions",
+       &make_apt_remove_step},
+      {"apt_repository", "a deb822 apt source with its checked signing key and an optional pin",
+       &make_apt_repository_step},
       {"apt_update", "fresh package lists (apt-get update --error-on=any), skipped while younger than max_age",
        &make_apt_update_step},
       {"check", "read-only assertion on a file, device, kernel version or command output", &make_check_step},
@@ -33,6 +37,10 @@ const std::vector<StepKind>& step_kinds() {
       {"file", "a file with the given content, mode and owner", &make_file_step},
       {"profile_env", "PATH, LD_LIBRARY_PATH and variables for login shells (profile.d or ~/.bashrc)",
        &make_profile_env_step},
+      {"python_packages", "wheels installed with pip into a venv as its owner, by URL (hash-pinned) or from an index",
+       &make_python_packages_step},
+      {"python_venv", "a Python virtual environment owned by a user, made with the distribution's python3 -m venv",
+       &make_python_venv_step},
       {"user_groups", "the provisioned user added to groups such as video and render", &make_user_groups_step},
       {"wslconf", "keys in the distribution's /etc/wsl.conf ([boot] systemd, [user] default, ...)", &make_wslconf_step},
       {"wslconfig", "keys in the Windows-side .wslconfig ([wsl2] memory, processors, swap, ...)", &make_wslconfig_step},

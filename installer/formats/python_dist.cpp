@@ -134,6 +134,26 @@ std::vector<RecordEntry> parse_record(std::string_view t) {
   return out;
 }
 
+std::string record_target(const std::string& site_packages, const std::string& path) {
+  std::string joined = !path.empty() && path.front() == '/' ? path : site_packages + "/" + path;
+  std::vector<std::string_view> parts;
+  std::string_view rest(joined);
+  while (!rest.empty()) {
+    auto slash = rest.find('/');
+    std::string_view part = rest.substr(0, slash);
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else {
+      parts.push_back(part);
+    }
+  }
+  std::string out;
+  for (auto part : parts) out += "/" + std::string(part);
+  return out.empty() ? "/" : out;
+}
+
 std::vector<std::string> venv_site_packages(const FileSystem& fs, const std::string& venv) {
   std::vector<std::string> out;
   std::string lib = venv + "/lib";

@@ -44,6 +44,11 @@ struct RecordEntry {
 // unterminated quote takes the rest of the line). Empty lines are skipped.
 std::vector<RecordEntry> parse_record(std::string_view text);
 
+// The target path a RECORD row names: SITE_PACKAGES/PATH with '.' and '..'
+// resolved as text ("../../../bin/torchrun" of VENV/lib/python3.12/
+// site-packages is VENV/bin/torchrun). An absolute PATH stays as written.
+std::string record_target(const std::string& site_packages, const std::string& path);
+
 // An installed distribution of one site-packages folder.
 struct InstalledDist {
   std::string name;       // METADATA's Name, as written

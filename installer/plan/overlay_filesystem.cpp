@@ -69,6 +69,10 @@ void OverlayFileSystem::make_dirs(const std::string& path, std::uint32_t mode) {
   if (!stat(path)) entries_[normalize_path(path)] = Entry{false, true, "", FileAttrs{mode, 0, 0}, 0};
 }
 
+void OverlayFileSystem::rename(const std::string& from, const std::string& to) {
+  throw StepFailure("internal error: a plan moved " + from + " to " + to + "; only apply and undo move files");
+}
+
 std::vector<std::string> OverlayFileSystem::pending_paths() const {
   std::vector<std::string> out;
   for (const auto& [path, entry] : entries_)

@@ -22,6 +22,8 @@ class OverlayFileSystem : public FileSystem {
   void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override;
   void remove(const std::string& path) override;
   void make_dirs(const std::string& path, std::uint32_t mode) override;
+  // A plan moves nothing: renames are apply's and undo's (throws).
+  void rename(const std::string& from, const std::string& to) override;
   std::string host_path(const std::string& path) const override { return base_.host_path(path); }
 
   // Target paths written or removed here and not yet on disk, sorted.

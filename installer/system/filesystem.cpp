@@ -227,6 +227,23 @@ void RootedFileSystem::write_atomic(const std::string& path, std::string_view co
   fsync_dir(dir);
 }
 
+void RootedFileSystem::rename(const std::string& from, const std::string& to) {
+  std::string from_host = resolve_under_root(root_, from, false);
+  std::string to_host = resolve_under_root(root_, to, false);
+  if (::rename(from_host.c_str(), to_host.c_str()) != 0)
+    throw StepFailure("cannot move " + from + " to " + to + ": " + errno_text());
+  fsync_dir(parent_path(to_host));
+  if (parent_path(from_host) != parent_path(to_host)) fsync_dir(parent_path(from_host));
+}
+
+void remove_tree(FileSystem& fs, const std::string& path) {
+  auto info = fs.lstat(path);
+  if (!info) return;
+  if (info->type == FileType::directory)
+    for (const auto& name : fs.list(path)) remove_tree(fs, normalize_path(path) + "/" + name);
+  fs.remove(path);
+}
+
 void RootedFileSystem::remove(const std::string& path) {
   std::string host = resolve_under_root(root_, path, false);
   struct stat st {};

@@ -66,6 +66,13 @@ class FileSystem {
   // Creates PATH and its missing parents.
   virtual void make_dirs(const std::string& path, std::uint32_t mode) = 0;
 
+  // Renames the entry FROM (a link is renamed itself, never followed) to
+  // TO, whose folder must exist, as rename(2) does: instant for a whole
+  // tree on one file system, and an error (EXDEV) across two. Both paths
+  // stay under the root. For moving files aside and back (python_packages'
+  // undo) without copying gigabytes.
+  virtual void rename(const std::string& from, const std::string& to) = 0;
+
   // Where PATH lives on the machine running the tool (for libraries that
   // want a real path, such as libarchive). Same rules as the other calls.
   virtual std::string host_path(const std::string& path) const = 0;
@@ -84,6 +91,7 @@ class RootedFileSystem : public FileSystem {
   void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override;
   void remove(const std::string& path) override;
   void make_dirs(const std::string& path, std::uint32_t mode) override;
+  void rename(const std::string& from, const std::string& to) override;
   std::string host_path(const std::string& path) const override;
 
  private:
@@ -99,6 +107,12 @@ std::string entry_host_path(const FileSystem& fs, const std::string& path);
 // or nullopt when it is not a link (or does not exist). Links in the middle
 // of PATH do not count: they are resolved under the root as always.
 std::optional<std::string> link_at(const FileSystem& fs, const std::string& path);
+
+// Removes PATH and, when it is a folder, everything in it, through FS's own
+// calls: a symbolic link inside is removed itself and never followed, so
+// nothing outside PATH goes (and nothing outside the root, which FS
+// confines). No error when PATH does not exist.
+void remove_tree(FileSystem& fs, const std::string& path);
 
 // Why a link where the tool writes is refused, and what to do instead.
 inline constexpr const char* kNoLinksWhy =

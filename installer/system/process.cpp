@@ -175,6 +175,7 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   int open_fds = nfds;
   std::string status_text;
   std::size_t err_line_start = 0;  // the first byte of err not yet passed to on_stderr_line
+  std::size_t out_line_start = 0;  // the same for out and on_stdout_line
   std::size_t status_line_start = 0;
   // After a signal, a program that may stop gets SIGTERM, and SIGKILL if it
   // is still there 10 s later.
@@ -209,6 +210,13 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
       if (got > 0) {
         std::string& sink = i == 0 ? result.out : i == 1 ? result.err : status_text;
         sink.append(buf, static_cast<std::size_t>(got));
+        if (i == 0 && cmd.on_stdout_line) {
+          std::size_t nl;
+          while ((nl = result.out.find('\n', out_line_start)) != std::string::npos) {
+            cmd.on_stdout_line(result.out.substr(out_line_start, nl - out_line_start));
+            out_line_start = nl + 1;
+          }
+        }
         if (i == 1 && cmd.on_stderr_line) {
           std::size_t nl;
           while ((nl = result.err.find('\n', err_line_start)) != std::string::npos) {
@@ -236,6 +244,7 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   for (auto& f : fds)
     if (f.fd >= 0) ::close(f.fd);
   if (cmd.on_stderr_line && err_line_start < result.err.size()) cmd.on_stderr_line(result.err.substr(err_line_start));
+  if (cmd.on_stdout_line && out_line_start < result.out.size()) cmd.on_stdout_line(result.out.substr(out_line_start));
   if (cmd.on_status_line && !status_text.empty()) cmd.on_status_line(status_text);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -34,6 +34,10 @@ struct Command {
   // --download-only, a simulation): they get SIGTERM, and the result says
   // `interrupted`.
   bool stop_on_interrupt = false;
+  // Like on_stderr_line, for standard output (pip reports what it collects
+  // and installs there); the lines are in ProcessResult::out too. Last, so
+  // that the brace-initialized Commands of the tests keep their order.
+  std::function<void(const std::string&)> on_stdout_line;
 
   // "apt-get -s install rocm-dev", quoted where needed, for messages and logs.
   std::string display() const;

@@ -36,6 +36,13 @@ void MemoryFileSystem::add_symlink(const std::string& path, const std::string& t
   nodes_[normalize_path(path)] = Node{FileInfo{FileType::symlink, 0777, 0, 0, target.size(), 0}, target};
 }
 
+void MemoryFileSystem::set_owner(const std::string& path, std::uint32_t uid, std::uint32_t gid) {
+  auto it = nodes_.find(normalize_path(path));
+  if (it == nodes_.end()) throw StepFailure("set_owner: " + path + " does not exist");
+  it->second.info.uid = uid;
+  it->second.info.gid = gid;
+}
+
 std::string MemoryFileSystem::follow(const std::string& path) const {
   std::string p = normalize_path(path);
   for (int hops = 0; hops < 40; ++hops) {
@@ -86,7 +93,31 @@ void MemoryFileSystem::write_atomic(const std::string& path, std::string_view co
 }
 
 void MemoryFileSystem::remove(const std::string& path) {
+  // As rmdir(2): a folder goes only when empty.
+  if (!list(path).empty() && lstat(path) && lstat(path)->type == FileType::directory)
+    throw StepFailure("cannot remove " + path + ": Directory not empty");
   if (nodes_.erase(normalize_path(path))) ++writes;
+}
+
+void MemoryFileSystem::rename(const std::string& from, const std::string& to) {
+  // As rename(2): FROM's entry with everything below it, into TO's existing folder.
+  std::string f = normalize_path(from), t = normalize_path(to);
+  if (!nodes_.count(f)) throw StepFailure("cannot move " + from + " to " + to + ": No such file or directory");
+  auto parent = nodes_.find(parent_path(t));
+  if (parent == nodes_.end() || parent->second.info.type != FileType::directory)
+    throw StepFailure("cannot move " + from + " to " + to + ": No such file or directory");
+  if (t.rfind(f + "/", 0) == 0) throw StepFailure("cannot move " + from + " into itself");
+  std::map<std::string, Node> moved;
+  for (auto it = nodes_.begin(); it != nodes_.end();) {
+    if (it->first == f || it->first.rfind(f + "/", 0) == 0) {
+      moved[t + it->first.substr(f.size())] = std::move(it->second);
+      it = nodes_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& [p, n] : moved) nodes_[p] = std::move(n);
+  ++writes;
 }
 
 void MemoryFileSystem::make_dirs(const std::string& path, std::uint32_t mode) { add_dir(path, mode); }

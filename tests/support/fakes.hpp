@@ -30,6 +30,8 @@ class MemoryFileSystem : public FileSystem {
   // link at a path's last component is followed: the fake resolves no links
   // in the middle.
   void add_symlink(const std::string& path, const std::string& target);
+  // Gives PATH (which must exist) another owner, as chown would.
+  void set_owner(const std::string& path, std::uint32_t uid, std::uint32_t gid);
   const std::map<std::string, Node>& nodes() const { return nodes_; }
   int writes = 0;  // how many write_atomic and remove calls changed something
 
@@ -40,6 +42,7 @@ class MemoryFileSystem : public FileSystem {
   void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override;
   void remove(const std::string& path) override;
   void make_dirs(const std::string& path, std::uint32_t mode) override;
+  void rename(const std::string& from, const std::string& to) override;
   std::string host_path(const std::string& path) const override { return "/fake" + path; }
 
  private:

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "installer/formats/python_dist.hpp"
+#include "installer/system/error.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;
@@ -79,6 +80,14 @@ TEST_CASE("RECORD rows keep quoted commas, doubled quotes and paths that leave s
   CHECK(rows[5].path == "unterminated,quote,keeps,the,rest");
 }
 
+TEST_CASE("a RECORD path resolves against site-packages, a script's ../../../bin/ into the venv") {
+  const std::string site = "/home/alice/venv/lib/python3.12/site-packages";
+  CHECK(record_target(site, "../../../bin/torchrun") == "/home/alice/venv/bin/torchrun");
+  CHECK(record_target(site, "torch/./lib//x.so") == site + "/torch/lib/x.so");
+  CHECK(record_target(site, "/usr/share/x") == "/usr/share/x");
+  CHECK(record_target("/a", "../../../../x") == "/x");  // never above the root
+}
+
 TEST_CASE("a venv's site-packages and distributions are found from its files alone") {
   MemoryFileSystem fs;
   const std::string site = "/home/alice/venv/lib/python3.12/site-packages";
@@ -103,4 +112,18 @@ TEST_CASE("a venv's site-packages and distributions are found from its files alo
   CHECK(dists[1].dist_info == site + "/Pytorch_Triton_ROCm-3.2.0.dist-info");
   CHECK(dists[2].key == "torch");
   CHECK(dists[2].version == "2.8.0");
+}
+
+TEST_CASE("the fake file system renames and removes folders as rename(2) and rmdir(2) do") {
+  MemoryFileSystem fs;
+  fs.add_file("/v/a/b/c", "x");
+  fs.add_dir("/v/u");
+  CHECK_THROWS_AS(fs.remove("/v/a"), StepFailure);                  // not empty
+  CHECK_THROWS_AS(fs.rename("/v/a", "/v/missing/a"), StepFailure);  // no such folder
+  fs.rename("/v/a", "/v/u/a");
+  CHECK(fs.read("/v/u/a/b/c") == "x");
+  CHECK_FALSE(fs.lstat("/v/a"));
+  remove_tree(fs, "/v/u");
+  CHECK_FALSE(fs.lstat("/v/u/a/b"));
+  CHECK(fs.list("/v").empty());
 }

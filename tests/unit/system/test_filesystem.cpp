@@ -66,3 +66,33 @@ TEST_CASE("lstat reports a link at the last component as a link, and resolves li
   CHECK_FALSE(fs.stat("/dangling"));
   CHECK_FALSE(fs.lstat("/etc/none"));
 }
+
+TEST_CASE("remove_tree removes a folder's contents but a link inside it only as a link") {
+  TempDir outside;  // what a link in the tree points to, outside the root
+  outside.write("keep/precious", "mine\n");
+  TempDir root;
+  root.write("home/alice/venv/lib/python3.12/site-packages/torch/__init__.py", "x");
+  root.write("home/alice/venv/bin/python", "");
+  std::filesystem::create_symlink(outside.path() + "/keep", root.path() + "/home/alice/venv/escape");
+  std::filesystem::create_symlink("/home/alice", root.path() + "/home/alice/venv/lib64");
+  RootedFileSystem fs(root.path());
+  remove_tree(fs, "/home/alice/venv");
+  CHECK_FALSE(std::filesystem::exists(root.path() + "/home/alice/venv"));
+  CHECK(std::filesystem::exists(root.path() + "/home/alice"));
+  CHECK(std::filesystem::exists(outside.path() + "/keep/precious"));
+  remove_tree(fs, "/home/alice/venv");  // nothing there: no error
+}
+
+TEST_CASE("rename moves a whole tree inside the root and resolves both paths under it") {
+  TempDir root;
+  root.write("venv/lib/torch/lib/libhsa-runtime64.so.1", "hsa");
+  std::filesystem::create_directories(root.path() + "/venv/.undo");
+  RootedFileSystem fs(root.path());
+  fs.rename("/venv/lib/torch", "/venv/.undo/torch");
+  CHECK(fs.read("/venv/.undo/torch/lib/libhsa-runtime64.so.1") == "hsa");
+  CHECK_FALSE(fs.lstat("/venv/lib/torch"));
+  // ".." cannot reach above the root: this lands in ROOT/x.
+  fs.rename("/venv/.undo/torch", "/../../x");
+  CHECK(std::filesystem::exists(root.path() + "/x/lib/libhsa-runtime64.so.1"));
+  CHECK_THROWS_AS(fs.rename("/nothing", "/venv/y"), StepFailure);
+}

@@ -37,6 +37,19 @@ TEST_CASE("standard error is passed on line by line as it arrives, the last line
   CHECK(r.err == "one\ntwo\nthree\nfour");
 }
 
+TEST_CASE("standard output is passed on line by line too, and kept whole in the result") {
+  RealProcessRunner runner("/");
+  Command cmd =
+      host_command({"sh", "-c", "printf 'Collecting torch\\n'; echo e >&2; sleep 0.05; printf 'Installing\\nlast'"});
+  std::vector<std::string> lines;
+  cmd.on_stdout_line = [&](const std::string& line) { lines.push_back(line); };
+  ProcessResult r = runner.run(cmd);
+  CHECK(r.ok());
+  CHECK(lines == std::vector<std::string>{"Collecting torch", "Installing", "last"});
+  CHECK(r.out == "Collecting torch\nInstalling\nlast");
+  CHECK(r.err == "e\n");
+}
+
 TEST_CASE("a program that does not exist is reported as not found") {
   RealProcessRunner runner("/");
   ProcessResult r = runner.run(host_command({"/nonexistent/wslgpu-no-such-program"}));
