@@ -524,6 +524,13 @@ trace_commands() {
   done
 }
 
+# untrace_commands NAME...: /usr/bin/NAME is the real program again (the
+# wrapper's bind removed); the log stays.
+untrace_commands() {
+  local name
+  for name in "$@"; do umount "$ROOT/usr/bin/$name" || fail "untrace_commands: /usr/bin/$name is not traced"; done
+}
+
 # traced_calls [NAME]: the traced calls so far (of NAME only, when given).
 traced_calls() {
   local log=$ROOT/run/wslgpu-trace/calls

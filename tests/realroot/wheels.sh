@@ -164,6 +164,12 @@ trace_python() {
   PYTHON_TRACED=${real##*/}
 }
 
+# untrace_python: the root's interpreter itself again. Started through the
+# wrapper, Python takes /run/wslgpu-trace/NAME.real for its executable and
+# no longer sees the venv it was started from (pip's undo would then find
+# no pip), so nothing after the traced run may keep it.
+untrace_python() { untrace_commands "$PYTHON_TRACED"; }
+
 # root_as_amd_machine: the root's driver mount becomes an AMD machine's
 # (AMD's driver store, no NVIDIA stubs), so that `install pytorch` picks
 # pytorch-rocm as `install` picks rocm.
@@ -199,6 +205,8 @@ pytorch_converged_offline() {
   [[ -z $calls ]] || fail "the converged plan started Python:"$'\n'"$calls"
   calls=$(traced_calls apt-get; traced_calls apt-cache)
   [[ -z $calls ]] || fail "the converged plan called apt:"$'\n'"$calls"
+  untrace_python
+  untrace_commands apt-get apt-cache
 }
 
 # pytorch_rollback_to SNAPSHOT: rolls back the one transaction of history and

@@ -1,6 +1,3 @@
-# PENDING: waits for the python_venv and python_packages step kinds (branch pysteps)
-# and the pytorch-rocm / pytorch-cuda profiles (main); move it to scenarios/
-# as pytorch-rocm-legacy-release-removes-the-bundled-runtime.sh when it passes.
 # `install pytorch --set rocm_version=7.2` on an AMD root: ROCm 7.2, the last
 # legacy release (the WSL runtime hsa-runtime-rocr4wsl-amdgpu, from the test
 # repository's amdgpu/30.30), and the rocm-rel-7.2 wheels, whose torch ships

@@ -1,6 +1,3 @@
-# PENDING: waits for the python_venv and python_packages step kinds (branch pysteps)
-# and the pytorch-rocm / pytorch-cuda profiles (main); move it to scenarios/
-# as pytorch-wrong-wheel-hash-refused.sh when it passes.
 # `install pytorch --set torch_sha256=...` with a hash that is not the
 # wheel's (the SHA-256 of another of the served wheels: well-formed, and
 # wrong) on a fresh AMD root: the install fails, says which wheel and both
