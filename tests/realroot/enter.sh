@@ -25,7 +25,8 @@ REALROOT_RUN=$(mktemp -d "${TMPDIR:-/tmp}/wslgpu-realroot-enter.XXXXXX")
 mount -t tmpfs -o mode=0755 wslgpu-realroot "$REALROOT_RUN"
 trap 'umount -l "$REALROOT_RUN"; rmdir "$REALROOT_RUN"' EXIT
 mkdir -p "$REALROOT_RUN/base"
-zstd -dcq "$tarball" | tar -x --numeric-owner --xattrs --xattrs-include='*' -C "$REALROOT_RUN/base"
+# cat drains the padding tar leaves unread (else zstd may die of SIGPIPE; lib.sh's base_root).
+zstd -dcq "$tarball" | { tar -x --numeric-owner --xattrs --xattrs-include='*' -C "$REALROOT_RUN/base" && cat >/dev/null; }
 layers=$REALROOT_RUN/base wsl=0
 if [[ -d $kept/wsl ]]; then
   cp -a "$kept/wsl" "$REALROOT_RUN/wsl"

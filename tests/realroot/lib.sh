@@ -13,6 +13,8 @@
 #                                  traced_calls NAME prints them.
 #   snapshot ROOT OUT [--exclude /PATH]...  and  snapshot_diff A B: record and compare a root.
 #   tool ARGS...                   runs the wslgpu-setup under test; sets TOOL_STATUS, TOOL_OUT, TOOL_ERR.
+#   serve_https DIR, network_off   a loopback HTTPS server ($HTTPS_URL); then no network at all.
+#   wheels.sh                      fake PyTorch wheels served to a root (pytorch_www, torch_smoke, ...).
 #   fail, assert_*, expect_status  assertions that print what was expected and what was seen.
 #
 # What run.sh does once per run (realroot_setup): checks that the tier can
@@ -26,7 +28,7 @@
 
 # Bump when anything that goes into the base tarball changes (the package
 # list, the customize hooks): the cache is keyed by it.
-HARNESS_VERSION=3
+HARNESS_VERSION=4
 
 REALROOT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REALROOT_CACHE=${WSLGPU_TEST_CACHE:-/var/cache/wslgpu-setup-tests}
@@ -34,8 +36,13 @@ REALROOT_SUITE=bookworm
 # minbase already holds passwd (useradd, usermod, gpasswd, groupadd) and
 # gpgv (apt verifies InRelease with it). gpg and python3 are added because
 # the systems the tool targets have them: a step may reasonably call gpg, and
-# Ansible's modules run on python3 (the ansible-* scenarios).
-REALROOT_BASE_PACKAGES=(gpg python3)
+# Ansible's modules run on python3 (the ansible-* scenarios). python3-venv
+# (with the pip and setuptools wheels that ensurepip installs into a new
+# venv, and ca-certificates, which pip's wheel needs) because the pytorch
+# profile's apt step installs it, and a test root's apt reaches only the
+# test repository: baked into the base, that step is converged, and
+# `python3 -m venv` works offline as on Ubuntu.
+REALROOT_BASE_PACKAGES=(gpg python3 python3-venv)
 REALROOT_WSL_KERNEL=5.15.153.1-microsoft-standard-WSL2
 REALROOT_USER=alice
 REALROOT_REPO_IN_ROOT=/srv/testrepo
@@ -198,7 +205,11 @@ base_root() {
   start=$EPOCHREALTIME
   rm -rf "$REALROOT_RUN/base"
   mkdir -p "$REALROOT_RUN/base"
-  zstd -dcq "$tarball" | tar -x --numeric-owner --xattrs --xattrs-include='*' -C "$REALROOT_RUN/base" ||
+  # tar stops reading at the archive's end-of-archive blocks, while zstd may
+  # still be writing the zero padding after them: zstd then dies of SIGPIPE
+  # (status 141) and, under pipefail, a good tarball looked broken (about one
+  # extraction in three of the base-4 tarball). cat drains the rest.
+  zstd -dcq "$tarball" | { tar -x --numeric-owner --xattrs --xattrs-include='*' -C "$REALROOT_RUN/base" && cat >/dev/null; } ||
     fail "cannot extract $tarball; delete it to rebuild"
   say "base root: restored in $(elapsed_since "$start") s"
 }
@@ -252,6 +263,7 @@ EOF
 
 source "$REALROOT_LIB_DIR/testrepo.sh"
 source "$REALROOT_LIB_DIR/manifests.sh"
+source "$REALROOT_LIB_DIR/wheels.sh"
 
 # ---------------------------------------------------------------- per run
 
@@ -413,14 +425,23 @@ in_root() {
 # namespace's loopback is brought up (it has nothing else); the certificate
 # is the run's (testrepo.sh, _testrepo_tls), whose CA is added to the CA
 # bundle libcurl reads (/etc/ssl/certs/ca-certificates.crt, bound over in
-# this mount namespace only). The server (python3's http.server) ends with
-# the namespace. Call it from a with_root function.
+# this mount namespace only, and written into the root's own when it has
+# one, for pip inside the root). The server (python3's http.server) ends with the
+# namespace. Call it from a with_root function, before the snapshot the
+# test compares with (the root's bundle is part of every later snapshot).
 serve_https() {
   local dir=${1:?serve_https needs a folder} port=8443 bundle=$REALROOT_SCENARIO_TMP/ca-bundle.crt i
   ip link set lo up || fail "serve_https: cannot bring up the loopback of the root's network namespace"
   { cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null; cat "$TESTREPO_TLS_DIR/ca.pem"; } >"$bundle"
   [[ -e /etc/ssl/certs/ca-certificates.crt ]] || fail "serve_https: the host has no /etc/ssl/certs/ca-certificates.crt to add the test CA to (HOST-PACKAGES: ca-certificates)"
   mount --bind "$bundle" /etc/ssl/certs/ca-certificates.crt
+  # And the root's own, which pip in a venv of the root reads (Debian's pip
+  # uses the system bundle), when the root has one: written into the root
+  # rather than bound over, so that snapshots keep hashing only the upper
+  # layer (a bind would make them hash every file).
+  if [[ -n ${ROOT:-} && -f $ROOT/etc/ssl/certs/ca-certificates.crt && ! -L $ROOT/etc/ssl/certs/ca-certificates.crt ]]; then
+    cat "$TESTREPO_TLS_DIR/ca.pem" >>"$ROOT/etc/ssl/certs/ca-certificates.crt"
+  fi
   /usr/bin/python3 - "$dir" "$port" "$TESTREPO_TLS_DIR" >"$REALROOT_SCENARIO_TMP/https.log" 2>&1 <<'EOF' &
 import functools, http.server, ssl, sys
 folder, port, tls = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -437,6 +458,15 @@ EOF
   done
   ((i < 100)) || fail "serve_https: the server did not listen on 127.0.0.1:$port: $(cat "$REALROOT_SCENARIO_TMP/https.log")"
   HTTPS_URL=https://127.0.0.1:$port
+}
+
+# network_off: takes the root's network namespace down to nothing (its
+# loopback down, so that not even serve_https answers), and checks that a
+# connection now fails. For "converged, with no network".
+network_off() {
+  ip link set lo down || fail "network_off: cannot bring the loopback down"
+  if (exec 3<>/dev/tcp/127.0.0.1/8443) 2>/dev/null; then fail "network_off: 127.0.0.1:8443 still answers"; fi
+  return 0
 }
 
 # Points the root's apt at the local repository and refreshes its lists.
@@ -492,6 +522,13 @@ trace_commands() {
     chmod 0755 "$dir/$name.wrapper"
     mount --bind "$dir/$name.wrapper" "$ROOT/usr/bin/$name"
   done
+}
+
+# untrace_commands NAME...: /usr/bin/NAME is the real program again (the
+# wrapper's bind removed); the log stays.
+untrace_commands() {
+  local name
+  for name in "$@"; do umount "$ROOT/usr/bin/$name" || fail "untrace_commands: /usr/bin/$name is not traced"; done
 }
 
 # traced_calls [NAME]: the traced calls so far (of NAME only, when given).

@@ -128,3 +128,10 @@ rocm_copy_args() {
   printf '%s\n' --set "rocm_repo=${TESTREPO_ROCM_REPO/#file:/copy:}" --set "amdgpu_repo=${TESTREPO_AMDGPU_REPO/#file:/copy:}" \
     --set "graphics_repo=${TESTREPO_GRAPHICS_REPO/#file:/copy:}"
 }
+
+# rocm72_profile_args [ARG...]: rocm_profile_args for the test repository's
+# 7.2, the last legacy release (the WSL runtime; amdgpu/30.30, graphics/7.2,
+# ROCm 7.2.0 packages). Then ARG...
+rocm72_profile_args() {
+  rocm_profile_args --set "rocm_version=$TESTREPO_ROCM72_VERSION" --set "graphics_repo=$TESTREPO_GRAPHICS_REPO" "$@"
+}

@@ -82,6 +82,15 @@ TESTREPO_ROCM7_ROCM_PACKAGES=(rocm-core hsa-rocr rocminfo rocm-dev rocm)
 TESTREPO_ROCM7_AMDGPU_PACKAGES=(libdrm-amdgpu-amdgpu1 amdgpu-install)
 TESTREPO_ROCM7_GRAPHICS_PACKAGES=(libdrm-amdgpu-common)
 TESTREPO_ROCDXG_VERSION=1.2.2
+# The last legacy release (rocm.toml's 7.2 row: amdgpu/30.30, graphics/7.2):
+# the WSL runtime again, at 7.x versions, for the PyTorch scenarios' legacy
+# wheels (rocm-rel-7.2).
+TESTREPO_ROCM72_VERSION=7.2
+TESTREPO_ROCM72_AMDGPU_DIR=30.30
+TESTREPO_ROCM72_GRAPHICS_DIR=7.2
+TESTREPO_ROCM72_ROCM_PACKAGES=(rocm-core rocminfo rocm-dev rocm)
+TESTREPO_ROCM72_AMDGPU_PACKAGES=(hsa-runtime-rocr4wsl-amdgpu amdgpu-install)
+TESTREPO_ROCM72_GRAPHICS_PACKAGES=(libdrm-amdgpu-common)
 # NVIDIA's flat wsl-ubuntu layout, for the bundled cuda profile
 # (--set cuda_repo=$TESTREPO_CUDA_REPO).
 TESTREPO_CUDA_BASE=cuda/repos/wsl-ubuntu/x86_64
@@ -248,6 +257,9 @@ Agent 2
 OUT
 EOS
   _deb rocm-dev "$v" "rocm-core (= $v), hsa-rocr (= 1.18.0.70202-1), rocminfo (= 1.0.0.70202-1)" "ROCm development meta package"
+  # A library of the full userspace that AMD's lightweight (.lw) torch
+  # wheels load from /opt/rocm (the fake torch fails to import without it).
+  printf 'fake libroctx64\n' | _file rocm-dev /opt/rocm/lib/libroctx64.so.4 0644
   _deb rocm "$v" "rocm-dev (= $v)" "ROCm meta package"
   _deb amdgpu-install "$v" "" "AMD GPU installer script"
   _file amdgpu-install /usr/bin/amdgpu-install 0755 <<'EOS'
@@ -255,6 +267,38 @@ EOS
 echo "amdgpu-install 7.2.2 (test package): would install use cases: $*"
 EOS
   for p in rocm-core libdrm-amdgpu-common libdrm-amdgpu-amdgpu1 hsa-rocr rocminfo rocm-dev rocm amdgpu-install; do
+    _seal "$p"
+  done
+}
+
+# ROCm 7.2, the last legacy release, in AMD's shape (much reduced): the WSL
+# runtime hsa-runtime-rocr4wsl-amdgpu (25.30.x, in the amdgpu repository),
+# whose library says "(WSL build)" as the 6.4.2.1 one does, and ROCm 7.2.0
+# packages; test_repo builds them into pool/amd72/, in no other index.
+_define_rocm72_packages() {
+  local v=7.2.0.70200-1 wsl=25.30.0.70200-1 p
+  _deb rocm-core "$v" "" "ROCm core: release information"
+  printf '7.2.0\n' | _file rocm-core /opt/rocm/.info/version 0644
+  _deb hsa-runtime-rocr4wsl-amdgpu "$wsl" "rocm-core" "HSA runtime for ROCm on WSL"
+  printf 'fake libhsa-runtime64 (WSL build) 25.30\n' | _file hsa-runtime-rocr4wsl-amdgpu /opt/rocm/lib/libhsa-runtime64.so.1 0644
+  _deb rocminfo 1.0.0.70200-1 "rocm-core, hsa-runtime-rocr4wsl-amdgpu" "ROCm agent enumerator"
+  _file rocminfo /opt/rocm/bin/rocminfo 0755 <<'EOS'
+#!/bin/sh
+if [ ! -e /dev/dxg ]; then
+  echo "WSL environment detected."
+  echo "hsa api call failure at: ./sources/rocminfo.cc:1306"
+  exit 1
+fi
+printf 'WSL environment detected.\n  Name:                    gfx1100\n  Marketing Name:          AMD Radeon RX 7900 XTX\n  Device Type:             GPU\n'
+EOS
+  _deb rocm-dev "$v" "rocm-core (= $v), hsa-runtime-rocr4wsl-amdgpu (= $wsl), rocminfo (= 1.0.0.70200-1)" \
+    "ROCm development meta package"
+  printf 'fake libroctx64\n' | _file rocm-dev /opt/rocm/lib/libroctx64.so.4 0644
+  _deb rocm "$v" "rocm-dev (= $v)" "ROCm meta package"
+  _deb amdgpu-install "$v" "" "AMD GPU installer script"
+  _deb libdrm-amdgpu-common 1.0.0.70200-1 "" "List of AMD/ATI cards' device IDs, revision IDs and marketing names"
+  printf 'fake amdgpu.ids\n' | _file libdrm-amdgpu-common /opt/amdgpu/share/libdrm/amdgpu.ids 0644
+  for p in rocm-core hsa-runtime-rocr4wsl-amdgpu rocminfo rocm-dev rocm amdgpu-install libdrm-amdgpu-common; do
     _seal "$p"
   done
 }
@@ -470,11 +514,14 @@ test_repo() {
   arch=$(dpkg --print-architecture)
   rm -rf "$repo"
   TESTREPO_ROCDXG_DIR=$repo/librocdxg/releases/download
-  mkdir -p "$repo/pool/amd7" "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION"
+  mkdir -p "$repo/pool/amd7" "$repo/pool/amd72" "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION"
   local _stage
   _stage=$(mktemp -d)
   _define_rocm7_packages
   _testrepo_build_stage "$repo/pool/amd7/"
+  _stage=$(mktemp -d)
+  _define_rocm72_packages
+  _testrepo_build_stage "$repo/pool/amd72/"
   _stage=$(mktemp -d)
   _define_rocdxg_package
   _testrepo_build_stage "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION/"
@@ -485,12 +532,12 @@ test_repo() {
   [[ -f $rocdxg_deb ]] || fail "the test librocdxg package is not $rocdxg_deb"
   TESTREPO_ROCDXG_SHA256=$(sha256sum <"$rocdxg_deb" | cut -d' ' -f1)
 
-  # The main index holds every package but the 7.x release's (pool/amd7/).
+  # The main index holds every package but the 7.x releases' (pool/amd7/, pool/amd72/).
   dist=$repo/dists/$TESTREPO_SUITE
   local main_index=$dist/$TESTREPO_COMPONENT/binary-$arch/Packages amd7_index
   mkdir -p "$(dirname "$main_index")"
   (cd "$repo" && dpkg-scanpackages --multiversion pool /dev/null 2>/dev/null) |
-    awk 'BEGIN { RS = ""; ORS = "\n\n" } $0 !~ /\nFilename: pool\/amd7\// { print }' >"$main_index"
+    awk 'BEGIN { RS = ""; ORS = "\n\n" } $0 !~ /\nFilename: pool\/amd72?\// { print }' >"$main_index"
   gzip -9kn "$main_index"
   _testrepo_release "$dist" "$arch"
   amd7_index=$(mktemp)
@@ -503,6 +550,15 @@ test_repo() {
   _testrepo_subrepo "$repo" "graphics/$TESTREPO_ROCM7_GRAPHICS_DIR/ubuntu" "$arch" "$amd7_index" \
     "${TESTREPO_ROCM7_GRAPHICS_PACKAGES[@]}"
   rm -f "$amd7_index"
+  local amd72_index
+  amd72_index=$(mktemp)
+  (cd "$repo" && dpkg-scanpackages --multiversion pool/amd72 /dev/null 2>/dev/null) >"$amd72_index"
+  _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM72_VERSION" "$arch" "$amd72_index" "${TESTREPO_ROCM72_ROCM_PACKAGES[@]}"
+  _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM72_AMDGPU_DIR/ubuntu" "$arch" "$amd72_index" \
+    "${TESTREPO_ROCM72_AMDGPU_PACKAGES[@]}"
+  _testrepo_subrepo "$repo" "graphics/$TESTREPO_ROCM72_GRAPHICS_DIR/ubuntu" "$arch" "$amd72_index" \
+    "${TESTREPO_ROCM72_GRAPHICS_PACKAGES[@]}"
+  rm -f "$amd72_index"
   _testrepo_flat "$repo" "$TESTREPO_CUDA_BASE" "$arch" "${TESTREPO_CUDA_PACKAGES[@]}"
   _testrepo_tls "$repo/tls"
 
@@ -517,7 +573,10 @@ test_repo() {
       "$repo/amdgpu/$TESTREPO_ROCM_VERSION/ubuntu/dists/$TESTREPO_SUITE" "$repo/$TESTREPO_CUDA_BASE" \
       "$repo/rocm/apt/$TESTREPO_ROCM7_VERSION/dists/$TESTREPO_SUITE" \
       "$repo/amdgpu/$TESTREPO_ROCM7_AMDGPU_DIR/ubuntu/dists/$TESTREPO_SUITE" \
-      "$repo/graphics/$TESTREPO_ROCM7_GRAPHICS_DIR/ubuntu/dists/$TESTREPO_SUITE"; do
+      "$repo/graphics/$TESTREPO_ROCM7_GRAPHICS_DIR/ubuntu/dists/$TESTREPO_SUITE" \
+      "$repo/rocm/apt/$TESTREPO_ROCM72_VERSION/dists/$TESTREPO_SUITE" \
+      "$repo/amdgpu/$TESTREPO_ROCM72_AMDGPU_DIR/ubuntu/dists/$TESTREPO_SUITE" \
+      "$repo/graphics/$TESTREPO_ROCM72_GRAPHICS_DIR/ubuntu/dists/$TESTREPO_SUITE"; do
       gpg --batch --quiet --clearsign -o "$d/InRelease" "$d/Release"
       gpg --batch --quiet --armor --detach-sign -o "$d/Release.gpg" "$d/Release"
     done

@@ -141,7 +141,8 @@ package_release_layers() {
   flock -u "$lock_fd"
   exec {lock_fd}>&-
   start=$EPOCHREALTIME
-  zstd -dcq "$tarball" | tar -x --numeric-owner --xattrs --xattrs-include='*' -C "$dir/base" ||
+  # cat drains the padding tar leaves unread (else zstd may die of SIGPIPE; lib.sh's base_root).
+  zstd -dcq "$tarball" | { tar -x --numeric-owner --xattrs --xattrs-include='*' -C "$dir/base" && cat >/dev/null; } ||
     fail "cannot extract $tarball; delete it to rebuild"
   (REALROOT_RUN=$dir wsl_layer)
   say "$suite root: restored with the WSL layer in $(elapsed_since "$start") s"

@@ -1,0 +1,406 @@
+#!/usr/bin/env python3
+"""Fake PyTorch wheels for the tests: real, pip-installable wheels, built
+here, never downloaded.
+
+    fake_wheels.py [options] OUT NAME VERSION CPTAG [NAME VERSION CPTAG]...
+
+    fake_wheels.py --folder rocm-rel-7.2.2 --bundled-hsa OUT \\
+        torch 2.9.1+rocm7.2.2.lw.git127a149a cp311 \\
+        triton 3.5.1+rocm7.2.2.gita272dfa8 cp311
+
+NAME is one of torch, torchvision, torchaudio, triton, pytorch_triton_rocm,
+numpy. Each wheel is a zip in the binary distribution format (PEP 427): a
+.dist-info folder with WHEEL, METADATA (core metadata 2.1, Requires-Dist
+naming the other wheels of the same run) and RECORD (every file with its
+urlsafe-base64 SHA-256 and size), so pip installs it as it installs the
+vendors' wheels. The wheels go to OUT/FOLDER/ side by side (a find-links
+folder, as repo.radeon.com's rocm-rel-X listing), and OUT/INDEX/ is a PEP 503
+simple index of every wheel in OUT/FOLDER/ (INDEX/index.html, and
+INDEX/<normalized name>/index.html with <a href="...whl#sha256=HEX">, links
+relative so that the tree works over https:// and as a file: path).
+
+Prints one line per wheel written: NAME VERSION FILE SHA256 (hex).
+
+The fake torch decides from the machine it runs on, as the real one fails
+(docs/testing.md, "Fake PyTorch wheels"): see TORCH_MACHINE below.
+"""
+import argparse
+import base64
+import hashlib
+import io
+import os
+import re
+import sys
+import urllib.parse
+import zipfile
+
+KNOWN = ("torch", "torchvision", "torchaudio", "triton", "pytorch_triton_rocm", "numpy")
+# Fixed zip timestamps: the same arguments give the same bytes (and hashes).
+EPOCH = (2024, 1, 1, 0, 0, 0)
+
+# What decides torch.cuda.is_available(), read at run time from the root.
+TORCH_MACHINE = r'''"""The machine, as the fake torch sees it (written by tests/support/fake_wheels.py)."""
+import glob
+import os
+import re
+import stat
+import subprocess
+
+BUILD = @BUILD@            # "rocm" or "cuda"
+WHEEL_CUDA = @CUDA@        # "13.0" for a +cu130 build
+KERNELS = @KERNELS@        # False: a wheel without this GPU's architecture
+LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
+WSL_RUNTIME = "/opt/rocm/lib/libhsa-runtime64.so.1"
+ROCDXG = "/opt/rocm/lib/librocdxg.so"
+LIBCUDA = "/usr/lib/wsl/lib/libcuda.so.1"
+NVIDIA_SMI = "/usr/lib/wsl/lib/nvidia-smi"
+
+
+def has_dxg():
+    try:
+        return stat.S_ISCHR(os.stat("/dev/dxg").st_mode)
+    except OSError:
+        return False
+
+
+def legacy_runtime():
+    # The test repository's hsa-runtime-rocr4wsl-amdgpu installs this file
+    # with "(WSL build)" in it (tests/realroot/testrepo.sh).
+    try:
+        with open(WSL_RUNTIME, "rb") as f:
+            return b"(WSL build)" in f.read(4096)
+    except OSError:
+        return False
+
+
+def bundled_hsa():
+    return sorted(glob.glob(os.path.join(LIB, "libhsa-runtime64.so*")))
+
+
+def driver_cuda():
+    """The CUDA release the Windows driver supports, as its nvidia-smi prints
+    it (the tests' stand-in for cuDriverGetVersion); None when unknown."""
+    try:
+        out = subprocess.run([NVIDIA_SMI], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"CUDA Version:\s*(\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def why_not():
+    """None when the GPU can be used; else why not, in words."""
+    if not has_dxg():
+        return "no /dev/dxg: the GPU is not shared with this distribution"
+    if BUILD == "cuda":
+        if not os.path.exists(LIBCUDA):
+            return LIBCUDA + " is missing: no WSL driver stub"
+        driver = driver_cuda()
+        wheel = tuple(int(x) for x in WHEEL_CUDA.split("."))
+        if driver is not None and driver < wheel:
+            # torch's own words (with cuDriverGetVersion's number).
+            return ("The NVIDIA driver on your system is too old (found version %d). "
+                    "Please update your GPU driver" % (driver[0] * 1000 + driver[1] * 10))
+        return None
+    if os.path.exists(ROCDXG):
+        if os.environ.get("HSA_ENABLE_DXG_DETECTION") != "1":
+            return "HSA_ENABLE_DXG_DETECTION is not 1: the runtime does not load librocdxg"
+        return None
+    if legacy_runtime():
+        shadow = bundled_hsa()
+        if shadow:
+            return "torch/lib holds " + ", ".join(os.path.basename(p) for p in shadow) + ", which shadows the WSL runtime"
+        return None
+    return "no ROCm runtime for WSL: neither librocdxg nor the legacy WSL runtime is in /opt/rocm/lib"
+'''
+
+TORCH_INIT = r'''"""A fake torch for tests (tests/support/fake_wheels.py): no tensors, only
+what a smoke test needs."""
+import os as _os
+
+if @LIGHTWEIGHT@ and not _os.path.exists("/opt/rocm/lib/libroctx64.so.4"):
+    # AMD's lightweight (.lw) wheels load ROCm's libraries from /opt/rocm,
+    # and fail here without the full userspace (only the runtime installed).
+    raise ImportError("libroctx64.so.4: cannot open shared object file: No such file or directory")
+__version__ = @RUNTIME_VERSION@
+from . import version
+from . import cuda
+from ._tensor import Tensor, ones
+
+
+def _torchrun():
+    print("torchrun (fake)")
+'''
+
+TORCH_VERSION = r'''__version__ = @RUNTIME_VERSION@
+git_version = @GIT@
+hip = @HIP@
+cuda = @CUDA@
+'''
+
+TORCH_CUDA = r'''"""torch.cuda of the fake torch."""
+from .. import _machine
+
+_NAME = @DEVICE_NAME@
+_API = "CUDA" if _machine.BUILD == "cuda" else "HIP"
+
+
+def is_available():
+    return _machine.why_not() is None
+
+
+def device_count():
+    return 1 if is_available() else 0
+
+
+def get_device_name(device=0):
+    if not _machine.has_device():
+        raise RuntimeError("No HIP GPUs are available" if _API == "HIP" else "Found no NVIDIA driver on your system.")
+    return _NAME
+
+
+def _kernels_run():
+    return is_available() and _machine.KERNELS
+
+
+def synchronize(device=None):
+    if not _kernels_run():
+        raise RuntimeError(_API + " error: no kernel image is available for execution on the device")
+
+
+def _why_not():
+    """Why is_available() is False (tests only); None when it is True."""
+    return _machine.why_not()
+'''
+
+TORCH_TENSOR = r'''"""Tensors of one repeated value: enough for ones(), @, sum() and float()."""
+from . import cuda as _cuda
+from . import _machine
+
+
+class Tensor:
+    def __init__(self, shape, value, device):
+        self.shape = tuple(shape)
+        self._value = float(value)
+        self.device = device
+
+    def __matmul__(self, other):
+        if self.device != other.device:
+            raise RuntimeError("Expected all tensors to be on the same device")
+        if len(self.shape) != 2 or len(other.shape) != 2 or self.shape[1] != other.shape[0]:
+            raise RuntimeError("mat1 and mat2 shapes cannot be multiplied")
+        return Tensor((self.shape[0], other.shape[1]), self._value * other._value * self.shape[1], self.device)
+
+    def sum(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return Tensor((), self._value * n, self.device)
+
+    def item(self):
+        if self.shape not in ((), (1,)):
+            raise RuntimeError("a Tensor with more than one element cannot be converted to Scalar")
+        if self.device == "cuda":
+            _cuda.synchronize()
+        return self._value
+
+    def __float__(self):
+        return float(self.item())
+
+
+def ones(*size, device="cpu", dtype=None):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    device = str(device).split(":")[0]
+    if device == "cuda" and not _machine.has_device():
+        raise RuntimeError("No HIP GPUs are available" if _machine.BUILD == "rocm" else "Found no NVIDIA driver on your system.")
+    return Tensor(size, 1.0, device)
+'''
+
+
+def dist_escape(name):
+    """The distribution name as file names write it (PEP 427): runs of -_. become _."""
+    return re.sub(r"[-_.]+", "_", name)
+
+
+def normalize(name):
+    """PEP 503's normalized name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def urlsafe_sha256(data):
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def pystr(value):
+    return "None" if value is None else repr(value)
+
+
+def platform_for(name, version):
+    # AMD's wheels are linux_x86_64; PyTorch's and NumPy's are manylinux.
+    if name == "numpy" or "+cu" in version or "+" not in version and name in ("torch", "triton"):
+        return "manylinux_2_28_x86_64"
+    return "linux_x86_64"
+
+
+def torch_files(version, bundled_hsa, kernels):
+    local = version.split("+", 1)[1] if "+" in version else ""
+    # The installed distribution says 2.9.1+rocm7.2.2.lw.git127a149a,
+    # torch.__version__ 2.9.1+rocm7.2.2.git127a149a (without ".lw").
+    runtime_version = version.replace(".lw.", ".")
+    git = re.search(r"git([0-9a-f]+)", local)
+    hip = cuda = None
+    rocm = re.match(r"rocm(\d+)\.(\d+)(?:\.(\d+))?", local)
+    cu = re.match(r"cu(\d+)(\d)$", local)
+    if rocm:
+        build, hip = "rocm", ".".join(g for g in rocm.groups() if g is not None)
+        device = "AMD Radeon RX 7900 XTX"
+    elif cu:
+        build, cuda = "cuda", cu.group(1) + "." + cu.group(2)
+        device = "NVIDIA GeForce RTX 4090"
+    else:
+        raise SystemExit("fake_wheels.py: a torch version needs a +rocmX.Y or +cuXYZ local version, not " + version)
+
+    def fill(template):
+        return (template.replace("@RUNTIME_VERSION@", repr(runtime_version))
+                .replace("@GIT@", pystr(git.group(1) if git else None))
+                .replace("@HIP@", pystr(hip)).replace("@CUDA@", pystr(cuda))
+                .replace("@BUILD@", repr(build)).replace("@KERNELS@", repr(kernels))
+                .replace("@DEVICE_NAME@", repr(device))
+                .replace("@LIGHTWEIGHT@", repr(".lw." in version)))
+
+    machine = fill(TORCH_MACHINE) + "\n\ndef has_device():\n    return has_dxg()\n"
+    files = {
+        "torch/__init__.py": fill(TORCH_INIT),
+        "torch/version.py": fill(TORCH_VERSION),
+        "torch/cuda/__init__.py": fill(TORCH_CUDA),
+        "torch/_tensor.py": TORCH_TENSOR,
+        "torch/_machine.py": machine,
+    }
+    if build == "rocm":
+        files["torch/lib/libtorch_hip.so"] = "fake libtorch_hip (%s)\n" % version
+        if bundled_hsa:
+            # What AMD's legacy wheels bring along, and the WSL runtime must replace.
+            files["torch/lib/libhsa-runtime64.so"] = "fake bundled libhsa-runtime64 (%s)\n" % version
+            files["torch/lib/libhsa-runtime64.so.1"] = "fake bundled libhsa-runtime64 (%s)\n" % version
+    else:
+        files["torch/lib/libtorch_cuda.so"] = "fake libtorch_cuda (%s)\n" % version
+    return files
+
+
+def package_files(name, version, args):
+    if name == "torch":
+        return torch_files(version, args.bundled_hsa, not args.no_kernels)
+    module = {"pytorch_triton_rocm": "triton"}.get(name, name)
+    body = '"""A fake %s for tests (tests/support/fake_wheels.py)."""\n__version__ = %r\n' % (name, version)
+    if name in ("torchvision", "torchaudio"):
+        body += "import torch  # noqa: F401  (as the real one, it needs torch)\n"
+    return {module + "/__init__.py": body}
+
+
+def requirements(name, specs):
+    """Requires-Dist lines: each wheel needs the others of the run as the real ones do."""
+    versions = {n: v for n, v, _ in specs}
+    reqs = []
+    if name == "torch":
+        for triton in ("triton", "pytorch_triton_rocm"):
+            if triton in versions:
+                reqs.append("%s==%s" % (normalize(triton), versions[triton]))
+    if name in ("torchvision", "torchaudio"):
+        reqs.append("torch==%s" % versions["torch"] if "torch" in versions else "torch")
+    if name == "torchvision":
+        reqs.append("numpy")
+    return reqs
+
+
+def build_wheel(name, version, cp, specs, args):
+    platform = platform_for(name, version)
+    tag = "%s-%s-%s" % (cp, cp, platform)
+    dist = dist_escape(name)
+    info = "%s-%s.dist-info" % (dist, version)
+    files = {p: c.encode() for p, c in package_files(name, version, args).items()}
+    metadata = "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: fake %s for tests (not the real one)\n" % (
+        name, version, name)
+    for req in requirements(name, specs):
+        metadata += "Requires-Dist: %s\n" % req
+    files[info + "/METADATA"] = metadata.encode()
+    files[info + "/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: wslgpu-setup tests/support/fake_wheels.py\n"
+                              "Root-Is-Purelib: false\nTag: %s\n" % tag).encode()
+    if name == "torch":
+        files[info + "/entry_points.txt"] = b"[console_scripts]\ntorchrun = torch:_torchrun\n"
+    files[info + "/top_level.txt"] = (sorted({p.split("/")[0] for p in files if "/" in p and ".dist-info" not in p})[0] + "\n").encode()
+    record = io.StringIO()
+    for path in sorted(files):
+        record.write("%s,sha256=%s,%d\n" % (path, urlsafe_sha256(files[path]), len(files[path])))
+    record.write("%s/RECORD,,\n" % info)
+    files[info + "/RECORD"] = record.getvalue().encode()
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        # .dist-info last, as PEP 427 recommends.
+        for path in sorted(files, key=lambda p: (".dist-info/" in p, p)):
+            zi = zipfile.ZipInfo(path, EPOCH)
+            zi.external_attr = 0o644 << 16
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(zi, files[path])
+    return "%s-%s-%s.whl" % (dist, version, tag), out.getvalue()
+
+
+def write_index(out, folder, index):
+    """A PEP 503 simple index at OUT/INDEX of every wheel in OUT/FOLDER."""
+    wheels = {}
+    for f in sorted(os.listdir(os.path.join(out, folder))):
+        if f.endswith(".whl"):
+            wheels.setdefault(normalize(f.split("-")[0]), []).append(f)
+    root = os.path.join(out, index)
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "index.html"), "w") as page:
+        page.write("<!DOCTYPE html>\n<html><body>\n")
+        for project in sorted(wheels):
+            page.write('<a href="%s/">%s</a><br>\n' % (project, project))
+        page.write("</body></html>\n")
+    for project, files in wheels.items():
+        pdir = os.path.join(root, project)
+        os.makedirs(pdir, exist_ok=True)
+        rel = os.path.relpath(os.path.join(out, folder), pdir)
+        with open(os.path.join(pdir, "index.html"), "w") as page:
+            page.write("<!DOCTYPE html>\n<html><body>\n")
+            for f in files:
+                with open(os.path.join(out, folder, f), "rb") as w:
+                    digest = hashlib.sha256(w.read()).hexdigest()
+                href = urllib.parse.quote("%s/%s" % (rel, f))
+                page.write('<a href="%s#sha256=%s">%s</a><br>\n' % (href, digest, f))
+            page.write("</body></html>\n")
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--folder", default="wheels", help="the find-links folder under OUT (default: wheels)")
+    p.add_argument("--index", default="simple", help="the PEP 503 index under OUT (default: simple)")
+    p.add_argument("--bundled-hsa", action="store_true",
+                   help="a ROCm torch ships torch/lib/libhsa-runtime64.so and .so.1, as AMD's legacy wheels do")
+    p.add_argument("--no-kernels", action="store_true",
+                   help="torch lacks this GPU's architecture: is_available() may be True, kernels still fail")
+    p.add_argument("out")
+    p.add_argument("spec", nargs="+", help="NAME VERSION CPTAG, repeated")
+    args = p.parse_args(argv)
+    if len(args.spec) % 3:
+        p.error("wheels are given as NAME VERSION CPTAG triples")
+    specs = [tuple(args.spec[i:i + 3]) for i in range(0, len(args.spec), 3)]
+    for name, version, cp in specs:
+        if name not in KNOWN:
+            p.error("%s: not one of %s" % (name, ", ".join(KNOWN)))
+        if not re.fullmatch(r"cp3\d+", cp):
+            p.error("%s: the python tag is cpXY, such as cp311, not %s" % (name, cp))
+    folder = os.path.join(args.out, args.folder)
+    os.makedirs(folder, exist_ok=True)
+    for name, version, cp in specs:
+        filename, data = build_wheel(name, version, cp, specs, args)
+        with open(os.path.join(folder, filename), "wb") as f:
+            f.write(data)
+        print(name, version, filename, hashlib.sha256(data).hexdigest())
+    write_index(args.out, args.folder, args.index)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
