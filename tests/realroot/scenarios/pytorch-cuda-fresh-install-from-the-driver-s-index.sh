@@ -1,9 +1,3 @@
-# PENDING: waits for python_packages to count an index package as converged
-# when its installed version is the wanted one with a local part (PEP 440:
-# torch==2.14.1 is satisfied by 2.14.1+cu130, which is what the cuXYZ index
-# installs): the plan after install says "torch 2.14.1+cu130 → 2.14.1" and
-# exits 10. Install, ownership, LIBRARY_PATH and the smoke test pass.
-# Move it to scenarios/ as pytorch-cuda-fresh-install-from-the-driver-s-index.sh then.
 # `install pytorch` on a fresh NVIDIA root (the WSL driver stubs in
 # /usr/lib/wsl/lib; nvidia-smi prints a recorded Windows driver 591.86, CUDA
 # 13.1), so the pytorch-cuda profile is chosen, with torch_cuda = "auto":

@@ -1,9 +1,3 @@
-# PENDING: waits for manifests/pytorch-rocm.toml's torch-env check to match
-# its own output: `output_matches = "^dxg 1$"` never matches "dxg 1\n" (the
-# check's std::regex is ECMAScript without multiline, so $ is the end of the
-# whole output), and install warns "torch-env check failed" on a sound root.
-# Everything else passes (install, smoke, converged offline, rollback).
-# Move it to scenarios/ as pytorch-rocm-fresh-install-of-the-default-release.sh then.
 # `install pytorch` on a fresh AMD root (AMD's driver store mounted, so the
 # pytorch-rocm profile is chosen), the default ROCm release (7.2.2,
 # librocdxg) from the test repository, and PyTorch from fake wheels
