@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "installer/system/text.hpp"
+
 namespace wslgpu {
 
 std::string process_failure_message(const Command& cmd, const ProcessResult& r) {
@@ -15,15 +17,7 @@ std::string process_failure_message(const Command& cmd, const ProcessResult& r) 
            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(cmd.timeout).count()) + " s and was stopped";
   // The last few lines of standard error (else of standard output) say why.
   std::string text = r.err.find_first_not_of(" \t\r\n") == std::string::npos ? r.out : r.err;
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto nl = text.find('\n', start);
-    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (!line.empty()) lines.push_back(line);
-    start = nl == std::string::npos ? text.size() : nl + 1;
-  }
+  std::vector<std::string> lines = wslgpu::text::output_lines(text);
   constexpr std::size_t keep = 5;
   std::string out = shown + " exited " + std::to_string(r.exit_code);
   if (lines.empty()) return out + " (it printed nothing)";

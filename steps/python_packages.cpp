@@ -422,15 +422,7 @@ class PythonPackagesStep : public Step {
     // pip's own words, the hash mismatch's expected and got lines included:
     // the last dozen lines of what it wrote.
     std::string text = r.err.find_first_not_of(" \t\r\n") == std::string::npos ? r.out : r.err;
-    std::vector<std::string> lines;
-    std::size_t start = 0;
-    while (start < text.size()) {
-      auto nl = text.find('\n', start);
-      std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-      if (!line.empty()) lines.push_back(line);
-      start = nl == std::string::npos ? text.size() : nl + 1;
-    }
+    std::vector<std::string> lines = wslgpu::text::output_lines(text);
     if (r.not_found || r.timed_out || lines.empty()) return process_failure_message(c, r);
     std::string out =
         "pip could not install into " + venv + " (`" + c.display() + "` exited " + std::to_string(r.exit_code) + "):";

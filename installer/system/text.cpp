@@ -42,4 +42,17 @@ std::string shell_word(std::string_view value) {
   return safe ? std::string(value) : shell_quote(value);
 }
 
+std::vector<std::string> output_lines(std::string_view output) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < output.size()) {
+    auto nl = output.find('\n', start);
+    std::string_view line = output.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    line = trim_end(line, " \r");
+    if (!line.empty()) lines.emplace_back(line);
+    start = nl == std::string_view::npos ? output.size() : nl + 1;
+  }
+  return lines;
+}
+
 }  // namespace wslgpu::text

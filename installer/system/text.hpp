@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wslgpu::text {
 
@@ -30,6 +31,10 @@ std::string shell_quote(std::string_view value);
 // The same, but VALUE unchanged when no shell would read it differently
 // (letters, digits and -_./=:,+@%), so commands shown to people stay readable.
 std::string shell_word(std::string_view value);
+
+// A program's output as its non-empty lines, each without trailing spaces
+// and carriage returns: what a failure message quotes the last few of.
+std::vector<std::string> output_lines(std::string_view output);
 
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool is_space(char c) { return kCSpace.find(c) != std::string_view::npos; }

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "findings.hpp"
 #include "installer/doctor/doctor.hpp"
 #include "installer/formats/ini.hpp"
 #include "installer/formats/openpgp.hpp"
@@ -18,6 +19,8 @@
 #include "support/build_paths.hpp"
 
 using namespace wslgpu;
+using wslgpu::testing::get;
+using wslgpu::testing::lookup;
 using wslgpu::testing::contains;
 using wslgpu::testing::FakeProcessRunner;
 using wslgpu::testing::MemoryFileSystem;
@@ -153,19 +156,6 @@ struct DoctorFixture {
     return wslgpu::diagnose(m);
   }
 };
-
-const Finding* lookup(const std::vector<Finding>& findings, const std::string& id) {
-  for (const auto& f : findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-Finding get(const std::vector<Finding>& findings, const std::string& id) {
-  const Finding* f = lookup(findings, id);
-  INFO("finding " << id);
-  REQUIRE(f != nullptr);
-  return *f;
-}
 
 std::string problems(const std::vector<Finding>& findings) {
   std::string out;

@@ -8,12 +8,15 @@
 #include <algorithm>
 #include <map>
 
+#include "findings.hpp"
 #include "installer/doctor/doctor.hpp"
 #include "installer/host/host.hpp"
 #include "support/fakes.hpp"
 #include "support/helpers.hpp"
 
 using namespace wslgpu;
+using wslgpu::testing::get;
+using wslgpu::testing::lookup;
 using wslgpu::testing::contains;
 using wslgpu::testing::FakeProcessRunner;
 using wslgpu::testing::MemoryFileSystem;
@@ -160,19 +163,6 @@ struct Machine {
     }));
   }
 };
-
-const Finding* lookup(const std::vector<Finding>& findings, const std::string& id) {
-  for (const auto& f : findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-Finding get(const std::vector<Finding>& findings, const std::string& id) {
-  const Finding* f = lookup(findings, id);
-  INFO("finding " << id);
-  REQUIRE(f != nullptr);
-  return *f;
-}
 
 std::string pytorch_problems(const std::vector<Finding>& findings) {
   std::string out;
