@@ -57,6 +57,13 @@ TEST_CASE("plan pytorch-rocm refuses a ROCm release without a wheel row, naming 
   CHECK(r.exit_code == 3);
   CHECK(contains(r.out + r.err, "Use ROCm 6.4.2.1, the nearest release with AMD wheels for WSL: --set "
                                 "rocm_version=6.4.2.1"));
+  CHECK(contains(r.out + r.err, "6.3.4's PyTorch step copies /opt/rocm's runtime into torch/lib"));
+  RunResult plain = run_tool({"--root", root.path(), "--set", "rocm_version=6.4.1", "plan", "pytorch-rocm"}, kOffline);
+  CHECK(plain.exit_code == 3);
+  CHECK(contains(plain.out + plain.err, "This profile has no PyTorch wheel row for ROCm 6.4.1. Use ROCm 6.4.2.1"));
+  // A release with a row says nothing of rows.
+  RunResult with_row = run_tool({"--root", root.path(), "plan", "pytorch-rocm"}, kOffline);
+  CHECK_FALSE(contains(with_row.out + with_row.err, "wheel row"));
 }
 
 TEST_CASE("plan pytorch-rocm on Ubuntu 22.04 refuses 7.2.2, whose wheels are cp312 only, and names 7.2.1") {
