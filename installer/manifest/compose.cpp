@@ -39,8 +39,11 @@ void merge_matrix(toml::table& into, toml::table& from, const std::string& base_
     toml::table* mine = into.get_as<toml::table>(selector.str());
     toml::table* theirs = node.as_table();
     if (!mine || !theirs) {
-      if (into.get(selector.str()))
-        move_new_keys(into, from, "matrix table", base_name, diagnostics);  // reports the clash
+      if (const toml::node* had = into.get(selector.str()))
+        diagnostics.push_back({toml_pos(selector.source(), ""), "matrix table \"" + std::string(selector.str()) +
+                                                                    "\" is already defined by the required profile " +
+                                                                    base_name + " (" + where_defined(*had) +
+                                                                    "); a layer adds to it, and cannot change it"});
       else
         into.insert(selector, std::move(node));
       continue;

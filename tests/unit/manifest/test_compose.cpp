@@ -125,6 +125,14 @@ TEST_CASE("a layer cannot redefine a variable, a matrix value or a guard of the 
                                 "profile base (base.toml:11)") == 0);
 }
 
+TEST_CASE("a layer's matrix entry that is not a table where the base has one is an error naming the base's table") {
+  std::string text = layer();
+  text.insert(text.find("[matrix.release.\"2\"]"), "[matrix]\nrelease = \"x\"\n\n");
+  text.replace(text.find("[matrix.release.\"2\"]"), 20, "[matrix.wheel.\"none\"]");
+  CHECK(layer_error(text).find("layer.toml:10:1: matrix table \"release\" is already defined by the required "
+                               "profile base (base.toml:10)") == 0);
+}
+
 TEST_CASE("a mistake in the required profile is reported in its own file") {
   std::string base = kBase;
   base.replace(base.find("content = \"${dir}\\n\""), 20, "content = \"${dri}\\n\"");
