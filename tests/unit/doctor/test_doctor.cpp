@@ -136,19 +136,7 @@ struct DoctorFixture {
   }
 
   std::vector<Finding> diagnose() {
-    std::string status = pending_status;
-    for (const auto& [name, version] : packages)
-      status +=
-          "Package: " + name + "\nStatus: install ok installed\nArchitecture: amd64\nVersion: " + version + "\n\n";
-    fs.add_file("/var/lib/dpkg/status", status);
-    runner = FakeProcessRunner();
-    // Longest prefixes first, so that "nvidia-smi -L" is not answered by the rule for "nvidia-smi".
-    std::vector<std::pair<std::vector<std::string>, ProcessResult>> rules(outputs.begin(), outputs.end());
-    std::stable_sort(rules.begin(), rules.end(),
-                     [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-    for (const auto& [argv, result] : rules) runner.on(argv, result);
-    host = probe_host(fs, "/", HostOptions{});
-    DoctorMachine m{fs, runner, host, {}, std::chrono::seconds(12)};
+    DoctorMachine m = wslgpu::testing::doctor_machine(fs, runner, host, outputs, packages, pending_status);
     auto free = free_disk;
     m.free_disk_bytes = [free] { return free; };
     const std::int64_t t = now;

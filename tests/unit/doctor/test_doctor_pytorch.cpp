@@ -135,18 +135,7 @@ struct Machine {
   }
 
   std::vector<Finding> diagnose() {
-    std::string status;
-    for (const auto& [name, version] : packages)
-      status +=
-          "Package: " + name + "\nStatus: install ok installed\nArchitecture: amd64\nVersion: " + version + "\n\n";
-    fs.add_file("/var/lib/dpkg/status", status);
-    runner = FakeProcessRunner();
-    std::vector<std::pair<std::vector<std::string>, ProcessResult>> rules(outputs.begin(), outputs.end());
-    std::stable_sort(rules.begin(), rules.end(),
-                     [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-    for (const auto& [argv, result] : rules) runner.on(argv, result);
-    host = probe_host(fs, "/", HostOptions{});
-    DoctorMachine m{fs, runner, host, {}, std::chrono::seconds(12)};
+    DoctorMachine m = wslgpu::testing::doctor_machine(fs, runner, host, outputs, packages);
     m.python = python;
     m.as_root = as_root;
     m.free_disk_bytes = [] { return std::optional<std::uint64_t>(100ull << 30); };
