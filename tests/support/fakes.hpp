@@ -54,6 +54,16 @@ class MemoryFileSystem : public FileSystem {
 
 // Answers commands from a script: the first rule whose argv prefix matches
 // gives the result. Every command run is recorded in `calls`.
+// What a program the fake runner answers for did: its exit status, and what
+// it wrote to standard error and standard output.
+inline ProcessResult exited(int code, const std::string& err = "", const std::string& out = "") {
+  ProcessResult r;
+  r.exit_code = code;
+  r.err = err;
+  r.out = out;
+  return r;
+}
+
 class FakeProcessRunner : public ProcessRunner {
  public:
   void on(std::vector<std::string> argv_prefix, ProcessResult result);

@@ -13,14 +13,6 @@
 
 namespace wslgpu::testing {
 
-inline ProcessResult python_tool_exit(int code, const std::string& err = "", const std::string& out = "") {
-  ProcessResult r;
-  r.exit_code = code;
-  r.err = err;
-  r.out = out;
-  return r;
-}
-
 struct PythonRoot {
   MemoryFileSystem fs;
   FakeProcessRunner runner;
@@ -44,7 +36,7 @@ struct PythonRoot {
           fs.set_owner(p, 1000, 1000);
         }
       }
-      return python_tool_exit(0);
+      return exited(0);
     });
     runner.on({"runuser", "-u", "alice", "--", "/usr/bin/python3", "-m", "venv"}, [this](const Command& c) {
       if (venv_answer) return *venv_answer;
@@ -55,7 +47,7 @@ struct PythonRoot {
       fs.write_atomic(venv + "/bin/python", "", FileAttrs{0755, 1000, 1000});
       fs.write_atomic(venv + "/lib/python3.12/site-packages/pip-24.0.dist-info/METADATA", "Name: pip\nVersion: 24.0\n",
                       FileAttrs{0644, 1000, 1000});
-      return python_tool_exit(0);
+      return exited(0);
     });
   }
 };

@@ -73,7 +73,7 @@ void install_fake_pip(PythonRoot& root) {
                    for (std::size_t start = 0, nl;
                         c.on_stdout_line && (nl = out.find('\n', start)) != std::string::npos; start = nl + 1)
                      c.on_stdout_line(out.substr(start, nl - start));
-                   return python_tool_exit(0, "", out);
+                   return exited(0, "", out);
                  });
   root.runner.on({"runuser", "-u", "alice", "--", kPyVenv + "/bin/python", "-m", "pip", "uninstall"},
                  [&fs](const Command& c) {
@@ -85,7 +85,7 @@ void install_fake_pip(PythonRoot& root) {
                        remove_tree(fs, d.dist_info);
                      }
                    }
-                   return python_tool_exit(0);
+                   return exited(0);
                  });
 }
 
@@ -212,7 +212,7 @@ TEST_CASE("a pip that fails after the old files were moved aside is undone from 
   PythonRoot failing;
   add_torch_venv(failing.fs);
   failing.runner.on({"runuser", "-u", "alice", "--", kPyVenv + "/bin/python", "-m", "pip", "install"},
-                    python_tool_exit(1,
+                    exited(1,
                                      "ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE.\n"
                                      "        Expected sha256 " +
                                          kTorchHash +
@@ -238,10 +238,10 @@ TEST_CASE("index packages go to pip as NAME==VERSION with the index and find-lin
       {"runuser", "-u", "alice", "--", kPyVenv + "/bin/python", "-m", "pip", "install"}, [&root](const Command&) {
         add_owned(root.fs, kPySite + "/numpy-1.26.4.dist-info/METADATA", "Name: numpy\nVersion: 1.26.4\n");
         add_owned(root.fs, kPySite + "/numpy-1.26.4.dist-info/RECORD", "numpy-1.26.4.dist-info/METADATA,,\n");
-        return python_tool_exit(0);
+        return exited(0);
       });
   root.runner.on({"runuser", "-u", "alice", "--", kPyVenv + "/bin/python", "-m", "pip", "uninstall"},
-                 python_tool_exit(0));
+                 exited(0));
   auto step = build_ok(packages_step("{ name = \"numpy\", version = \"1.26.4\" }, { name = \"filelock\" }",
                                      "index_url = \"https://download.pytorch.org/whl/cu128\"\n"
                                      "find_links = [\"file:///srv/wheels/\"]\n"));

@@ -97,7 +97,7 @@ TEST_CASE("a Python not there yet is a detail of the plan, and apply says which 
   CHECK(std::find(p.details.begin(), p.details.end(),
                   "/usr/bin/python3 is not there yet: needs python3 and python3-venv (installed by an earlier step)") !=
         p.details.end());
-  root.venv_answer = python_tool_exit(127, "runuser: failed to execute /usr/bin/python3: No such file or directory\n");
+  root.venv_answer = exited(127, "runuser: failed to execute /usr/bin/python3: No such file or directory\n");
   CHECK_THROWS_WITH_AS(step->apply(root.ctx, p), doctest::Contains("must install python3 and python3-venv"),
                        StepFailure);
 }
@@ -105,7 +105,7 @@ TEST_CASE("a Python not there yet is a detail of the plan, and apply says which 
 TEST_CASE("a venv without ensurepip is answered with apt install python3-venv") {
   PythonRoot root;
   root.fs.add_file("/usr/bin/python3", "");
-  root.venv_answer = python_tool_exit(1,
+  root.venv_answer = exited(1,
                                       "The virtual environment was not created successfully because ensurepip is not\n"
                                       "available.  On Debian/Ubuntu systems, you need to install the python3-venv\n"
                                       "package using the following command.\n\n    apt install python3.12-venv\n");

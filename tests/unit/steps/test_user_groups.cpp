@@ -12,13 +12,6 @@ namespace {
 
 using Argv = std::vector<std::string>;
 
-ProcessResult tool_exit(int code, const std::string& err = "") {
-  ProcessResult r;
-  r.exit_code = code;
-  r.err = err;
-  return r;
-}
-
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::string cur;
@@ -45,10 +38,10 @@ class ShadowTools {
     runner.on({"groupadd"}, [this](const Command& c) {
       auto lines = read();
       for (const auto& l : lines)
-        if (l[0] == c.argv[2]) return tool_exit(9, "groupadd: group '" + c.argv[2] + "' already exists\n");
+        if (l[0] == c.argv[2]) return exited(9, "groupadd: group '" + c.argv[2] + "' already exists\n");
       lines.push_back({c.argv[2], "x", "999", ""});
       write(lines);
-      return tool_exit(0);
+      return exited(0);
     });
     runner.on({"usermod", "-aG"}, [this](const Command& c) {
       auto lines = read();
@@ -59,10 +52,10 @@ class ShadowTools {
           found = true;
           l[3] += (l[3].empty() ? "" : ",") + c.argv[3];
         }
-        if (!found) return tool_exit(6, "usermod: group '" + g + "' does not exist\n");
+        if (!found) return exited(6, "usermod: group '" + g + "' does not exist\n");
       }
       write(lines);
-      return tool_exit(0);
+      return exited(0);
     });
     runner.on({"gpasswd", "-d"}, [this](const Command& c) {
       auto lines = read();
@@ -71,23 +64,23 @@ class ShadowTools {
         auto members = split(l[3], ',');
         auto it = std::find(members.begin(), members.end(), c.argv[2]);
         if (l[3].empty() || it == members.end())
-          return tool_exit(3, "gpasswd: user '" + c.argv[2] + "' is not a member of '" + c.argv[3] + "'\n");
+          return exited(3, "gpasswd: user '" + c.argv[2] + "' is not a member of '" + c.argv[3] + "'\n");
         members.erase(it);
         std::string joined;
         for (const auto& m : members) joined += (joined.empty() ? "" : ",") + m;
         l[3] = joined;
         write(lines);
-        return tool_exit(0);
+        return exited(0);
       }
-      return tool_exit(3, "gpasswd: group '" + c.argv[3] + "' does not exist in /etc/group\n");
+      return exited(3, "gpasswd: group '" + c.argv[3] + "' does not exist in /etc/group\n");
     });
     runner.on({"groupdel"}, [this](const Command& c) {
       auto lines = read();
       auto before = lines.size();
       std::erase_if(lines, [&](const auto& l) { return l[0] == c.argv[1]; });
-      if (lines.size() == before) return tool_exit(6, "groupdel: group '" + c.argv[1] + "' does not exist\n");
+      if (lines.size() == before) return exited(6, "groupdel: group '" + c.argv[1] + "' does not exist\n");
       write(lines);
-      return tool_exit(0);
+      return exited(0);
     });
   }
 
@@ -299,7 +292,7 @@ TEST_CASE("user_groups: a failing usermod throws with the command and its error;
   auto before = snapshot(m.fs);
   FakeProcessRunner failing;
   ShadowTools tools(m.fs);
-  failing.on({"usermod"}, tool_exit(6, "usermod: cannot lock /etc/group; try again later.\n"));
+  failing.on({"usermod"}, exited(6, "usermod: cannot lock /etc/group; try again later.\n"));
   tools.install(failing);
   StepContext ctx{m.fs, failing, m.host, "rocm"};
   auto step = build_ok(kGroups);
@@ -321,7 +314,7 @@ TEST_CASE("user_groups: a failing undo command is reported, after trying the oth
   UserGroupsMachine m("video:x:44:alice\nrender:x:999:alice\n");
   FakeProcessRunner failing;
   ShadowTools tools(m.fs);
-  failing.on({"gpasswd", "-d", "alice", "video"}, tool_exit(1, "gpasswd: cannot lock /etc/group; try again later.\n"));
+  failing.on({"gpasswd", "-d", "alice", "video"}, exited(1, "gpasswd: cannot lock /etc/group; try again later.\n"));
   tools.install(failing);
   StepContext ctx{m.fs, failing, m.host, "rocm"};
   auto step = build_ok(kGroups);
