@@ -63,15 +63,6 @@ void check_dkms(DoctorScan& scan, const std::vector<std::string>& dkms) {
 }
 
 
-// How the rocm profile's matrix says RELEASE runs on WSL (legacy, librocdxg,
-// none, or "" without a row); its rows name 7.2.0 "7.2".
-std::string rocm_wsl_kind(const DoctorScan& scan, const std::string& release) {
-  std::string kind = rocm_matrix_row(scan, release)["rocm_wsl"];
-  if ((kind.empty() || kind == "unlisted") && release.size() > 2 && release.compare(release.size() - 2, 2, ".0") == 0)
-    kind = rocm_matrix_row(scan, release.substr(0, release.size() - 2))["rocm_wsl"];
-  return kind;
-}
-
 void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
   const std::string& v = scan.rocm_version;
   if (v.empty()) {
@@ -104,7 +95,7 @@ void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
     scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::fail, "ROCm " + release + " has no WSL support",
              "ROCm 7.0.x shipped no WSL runtime at all (\"Unable to locate package hsa-runtime-rocr4wsl-amdgpu\").",
              "Replace it with a WSL-capable release: 6.4.2.1 (sudo wslgpu-setup install rocm) or 7.1 or later.");
-  } else if (scan.legacy_wsl_runtime() && rocm_wsl_kind(scan, release) == "legacy") {
+  } else if (scan.legacy_wsl_runtime() && rocm_matrix_row(scan, release)["rocm_wsl"] == "legacy") {
     // 7.2 is the last legacy release (the rocm profile's matrix): its WSL
     // runtime needs no dxg detection.
     scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::ok,
@@ -300,7 +291,8 @@ std::string rocm_release(const std::string& version) {
   return std::regex_search(version, m, rel) ? m[1].str() : version;
 }
 
-std::map<std::string, std::string> rocm_matrix_row(const DoctorScan& scan, const std::string& release) {
+namespace {
+std::map<std::string, std::string> matrix_row_named(const DoctorScan& scan, const std::string& release) {
   for (const auto& bundled : bundled_manifests()) {
     if (bundled.name != "rocm") continue;
     HostFacts host = scan.host;
@@ -316,6 +308,15 @@ std::map<std::string, std::string> rocm_matrix_row(const DoctorScan& scan, const
     }
   }
   return {};
+}
+}  // namespace
+
+std::map<std::string, std::string> rocm_matrix_row(const DoctorScan& scan, const std::string& release) {
+  auto row = matrix_row_named(scan, release);
+  // rocm-core says 7.2.0 for the release the matrix (and AMD) name 7.2.
+  if ((row["rocm_wsl"].empty() || row["rocm_wsl"] == "unlisted") && release.size() > 2 && release.compare(release.size() - 2, 2, ".0") == 0)
+    row = matrix_row_named(scan, release.substr(0, release.size() - 2));
+  return row;
 }
 
 std::string DoctorScan::dxg_detection_file() const {
