@@ -97,6 +97,19 @@ TESTREPO_CUDA_BASE=cuda/repos/wsl-ubuntu/x86_64
 TESTREPO_CUDA_REPO=file:/srv/testrepo/$TESTREPO_CUDA_BASE/
 # The traps; _define_cuda_packages adds the toolkit releases.
 TESTREPO_CUDA_PACKAGES=(cuda cuda-drivers nvidia-driver-550)
+# Docker's repository (download.docker.com/linux/ubuntu: suite the codename,
+# component stable), signed with the main key, and NVIDIA's container
+# toolkit repository (nvidia.github.io/libnvidia-container: a flat
+# stable/deb/ARCH, its key at gpgkey), signed with a key of its own shaped
+# like NVIDIA's: a primary of 2017 that does not expire and can sign, and an
+# old signing subkey that expired on 2021-06-16 ($TESTREPO_NVCT_KEY_FINGERPRINT,
+# the key at $TESTREPO_NVCT_KEY). apt verifies with the primary.
+TESTREPO_DOCKER_BASE=docker/linux/ubuntu
+TESTREPO_DOCKER_REPO=file:/srv/testrepo/$TESTREPO_DOCKER_BASE
+TESTREPO_DOCKER_PACKAGES=(containerd.io docker-ce-cli docker-ce docker-buildx-plugin docker-compose-plugin)
+TESTREPO_NVCT_BASE=libnvidia-container
+TESTREPO_NVCT_REPO=file:/srv/testrepo/$TESTREPO_NVCT_BASE
+TESTREPO_NVCT_PACKAGES=(libnvidia-container1 libnvidia-container-tools nvidia-container-toolkit-base nvidia-container-toolkit)
 
 # _deb NAME VERSION DEPENDS DESCRIPTION: starts a package in $_stage/NAME.
 _deb() {
@@ -312,10 +325,59 @@ _define_rocdxg_package() {
   printf 'fake librocdxg %s\n' "$TESTREPO_ROCDXG_VERSION" | _file rocdxg-roct /opt/rocm/lib/librocdxg.so 0644
 }
 
+# The container engines and NVIDIA's container toolkit, in pool/ctr/ and in
+# none of the other indexes: Docker's packages only in Docker's repository
+# (docker/linux/ubuntu, component stable, as download.docker.com has them),
+# NVIDIA's only in its flat libnvidia-container/stable/deb/ARCH repository,
+# at two releases (1.20.0, and 1.17.8, older than the 1.19.1 WSL needs),
+# the four packages of a release depending on each other exactly, as
+# NVIDIA's packaging/debian/control has them. The programs are the
+# stand-ins in tests/realroot/standins/ (what each does is at its top).
+_define_container_packages() {
+  local standins=$REALROOT_LIB_DIR/standins v p
+  for v in 1.20.0-1 1.17.8-1; do
+    _deb libnvidia-container1 "$v" "" "NVIDIA container runtime library"
+    printf 'fake libnvidia-container %s\n' "$v" | _file libnvidia-container1 /usr/lib/x86_64-linux-gnu/libnvidia-container.so.1 0644
+    _deb libnvidia-container-tools "$v" "libnvidia-container1 (= $v)" "NVIDIA container runtime library (command-line tools)"
+    printf '#!/bin/sh\necho "nvidia-container-cli: test stand-in" >&2\nexit 1\n' |
+      _file libnvidia-container-tools /usr/bin/nvidia-container-cli 0755
+    _deb nvidia-container-toolkit-base "$v" "" "NVIDIA Container Toolkit Base"
+    _file nvidia-container-toolkit-base /usr/bin/nvidia-ctk 0755 <"$standins/nvidia-ctk"
+    printf '#!/bin/sh\nexit 0\n' | _file nvidia-container-toolkit-base /usr/bin/nvidia-container-runtime 0755
+    printf '#!/bin/sh\nexit 0\n' | _file nvidia-container-toolkit-base /usr/bin/nvidia-cdi-hook 0755
+    # What the real postinst writes with `nvidia-ctk config --in-place`,
+    # shipped as a conffile here so that a purge leaves nothing behind.
+    printf '#accept-nvidia-visible-devices-as-volume-mounts = false\n[nvidia-container-runtime]\nmode = "auto"\n' |
+      _file nvidia-container-toolkit-base /etc/nvidia-container-runtime/config.toml 0644
+    printf '/etc/nvidia-container-runtime/config.toml\n' >"$_stage/nvidia-container-toolkit-base/DEBIAN/conffiles"
+    _deb nvidia-container-toolkit "$v" "nvidia-container-toolkit-base (= $v), libnvidia-container-tools (= $v)" \
+      "NVIDIA Container toolkit"
+    printf '#!/bin/sh\nexit 0\n' | _file nvidia-container-toolkit /usr/bin/nvidia-container-runtime-hook 0755
+    for p in libnvidia-container1 libnvidia-container-tools nvidia-container-toolkit-base nvidia-container-toolkit; do
+      _seal "$p"
+    done
+  done
+  local d=5:28.5.1-1~debian.12~bookworm
+  _deb containerd.io 1.7.28-1 "" "An open and reliable container runtime"
+  printf '#!/bin/sh\nexit 0\n' | _file containerd.io /usr/bin/containerd 0755
+  _deb docker-ce-cli "$d" "" "Docker CLI: the open-source application container engine"
+  _file docker-ce-cli /usr/bin/docker 0755 <"$standins/docker"
+  _deb docker-ce "$d" "containerd.io (>= 1.7.27), docker-ce-cli" "Docker: the open-source application container engine"
+  printf '#!/bin/sh\nexit 0\n' | _file docker-ce /usr/bin/dockerd 0755
+  _deb docker-buildx-plugin 0.29.1-1~debian.12~bookworm "" "Docker Buildx cli plugin."
+  printf 'fake buildx\n' | _file docker-buildx-plugin /usr/libexec/docker/cli-plugins/docker-buildx 0755
+  _deb docker-compose-plugin 2.40.3-1~debian.12~bookworm "" "Docker Compose (V2) plugin for the Docker CLI."
+  printf 'fake compose\n' | _file docker-compose-plugin /usr/libexec/docker/cli-plugins/docker-compose 0755
+}
+
 _define_test_packages() {
   local rocm=6.4.2.1-1
   _deb rocm-core "$rocm" "" "ROCm core: release information"
   printf '6.4.2.1\n' | _file rocm-core /opt/rocm/.info/version 0644
+
+  # The distribution's Podman (Ubuntu 24.04 has 4.9.3): CDI needs 4.1.0.
+  _deb podman 4.9.3+ds1-1 "" "tool to manage containers and pods"
+  _file podman /usr/bin/podman 0755 <"$REALROOT_LIB_DIR/standins/podman"
 
   _deb hsa-runtime-rocr4wsl-amdgpu "$rocm" "rocm-core" "HSA runtime for ROCm on WSL"
   printf 'fake libhsa-runtime64 (WSL build)\n' | _file hsa-runtime-rocr4wsl-amdgpu /opt/rocm/lib/libhsa-runtime64.so.1 0644
@@ -412,12 +474,12 @@ EOF
 # _testrepo_release DIST ARCH: writes DIST/Release for the one component's
 # Packages and Packages.gz (signed later, by test_repo).
 _testrepo_release() {
-  local dist=$1 arch=$2 f
+  local dist=$1 arch=$2 component=${3:-$TESTREPO_COMPONENT} f
   {
     printf 'Origin: %s\nLabel: %s\nSuite: %s\nCodename: %s\n' "$TESTREPO_ORIGIN" "$TESTREPO_ORIGIN" "$TESTREPO_SUITE" "$TESTREPO_SUITE"
-    printf 'Date: %s\nArchitectures: %s\nComponents: %s\n' "$(LC_ALL=C date -Ru)" "$arch" "$TESTREPO_COMPONENT"
+    printf 'Date: %s\nArchitectures: %s\nComponents: %s\n' "$(LC_ALL=C date -Ru)" "$arch" "$component"
     printf 'Description: wslgpu-setup test repository\nSHA256:\n'
-    for f in "$TESTREPO_COMPONENT/binary-$arch/Packages" "$TESTREPO_COMPONENT/binary-$arch/Packages.gz"; do
+    for f in "$component/binary-$arch/Packages" "$component/binary-$arch/Packages.gz"; do
       printf ' %s %16d %s\n' "$(sha256sum <"$dist/$f" | cut -d' ' -f1)" "$(stat -c %s "$dist/$f")" "$f"
     done
   } >"$dist/Release"
@@ -426,13 +488,14 @@ _testrepo_release() {
 # _testrepo_subrepo REPO BASE ARCH INDEX PACKAGE...: a repository of its own
 # at REPO/BASE (AMD's layout, see the top) indexing only PACKAGE..., taken
 # from the index INDEX (the main one, or pool/amd7's); its pool/ is a
-# relative symlink to REPO/pool.
+# relative symlink to REPO/pool. Its component is $_component when set
+# (Docker's "stable"), else the main one's.
 _testrepo_subrepo() {
   local repo=$1 base=$2 arch=$3 index=$4
   shift 4
-  local dir=$repo/$base
+  local dir=$repo/$base component=${_component:-$TESTREPO_COMPONENT}
   local dist=$dir/dists/$TESTREPO_SUITE
-  local packages=$dist/$TESTREPO_COMPONENT/binary-$arch/Packages
+  local packages=$dist/$component/binary-$arch/Packages
   mkdir -p "$(dirname "$packages")"
   ln -s "$(realpath --relative-to="$dir" "$repo/pool")" "$dir/pool"
   awk -v want="$*" '
@@ -443,22 +506,23 @@ _testrepo_subrepo() {
   found=$(grep -c '^Package: ' "$packages" || true)
   ((found == $#)) || fail "the test repository's $base index has $found of the $# packages $*"
   gzip -9kn "$packages"
-  _testrepo_release "$dist" "$arch"
+  _testrepo_release "$dist" "$arch" "$component"
 }
 
 # _testrepo_flat REPO BASE ARCH PACKAGE...: a flat repository ("deb URI /",
 # NVIDIA's wsl-ubuntu layout) at REPO/BASE indexing only PACKAGE...; its
-# pool/ is a relative symlink to REPO/pool.
+# pool/ is a relative symlink to REPO/pool. The packages come from the
+# index $_index when set, else the main one.
 _testrepo_flat() {
   local repo=$1 base=$2 arch=$3
   shift 3
-  local dir=$repo/$base f
+  local dir=$repo/$base f index=${_index:-$repo/dists/$TESTREPO_SUITE/$TESTREPO_COMPONENT/binary-$arch/Packages}
   mkdir -p "$dir"
   ln -s "$(realpath --relative-to="$dir" "$repo/pool")" "$dir/pool"
   awk -v want="$*" '
     BEGIN { RS = ""; ORS = "\n\n"; n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
     { name = $0; sub(/^Package: /, "", name); sub(/\n.*/, "", name); if (name in keep) print }' \
-    "$repo/dists/$TESTREPO_SUITE/$TESTREPO_COMPONENT/binary-$arch/Packages" >"$dir/Packages"
+    "$index" >"$dir/Packages"
   # Every version of a name is indexed, as NVIDIA's repository keeps them.
   local found
   found=$(awk '$1 == "Package:" { print $2 }' "$dir/Packages" | sort -u | wc -l)
@@ -514,7 +578,7 @@ test_repo() {
   arch=$(dpkg --print-architecture)
   rm -rf "$repo"
   TESTREPO_ROCDXG_DIR=$repo/librocdxg/releases/download
-  mkdir -p "$repo/pool/amd7" "$repo/pool/amd72" "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION"
+  mkdir -p "$repo/pool/amd7" "$repo/pool/amd72" "$repo/pool/ctr" "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION"
   local _stage
   _stage=$(mktemp -d)
   _define_rocm7_packages
@@ -525,6 +589,9 @@ test_repo() {
   _stage=$(mktemp -d)
   _define_rocdxg_package
   _testrepo_build_stage "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION/"
+  _stage=$(mktemp -d)
+  _define_container_packages
+  _testrepo_build_stage "$repo/pool/ctr/"
   _stage=$(mktemp -d)
   _define_test_packages
   _testrepo_build_stage "$repo/pool/"
@@ -537,7 +604,7 @@ test_repo() {
   local main_index=$dist/$TESTREPO_COMPONENT/binary-$arch/Packages amd7_index
   mkdir -p "$(dirname "$main_index")"
   (cd "$repo" && dpkg-scanpackages --multiversion pool /dev/null 2>/dev/null) |
-    awk 'BEGIN { RS = ""; ORS = "\n\n" } $0 !~ /\nFilename: pool\/amd72?\// { print }' >"$main_index"
+    awk 'BEGIN { RS = ""; ORS = "\n\n" } $0 !~ /\nFilename: pool\/(amd72?|ctr)\// { print }' >"$main_index"
   gzip -9kn "$main_index"
   _testrepo_release "$dist" "$arch"
   amd7_index=$(mktemp)
@@ -560,6 +627,12 @@ test_repo() {
     "${TESTREPO_ROCM72_GRAPHICS_PACKAGES[@]}"
   rm -f "$amd72_index"
   _testrepo_flat "$repo" "$TESTREPO_CUDA_BASE" "$arch" "${TESTREPO_CUDA_PACKAGES[@]}"
+  local ctr_index
+  ctr_index=$(mktemp)
+  (cd "$repo" && dpkg-scanpackages --multiversion pool/ctr /dev/null 2>/dev/null) >"$ctr_index"
+  _component=stable _testrepo_subrepo "$repo" "$TESTREPO_DOCKER_BASE" "$arch" "$ctr_index" "${TESTREPO_DOCKER_PACKAGES[@]}"
+  _index=$ctr_index _testrepo_flat "$repo" "$TESTREPO_NVCT_BASE/stable/deb/$arch" "$arch" "${TESTREPO_NVCT_PACKAGES[@]}"
+  rm -f "$ctr_index"
   _testrepo_tls "$repo/tls"
 
   gnupg=$(mktemp -d)
@@ -576,7 +649,8 @@ test_repo() {
       "$repo/graphics/$TESTREPO_ROCM7_GRAPHICS_DIR/ubuntu/dists/$TESTREPO_SUITE" \
       "$repo/rocm/apt/$TESTREPO_ROCM72_VERSION/dists/$TESTREPO_SUITE" \
       "$repo/amdgpu/$TESTREPO_ROCM72_AMDGPU_DIR/ubuntu/dists/$TESTREPO_SUITE" \
-      "$repo/graphics/$TESTREPO_ROCM72_GRAPHICS_DIR/ubuntu/dists/$TESTREPO_SUITE"; do
+      "$repo/graphics/$TESTREPO_ROCM72_GRAPHICS_DIR/ubuntu/dists/$TESTREPO_SUITE" \
+      "$repo/$TESTREPO_DOCKER_BASE/dists/$TESTREPO_SUITE"; do
       gpg --batch --quiet --clearsign -o "$d/InRelease" "$d/Release"
       gpg --batch --quiet --armor --detach-sign -o "$d/Release.gpg" "$d/Release"
     done
@@ -587,12 +661,28 @@ test_repo() {
     gpg --batch --quiet --armor --export >"$repo/other-key.asc"
     gpg --batch --with-colons --list-keys | awk -F: '$1 == "fpr" { print $10; exit }' >"$gnupg/other-fingerprint"
     gpgconf --kill all
+    export GNUPGHOME=$gnupg/nvct
+    mkdir -m 0700 "$GNUPGHOME"
+    gpg --batch --quiet --passphrase '' --faked-system-time 20170928T000000 \
+      --quick-gen-key 'wslgpu-setup test NVIDIA container toolkit <nvct@wslgpu-setup.invalid>' ed25519 sign,cert never
+    local nvct_fpr nvct_dir=$repo/$TESTREPO_NVCT_BASE/stable/deb/$arch
+    nvct_fpr=$(gpg --batch --with-colons --list-keys | awk -F: '$1 == "fpr" { print $10; exit }')
+    gpg --batch --quiet --passphrase '' --faked-system-time 20190918T000000 --quick-add-key "$nvct_fpr" ed25519 sign 2021-06-16
+    gpg --batch --with-colons --list-options show-unusable-subkeys --list-keys | grep -q '^sub:e:' ||
+      { echo "gpg made no expired subkey" >&2; exit 1; }
+    gpg --batch --quiet --armor --export >"$repo/$TESTREPO_NVCT_BASE/gpgkey"
+    # "!": the primary itself signs, as NVIDIA's does since its subkey expired.
+    gpg --batch --quiet -u "$nvct_fpr!" --clearsign -o "$nvct_dir/InRelease" "$nvct_dir/Release"
+    gpg --batch --quiet -u "$nvct_fpr!" --armor --detach-sign -o "$nvct_dir/Release.gpg" "$nvct_dir/Release"
+    printf '%s\n' "$nvct_fpr" >"$gnupg/nvct-fingerprint"
+    gpgconf --kill all
   ) 2>"$gnupg.log" || {
     cat "$gnupg.log" >&2
     fail "gpg could not generate or use the test repository's key"
   }
   TESTREPO_KEY_FINGERPRINT=$(<"$gnupg/fingerprint")
   TESTREPO_OTHER_KEY_FINGERPRINT=$(<"$gnupg/other-fingerprint")
+  TESTREPO_NVCT_KEY_FINGERPRINT=$(<"$gnupg/nvct-fingerprint")
   [[ ${#TESTREPO_KEY_FINGERPRINT} == 40 && ${#TESTREPO_OTHER_KEY_FINGERPRINT} == 40 ]] ||
     fail "gpg did not print the test keys' fingerprints"
   rm -rf "$gnupg" "$gnupg.log"
@@ -603,5 +693,6 @@ test_repo() {
   TESTREPO_KEY_SHA256=$(sha256sum <"$repo/key.asc" | cut -d' ' -f1)
   TESTREPO_KEY_IN_ROOT=/srv/testrepo/key.asc
   TESTREPO_OTHER_KEY=$repo/other-key.asc
+  TESTREPO_NVCT_KEY=$repo/$TESTREPO_NVCT_BASE/gpgkey
   TESTREPO_OTHER_KEY_SHA256=$(sha256sum <"$repo/other-key.asc" | cut -d' ' -f1)
 }
