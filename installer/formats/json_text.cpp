@@ -408,7 +408,10 @@ class JsonMerger {
              std::vector<std::string>& path, bool compact_parent) {
     bool compact = one_line(node) && (compact_parent || !node.members.empty());
     std::vector<std::pair<std::string, const nlohmann::json*>> added;
-    for (const auto& [key, want] : patch.items()) {
+    for (const auto& item : patch.items()) {
+      // Named, not a structured binding: clang before 16 cannot capture one.
+      const std::string& key = item.key();
+      const nlohmann::json& want = item.value();
       path.push_back(key);
       auto member = std::find_if(node.members.begin(), node.members.end(),
                                  [&](const JsonNode::Member& m) { return m.key == key; });
