@@ -145,6 +145,13 @@ std::shared_ptr<Step> make_json_file_step(StepKeys& keys) {
                             (merge->is_table() ? std::string("an empty table") : toml_type_name(*merge)));
   } else {
     s->merge = json_of(keys, *merge, "merge");
+    // A --set value may be any bytes; JSON text must be UTF-8, and nlohmann
+    // would throw when the plan writes it.
+    try {
+      (void)s->merge.dump();
+    } catch (const nlohmann::json::type_error&) {
+      keys.error("merge", "a string in \"merge\" is not valid UTF-8 (a --set value?); JSON text must be UTF-8");
+    }
   }
   s->mode = keys.mode("mode").value_or(0644);
   return s;

@@ -119,6 +119,14 @@ merge.runtimes.nvidia = { path = "${runtime_path}", args = ["--debug", "${level}
         "        }\n    }\n}");
 }
 
+TEST_CASE("json_file: a variable that is not UTF-8 in merge is an error when the manifest loads") {
+  std::vector<Diagnostic> d;
+  build_step("kind = \"json_file\"\npath = \"/etc/docker/daemon.json\"\nmerge = { a = \"${x}\" }\n", d,
+             Variables{{"x", "\xFF"}});
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].str() == "m.toml:3:9: a string in \"merge\" is not valid UTF-8 (a --set value?); JSON text must be UTF-8");
+}
+
 TEST_CASE("json_file: a malformed daemon.json stops the plan with FILE:LINE:COLUMN and is not touched") {
   DaemonJsonMachine m;
   const std::string before = "{\n  \"debug\": true,\n}\n";
