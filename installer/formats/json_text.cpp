@@ -381,7 +381,7 @@ class JsonReader {
   }
 };
 
-bool plain_key(const std::string& key) {
+bool plain_json_key(const std::string& key) {
   return !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
   });
@@ -596,7 +596,7 @@ class JsonMerger {
   }
 };
 
-bool blank(const std::string& text) { return text.find_first_not_of(" \t\r\n") == std::string::npos; }
+bool blank_json_text(const std::string& text) { return text.find_first_not_of(" \t\r\n") == std::string::npos; }
 
 }  // namespace
 
@@ -607,7 +607,8 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
 
 std::string json_key_path(const std::vector<std::string>& path) {
   std::string out;
-  for (const auto& key : path) out += (out.empty() ? "" : ".") + (plain_key(key) ? key : nlohmann::json(key).dump());
+  for (const auto& key : path)
+    out += (out.empty() ? "" : ".") + (plain_json_key(key) ? key : nlohmann::json(key).dump());
   return out;
 }
 
@@ -616,7 +617,7 @@ JsonMerge merge_json_text(const std::string& text, const nlohmann::json& patch, 
   JsonMerge result;
   result.text = text;
   JsonNode root;
-  if (blank(text)) {
+  if (blank_json_text(text)) {
     if (patch.empty()) return result;
     // Parsed, so that a blank text with CRLF line ends gets them too.
     JsonMerger merger(text, file, root);
