@@ -11,6 +11,7 @@
 #include "steps/deb_install.hpp"
 #include "steps/download.hpp"
 #include "steps/file.hpp"
+#include "steps/json_file.hpp"
 #include "steps/profile_env.hpp"
 #include "steps/python_packages.hpp"
 #include "steps/python_venv.hpp"
@@ -35,6 +36,8 @@ const std::vector<StepKind>& step_kinds() {
        &make_deb_install_step},
       {"download", "a file fetched over HTTPS and checked against its SHA-256", &make_download_step},
       {"file", "a file with the given content, mode and owner", &make_file_step},
+      {"json_file", "keys merged into a JSON file (/etc/docker/daemon.json), keeping the rest as it is written",
+       &make_json_file_step},
       {"profile_env", "PATH, LD_LIBRARY_PATH and variables for login shells (profile.d or ~/.bashrc)",
        &make_profile_env_step},
       {"python_packages", "wheels installed with pip into a venv as its owner, by URL (hash-pinned) or from an index",
