@@ -73,6 +73,44 @@ std::int64_t now_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// Whether a signature by KEY can still be verified at NOW: by its primary
+// key when that may sign, else by a signing subkey that has not expired.
+// (apt's gpgv takes a signature by any valid signing key of the keyring.)
+bool has_signing_key(const OpenPgpKey& key, std::int64_t now) {
+  if (primary_can_sign(key)) return true;
+  for (const OpenPgpSubkey& sub : key.subkeys)
+    if (subkey_can_sign(sub) && !(sub.expires && *sub.expires < now)) return true;
+  return false;
+}
+
+// The plan's lines about KEY's signing subkeys that expired before NOW,
+// when KEY itself has not: harmless when the primary key signs (NVIDIA's
+// container-toolkit key, github.com/NVIDIA/libnvidia-container issue 171),
+// or when another signing subkey is valid; a warning when no key is left
+// that can sign, since apt then rejects every signature of the repository.
+std::vector<std::string> expired_subkey_lines(const OpenPgpKey& key, std::int64_t now) {
+  std::vector<std::string> expired;
+  for (const OpenPgpSubkey& sub : key.subkeys)
+    if (subkey_can_sign(sub) && sub.expires && *sub.expires < now)
+      expired.push_back("subkey " + format_key_id(sub.fingerprint) + " expired on " + utc_date(*sub.expires));
+  std::vector<std::string> lines;
+  if (primary_can_sign(key)) {
+    for (const auto& e : expired) lines.push_back(e + "; apt verifies with the primary key, which can sign");
+    return lines;
+  }
+  if (has_signing_key(key, now)) {
+    for (const auto& e : expired) lines.push_back(e + "; apt verifies with a signing subkey that has not expired");
+    return lines;
+  }
+  std::string why = expired.empty() ? std::string("and the file holds no signing subkey")
+                                    : "and every signing subkey has expired (" + join_repo(expired, ", ") + ")";
+  lines.push_back("no key in this file can sign: the primary key " + format_key_id(key.fingerprint) +
+                  " is not a signing key (its self-signature's key flags have no S) " + why +
+                  ": apt will reject the repository's signatures until the vendor publishes the key with a "
+                  "signing subkey that has not expired");
+  return lines;
+}
+
 // Whether apt reads a file of this name in preferences.d: no extension or
 // ".pref", and the same characters as sources.list.d (apt_preferences(5)).
 bool apt_reads_preferences_name(const std::string& name) {
@@ -709,6 +747,8 @@ class AptRepositoryStep : public Step {
         p.details.push_back("this key expired on " + utc_date(*pgp->expires) +
                             ": apt will reject the repository's signatures until the vendor publishes it with a "
                             "later expiry date");
+      else
+        for (std::string& note : expired_subkey_lines(*pgp, now_seconds())) p.details.push_back(std::move(note));
     }
     return p;
   }

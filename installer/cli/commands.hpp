@@ -64,6 +64,7 @@ struct DoctorOptions {
   OutputFormat output = OutputFormat::text;
   std::string bundle;  // --bundle FILE.tar.gz (a path on the running machine), "" for none
   std::string python;  // --python VENV/bin/python (a path under --root), "" for the recorded venv
+  std::string image;   // --image NAME: a local container image to inspect, "" for none
 };
 
 // The `doctor` command: diagnoses G.root, prints the findings, writes the

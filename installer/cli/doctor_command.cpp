@@ -46,6 +46,7 @@ int run_doctor(const GlobalOptions& g, const DoctorOptions& options) {
   if (const char* sudo_user = std::getenv("SUDO_USER")) host_options.sudo_user = sudo_user;
   DoctorMachine machine{fs, runner, probe_host(fs, g.root, host_options), {}, std::chrono::seconds(30)};
   machine.python = venv_python(g, options.python);
+  machine.image = options.image;
   machine.as_root = ::geteuid() == 0;
   machine.free_disk_bytes = [&fs]() -> std::optional<std::uint64_t> {
     struct statvfs st {};

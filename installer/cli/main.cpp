@@ -161,6 +161,9 @@ int main(int argc, char** argv) {
   doctor->add_option("--python", doctor_options.python,
                      "The Python of the venv the PyTorch checks read (VENV/bin/python; default: the venv `install "
                      "pytorch` recorded, else ~USER/.venvs/pytorch)");
+  doctor->add_option("--image", doctor_options.image,
+                     "Also inspect this local container image for driver libraries of its own (docker or podman "
+                     "image save; never pulled, never run)");
 
   try {
     app.parse(argc, argv);

@@ -12,6 +12,7 @@
 #include "installer/doctor/doctor.hpp"
 #include "installer/formats/dpkg_status.hpp"
 #include "installer/formats/ini.hpp"
+#include "installer/host/container_engines.hpp"
 
 namespace wslgpu::doctor {
 
@@ -86,6 +87,11 @@ void check_apt_keys(DoctorScan& scan);
 void check_windows(DoctorScan& scan);
 // The PyTorch group: the venv of `install pytorch` or `doctor --python`.
 void check_pytorch(DoctorScan& scan);
+// The Containers group: Docker Desktop and in-distribution engines, Docker's
+// nvidia runtime, the NVIDIA Container Toolkit; after check_wsl (/dev/dxg).
+void check_containers(DoctorScan& scan);
+// Part of Containers: the image of `doctor --image`, when given.
+void check_container_image(DoctorScan& scan, const ContainerEngines& engines);
 
 // Helpers shared by the check files.
 // Lines of TEXT that are not blank and not comments ('#').

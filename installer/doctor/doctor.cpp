@@ -184,7 +184,8 @@ const char* finding_status_name(FindingStatus status) {
 
 namespace {
 
-const std::vector<std::string> kGroupOrder = {"WSL", "NVIDIA", "AMD", "PyTorch", "Configuration", "Windows"};
+const std::vector<std::string> kGroupOrder = {"WSL",        "NVIDIA",        "AMD",    "PyTorch",
+                                              "Containers", "Configuration", "Windows"};
 
 std::size_t group_rank(const std::string& group) {
   auto it = std::find(kGroupOrder.begin(), kGroupOrder.end(), group);
@@ -202,6 +203,7 @@ std::vector<Finding> diagnose(const DoctorMachine& machine) {
   doctor::check_nvidia(scan);
   doctor::check_amd(scan);
   doctor::check_pytorch(scan);  // after both vendors': it uses what they learned (nvidia-smi's output)
+  doctor::check_containers(scan);
   doctor::check_configuration(scan);
   doctor::check_windows(scan);
   std::stable_sort(scan.findings.begin(), scan.findings.end(),

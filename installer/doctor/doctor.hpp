@@ -9,7 +9,7 @@
 // known to hang; a timeout is itself a finding. Nothing is ever written.
 //
 // Each finding has an id ("wsl.dxg"), a group (WSL, NVIDIA, AMD, PyTorch,
-// Configuration, Windows), a status (ok, warn, fail), what was seen, the
+// Containers, Configuration, Windows), a status (ok, warn, fail), what was seen, the
 // likely cause and the fix. Findings come in the order that explains the most:
 // a missing /dev/dxg is reported before anything that needs the GPU, and
 // every later GPU failure says that it follows from it. Vendor findings
@@ -41,7 +41,7 @@ const char* finding_status_name(FindingStatus status);
 
 struct Finding {
   std::string id;     // stable, for scripts: "wsl.dxg", "nvidia.linux-driver"
-  std::string group;  // "WSL", "NVIDIA", "AMD", "PyTorch", "Configuration" or "Windows"
+  std::string group;  // "WSL", "NVIDIA", "AMD", "PyTorch", "Containers", "Configuration" or "Windows"
   FindingStatus status = FindingStatus::ok;
   std::string seen;   // one line: what was found
   std::string cause;  // why it matters, or what it means ("" when there is nothing to say)
@@ -60,6 +60,9 @@ struct DoctorMachine {
   // doctor --python: the target path of a venv's python (VENV/bin/python),
   // "" for the venv `install pytorch` recorded, else ~USER/.venvs/pytorch.
   std::string python{};
+  // doctor --image: a local container image to inspect (never pulled, never
+  // run), "" for none.
+  std::string image{};
   // Whether doctor runs as root: the venv's Python, when it must run, then
   // runs as the WSL user (runuser), never as root.
   bool as_root = false;
@@ -71,7 +74,7 @@ struct DoctorMachine {
 };
 
 // Runs every check that applies and returns the findings, grouped in the
-// order WSL, NVIDIA, AMD, PyTorch, Configuration, Windows. Never throws for what it
+// order WSL, NVIDIA, AMD, PyTorch, Containers, Configuration, Windows. Never throws for what it
 // finds on the machine: an unreadable or malformed file is a finding.
 std::vector<Finding> diagnose(const DoctorMachine& machine);
 

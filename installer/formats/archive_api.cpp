@@ -18,6 +18,7 @@ ArchiveApi load_archive() {
   library.bind(api.read_support_filter_all, "archive_read_support_filter_all");
   library.bind(api.read_open_filename, "archive_read_open_filename");
   library.bind(api.read_open, "archive_read_open");
+  library.bind(api.read_open_memory, "archive_read_open_memory");
   library.bind(api.read_next_header, "archive_read_next_header");
   library.bind(api.read_data, "archive_read_data");
   library.bind(api.read_data_skip, "archive_read_data_skip");

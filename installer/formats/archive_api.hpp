@@ -1,7 +1,8 @@
 // The libarchive functions wslgpu-setup calls, loaded on first use (see
 // installer/system/dynamic_library.hpp for why it is not linked): reading `.deb`
-// files (installer/formats/deb_archive.cpp) and writing doctor's support bundle
-// (installer/doctor/support_bundle.cpp).
+// files (installer/formats/deb_archive.cpp), the layers of a saved container
+// image (installer/doctor/checks_container_image.cpp) and writing doctor's
+// support bundle (installer/doctor/support_bundle.cpp).
 #pragma once
 #include <archive.h>
 #include <archive_entry.h>
@@ -18,6 +19,7 @@ struct ArchiveApi {
   decltype(&::archive_read_support_filter_all) read_support_filter_all = nullptr;
   decltype(&::archive_read_open_filename) read_open_filename = nullptr;
   decltype(&::archive_read_open) read_open = nullptr;
+  decltype(&::archive_read_open_memory) read_open_memory = nullptr;
   decltype(&::archive_read_next_header) read_next_header = nullptr;
   decltype(&::archive_read_data) read_data = nullptr;
   decltype(&::archive_read_data_skip) read_data_skip = nullptr;

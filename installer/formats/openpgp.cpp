@@ -451,6 +451,7 @@ struct SignatureFacts {
   int type = -1;
   std::optional<std::int64_t> created;
   std::optional<std::int64_t> key_expiry_seconds;
+  std::optional<unsigned> key_flags;  // the first octet of subpacket 27
   std::string issuer_key_id;       // 16 hex digits, from subpacket 16
   std::string issuer_fingerprint;  // 40 hex digits, from subpacket 33 (v4 keys)
 };
@@ -481,6 +482,8 @@ void read_subpackets(Cursor& in, bool hashed, SignatureFacts& facts) {
     unsigned type = sub.byte("the subpacket type") & 0x7f;  // bit 7 flags it critical
     if (type == 2 && hashed) facts.created = sub.be(4, "the signature creation time");
     if (type == 9 && hashed) facts.key_expiry_seconds = sub.be(4, "the key expiration time");
+    // An empty key-flags subpacket grants nothing (RFC 9580 5.2.3.29).
+    if (type == 27 && hashed) facts.key_flags = sub.done() ? 0u : sub.byte("the key flags");
     if (type == 16) facts.issuer_key_id = to_hex(sub.take(8, "the issuer key ID"));
     if (type == 33 && sub.byte("the issuer fingerprint version") == 4)
       facts.issuer_fingerprint = to_hex(sub.take(20, "the issuer fingerprint"));
@@ -530,12 +533,19 @@ class KeyringReader {
         current_ = read_key_packet(p);
         newest_direct_.reset();
         newest_certification_.reset();
+        newest_binding_.reset();
         section_ = Section::kPrimary;
         break;
-      case kPublicSubkey:
-        require_primary(p).subkey_fingerprints.push_back(read_key_packet(p).fingerprint);
+      case kPublicSubkey: {
+        OpenPgpKey& primary = require_primary(p);
+        OpenPgpKey sub = read_key_packet(p);
+        primary.subkey_fingerprints.push_back(sub.fingerprint);
+        primary.subkeys.push_back(
+            OpenPgpSubkey{sub.fingerprint, sub.algorithm, sub.created, std::nullopt, std::nullopt});
+        newest_binding_.reset();
         section_ = Section::kSubkey;
         break;
+      }
       case kUserId:
         require_primary(p).user_ids.emplace_back(p.body);
         section_ = Section::kUserId;
@@ -567,27 +577,39 @@ class KeyringReader {
   struct SelfSignature {
     std::int64_t created = 0;
     std::optional<std::int64_t> key_expiry_seconds;
+    std::optional<unsigned> key_flags;
   };
 
   // Keeps SIG in NEWEST when it is the newest so far by creation time (the
   // later in the file on a tie: gpg appends a new self-signature).
-  static void keep_newest(std::optional<SelfSignature>& newest, const SignatureFacts& sig) {
-    if (newest && *sig.created < newest->created) return;
-    newest = SelfSignature{*sig.created, sig.key_expiry_seconds};
+  static bool keep_newest(std::optional<SelfSignature>& newest, const SignatureFacts& sig) {
+    if (newest && *sig.created < newest->created) return false;
+    newest = SelfSignature{*sig.created, sig.key_expiry_seconds, sig.key_flags};
+    return true;
   }
 
   // Self-signatures on a user ID and on the key itself (direct-key) carry
-  // the key's expiry; finish() decides which one is in force.
+  // the key's expiry and flags; finish() decides which one is in force. A
+  // subkey's newest binding signature (by the primary) gives its own.
   void take_signature(const Packet& p) {
     std::optional<SignatureFacts> sig = read_signature(p);
     if (!sig || !sig->created) return;
     bool certifies_user_id = sig->type >= 0x10 && sig->type <= 0x13 && section_ == Section::kUserId;
     bool direct_key = sig->type == 0x1F && section_ != Section::kSubkey;
-    if (!certifies_user_id && !direct_key) return;
+    bool binds_subkey = sig->type == 0x18 && section_ == Section::kSubkey;
+    if (!certifies_user_id && !direct_key && !binds_subkey) return;
     const std::string& fpr = current_->fingerprint;
     bool self = sig->issuer_fingerprint == fpr ||
                 (sig->issuer_fingerprint.empty() && sig->issuer_key_id == fpr.substr(fpr.size() - 16));
     if (!self) return;
+    if (binds_subkey) {
+      if (!keep_newest(newest_binding_, *sig)) return;
+      OpenPgpSubkey& sub = current_->subkeys.back();
+      sub.expires.reset();
+      if (sig->key_expiry_seconds && *sig->key_expiry_seconds > 0) sub.expires = sub.created + *sig->key_expiry_seconds;
+      sub.flags = sig->key_flags;
+      return;
+    }
     keep_newest(direct_key ? newest_direct_ : newest_certification_, *sig);
   }
 
@@ -606,6 +628,11 @@ class KeyringReader {
     std::optional<std::int64_t> seconds = expiry(newest_direct_);
     if (!seconds) seconds = expiry(newest_certification_);
     if (seconds) current_->expires = current_->created + *seconds;
+    // The flags likewise: the direct-key signature's when it names some.
+    if (newest_direct_ && newest_direct_->key_flags)
+      current_->flags = newest_direct_->key_flags;
+    else if (newest_certification_)
+      current_->flags = newest_certification_->key_flags;
     keys.push_back(std::move(*current_));
     current_.reset();
   }
@@ -613,8 +640,16 @@ class KeyringReader {
   std::string data_name_;
   std::optional<OpenPgpKey> current_;
   std::optional<SelfSignature> newest_direct_, newest_certification_;
+  std::optional<SelfSignature> newest_binding_;  // of the last subkey read
   Section section_ = Section::kPrimary;
 };
+
+// Without key flags, gpg gives a key the usages its algorithm allows.
+bool algorithm_signs(const std::string& algorithm) {
+  for (const char* prefix : {"rsa", "dsa", "ecdsa", "eddsa", "ed25519", "ed448"})
+    if (algorithm.starts_with(prefix)) return true;
+  return false;
+}
 
 bool looks_binary(std::string_view bytes) { return !bytes.empty() && (bytes[0] & 0x80) != 0; }
 
@@ -639,6 +674,22 @@ std::vector<OpenPgpKey> read_openpgp_keys(const std::string& input) {
     throw OpenPgpError("no OpenPGP public key found: neither a " + std::string(kBeginPublic) +
                        " nor binary key packets (gpg --export) holding a Public-Key packet");
   return keys;
+}
+
+bool primary_can_sign(const OpenPgpKey& key) {
+  return key.flags ? (*key.flags & kOpenPgpSign) != 0 : algorithm_signs(key.algorithm);
+}
+
+bool subkey_can_sign(const OpenPgpSubkey& subkey) {
+  return subkey.flags ? (*subkey.flags & kOpenPgpSign) != 0 : algorithm_signs(subkey.algorithm);
+}
+
+std::string format_key_id(const std::string& fingerprint) {
+  std::string fpr = normalize_fingerprint(fingerprint);
+  if (fpr.empty()) return fingerprint;
+  std::string out;
+  for (std::size_t i = 24; i < fpr.size(); i += 4) out += (i > 24 ? " " : "") + fpr.substr(i, 4);
+  return out;
 }
 
 std::string normalize_fingerprint(const std::string& text) {

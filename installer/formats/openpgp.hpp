@@ -14,6 +14,27 @@
 
 namespace wslgpu {
 
+// Key flags (RFC 4880 5.2.3.21), the bits of the key-flags subpacket.
+enum OpenPgpKeyFlag : unsigned {
+  kOpenPgpCertify = 0x01,
+  kOpenPgpSign = 0x02,
+  kOpenPgpEncryptCommunications = 0x04,
+  kOpenPgpEncryptStorage = 0x08,
+  kOpenPgpAuthenticate = 0x20,
+};
+
+// A subkey, as its newest binding signature by the primary key (type 0x18)
+// describes it. Signatures are not verified (see above).
+struct OpenPgpSubkey {
+  std::string fingerprint;              // 40 uppercase hex digits
+  std::string algorithm;                // as OpenPgpKey::algorithm
+  std::int64_t created = 0;             // seconds since the epoch
+  std::optional<std::int64_t> expires;  // created + the binding's key expiration; nullopt: never
+  // The binding's key-flags subpacket (OpenPgpKeyFlag bits); nullopt when it
+  // has none, or when the subkey has no binding signature at all.
+  std::optional<unsigned> flags;
+};
+
 struct OpenPgpKey {
   int version = 4;
   std::string fingerprint;   // 40 uppercase hex digits (v4: SHA-1 of the key packet)
@@ -27,8 +48,25 @@ struct OpenPgpKey {
   // expire. Signatures are not verified (see above).
   std::optional<std::int64_t> expires;
   std::vector<std::string> user_ids;
-  std::vector<std::string> subkey_fingerprints;
+  // The key flags of the self-signature the expiry is taken from (OpenPgpKeyFlag
+  // bits); nullopt when it has none (gpg then goes by the algorithm).
+  std::optional<unsigned> flags;
+  std::vector<std::string> subkey_fingerprints;  // of `subkeys`, in the same order
+  std::vector<OpenPgpSubkey> subkeys;
 };
+
+// Whether KEY's primary key may make signatures: its key flags say so, or,
+// without key flags, its algorithm is one that signs (RSA, DSA, ECDSA,
+// EdDSA), as gpg reads it.
+bool primary_can_sign(const OpenPgpKey& key);
+
+// Whether SUBKEY is a signing subkey: its binding's key flags say so, or,
+// without key flags, its algorithm signs (as primary_can_sign).
+bool subkey_can_sign(const OpenPgpSubkey& subkey);
+
+// "6ED9 1CA3 AC11 60CD": the long key ID (last 16 digits of FINGERPRINT),
+// grouped as gpg prints fingerprints.
+std::string format_key_id(const std::string& fingerprint);
 
 // Why a key file cannot be read: corrupt, truncated, not a public key, or
 // a key version this reader does not support (v5/v6 say so by name).

@@ -20,6 +20,11 @@ std::optional<FileInfo> OverlayFileSystem::lstat(const std::string& path) const 
   return pending_info(it->second);
 }
 
+std::optional<std::string> OverlayFileSystem::read_link(const std::string& path) const {
+  if (entries_.count(normalize_path(path))) return std::nullopt;
+  return base_.read_link(path);
+}
+
 std::optional<FileInfo> OverlayFileSystem::pending_info(const Entry& entry) {
   if (entry.removed) return std::nullopt;
   FileInfo info;

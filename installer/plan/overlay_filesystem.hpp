@@ -17,6 +17,8 @@ class OverlayFileSystem : public FileSystem {
   // A planned write or removal replaces whatever is at PATH, a link too, so
   // both see the pending entry; below it, the base answers.
   std::optional<FileInfo> lstat(const std::string& path) const override;
+  // A pending entry is never a link; below it, the base answers.
+  std::optional<std::string> read_link(const std::string& path) const override;
   std::string read(const std::string& path) const override;
   std::vector<std::string> list(const std::string& dir) const override;
   void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override;

@@ -102,6 +102,8 @@ std::string entry_host_path(const FileSystem& fs, const std::string& path) {
   return (parent_host == "/" ? "" : parent_host) + "/" + base_name(normal);
 }
 
+std::optional<std::string> FileSystem::read_link(const std::string& path) const { return link_at(*this, path); }
+
 std::optional<std::string> link_at(const FileSystem& fs, const std::string& path) {
   std::string normal = normalize_path(path);
   std::string own = entry_host_path(fs, normal);

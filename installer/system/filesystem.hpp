@@ -49,6 +49,12 @@ class FileSystem {
   // a link points to (a check of type "symlink").
   virtual std::optional<FileInfo> lstat(const std::string& path) const = 0;
 
+  // The text of the symbolic link at PATH's last component ("/mnt/wsl/..."),
+  // or nullopt when PATH is not a link. Links in the middle of PATH are
+  // resolved under the root. By default link_at() below, which reads the
+  // link where host_path() puts it.
+  virtual std::optional<std::string> read_link(const std::string& path) const;
+
   // The whole content of a regular file. Throws StepFailure when unreadable.
   virtual std::string read(const std::string& path) const = 0;
 

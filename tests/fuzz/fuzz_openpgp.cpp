@@ -1,6 +1,7 @@
 // OpenPGP key files (installer/formats/openpgp.hpp), which come from the
 // network: any bytes either give keys or throw OpenPgpError, nothing else;
-// every fingerprint is 40 uppercase hex digits and survives gpg's grouping.
+// every fingerprint is 40 uppercase hex digits and survives gpg's grouping,
+// and every subkey listed by fingerprint is described once.
 #include "fuzz/fuzz_support.hpp"
 #include "installer/formats/openpgp.hpp"
 
@@ -25,6 +26,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& k : keys) {
     check_fingerprint(k.fingerprint);
     for (const auto& sub : k.subkey_fingerprints) check_fingerprint(sub);
+    // The subkeys, in the same order, each with an expiry after its creation.
+    FUZZ_CHECK(k.subkeys.size() == k.subkey_fingerprints.size());
+    for (std::size_t i = 0; i < k.subkeys.size() && i < k.subkey_fingerprints.size(); ++i) {
+      FUZZ_CHECK(k.subkeys[i].fingerprint == k.subkey_fingerprints[i]);
+      FUZZ_CHECK(!k.subkeys[i].expires || *k.subkeys[i].expires > k.subkeys[i].created);
+      FUZZ_CHECK(format_key_id(k.subkeys[i].fingerprint).size() == 19);
+    }
     FUZZ_CHECK(!k.algorithm.empty());
   }
   // A fingerprint typed by a person (a manifest's key_fingerprint).

@@ -73,8 +73,8 @@ else
   echo "seeds: skipping the .deb seeds (no dpkg-deb)" >&2
 fi
 
-# OpenPGP keys: an ed25519 key with an encryption subkey and an expiry, and
-# an RSA one, armoured and binary.
+# OpenPGP keys: an ed25519 key with an encryption subkey and an expiry, an
+# RSA one, and one whose signing subkey has expired, armoured and binary.
 mkdir -p "$out/openpgp"
 if command -v gpg >/dev/null; then
   export GNUPGHOME=$scratch/gnupg
@@ -87,6 +87,12 @@ if command -v gpg >/dev/null; then
   g --export --armor seed@example.invalid >"$out/openpgp/ed25519.asc"
   g --export seed@example.invalid >"$out/openpgp/ed25519.gpg"
   g --export rsa@example.invalid >"$out/openpgp/rsa1024.gpg"
+  # NVIDIA's container-toolkit key's shape: a primary key that never
+  # expires with a signing subkey bound in 2021 that expired a day later.
+  g --faked-system-time 1577836800 --quick-gen-key 'Expired Subkey <sub@example.invalid>' ed25519 sign never
+  fp=$(gpg --batch --with-colons --list-keys sub@example.invalid 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }')
+  g --faked-system-time 1623715200 --quick-add-key "$fp" ed25519 sign 1d
+  g --export sub@example.invalid >"$out/openpgp/expired-subkey.gpg"
   g --export --armor >"$out/openpgp/both.asc"
 else
   echo "seeds: skipping the OpenPGP seeds (no gpg)" >&2

@@ -66,6 +66,12 @@ std::optional<FileInfo> MemoryFileSystem::lstat(const std::string& path) const {
   return it->second.info;
 }
 
+std::optional<std::string> MemoryFileSystem::read_link(const std::string& path) const {
+  auto it = nodes_.find(normalize_path(path));
+  if (it == nodes_.end() || it->second.info.type != FileType::symlink) return std::nullopt;
+  return it->second.content;
+}
+
 std::string MemoryFileSystem::read(const std::string& path) const {
   auto it = nodes_.find(follow(path));
   if (it == nodes_.end() || it->second.info.type != FileType::regular)

@@ -37,6 +37,7 @@ class MemoryFileSystem : public FileSystem {
 
   std::optional<FileInfo> stat(const std::string& path) const override;
   std::optional<FileInfo> lstat(const std::string& path) const override;
+  std::optional<std::string> read_link(const std::string& path) const override;
   std::string read(const std::string& path) const override;
   std::vector<std::string> list(const std::string& dir) const override;
   void write_atomic(const std::string& path, std::string_view content, const FileAttrs& attrs) override;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 namespace wslgpu::testing {
 
@@ -55,6 +56,9 @@ class GpgHome {
     gpg("--quick-set-expire " + k.fingerprint + " 2y");
     k.armoured = gpg("--export --armor " + k.fingerprint);
     k.binary = gpg("--export " + k.fingerprint);
+    make_with_expired_subkey(keys_[3], "Expired Subkey <t3@example.invalid>", "sign");
+    make_with_expired_subkey(keys_[4], "Certify Only <t4@example.invalid>", "cert");
+    make_with_expired_subkey(keys_[5], "Certify, New Subkey <t5@example.invalid>", "cert", true);
   }
   ~GpgHome() {
     std::string kill = "gpgconf --homedir '" + dir_ + "' --kill all >/dev/null 2>&1";
@@ -82,8 +86,39 @@ class GpgHome {
     return out;
   }
 
+  // A primary key of USAGE ("sign" gives [SC], "cert" [C]) made on
+  // 2020-01-01 without expiry, then a signing subkey added with gpg's clock
+  // set to 2021-06-15 that expires a day later: gpg writes the binding
+  // signature at that time, so the subkey is expired from then on.
+  // With FRESH_SUBKEY, a second signing subkey is added today, without expiry.
+  void make_with_expired_subkey(TestKey& k, const std::string& uid, const std::string& usage,
+                                bool fresh_subkey = false) const {
+    gpg("--faked-system-time 1577836800 --quick-gen-key '" + uid + "' ed25519 " + usage + " never");
+    k.fingerprint = fingerprints_of(uid).at(0);
+    gpg("--faked-system-time 1623715200 --quick-add-key " + k.fingerprint + " ed25519 sign 1d");
+    if (fresh_subkey) gpg("--quick-add-key " + k.fingerprint + " ed25519 sign never");
+    std::vector<std::string> fprs = fingerprints_of(uid);
+    REQUIRE(fprs.size() == (fresh_subkey ? 3u : 2u));
+    k.expired_subkey = fprs[1];
+    k.subkey_expired_at = 1623715200 + 86400;
+    k.armoured = gpg("--export --armor " + k.fingerprint);
+    k.binary = gpg("--export " + k.fingerprint);
+  }
+
+  // The fingerprints gpg lists for UID: the primary key's, then its subkeys'.
+  std::vector<std::string> fingerprints_of(const std::string& uid) const {
+    std::istringstream listing(gpg("--with-colons --list-keys '" + uid + "'"));
+    std::vector<std::string> out;
+    std::string line;
+    while (std::getline(listing, line))
+      if (line.rfind("fpr:", 0) == 0) out.push_back(line.substr(12, 40));
+    REQUIRE_FALSE(out.empty());
+    REQUIRE(out[0].size() == 40);
+    return out;
+  }
+
   std::string dir_;
-  std::array<TestKey, 3> keys_;
+  std::array<TestKey, 6> keys_;
 };
 
 }  // namespace

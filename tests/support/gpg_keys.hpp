@@ -17,10 +17,19 @@ struct TestKey {
   // AMD's key file went stale on users' machines.
   std::string expired_binary;
   std::int64_t expired_at = 0;
+  // Keys 3 and 4 only: the shape of NVIDIA's container-toolkit key, a
+  // primary key made on 2020-01-01 that never expires, with one signing
+  // subkey bound on 2021-06-15 for a day (expired 2021-06-16, as NVIDIA's
+  // 6ED91CA3AC1160CD did). Key 3's primary may sign ([SC]); key 4's only
+  // certifies ([C]), so key 4 has no signing key left at all. Key 5 is key
+  // 4 with a second signing subkey, added at test time without expiry.
+  std::string expired_subkey;  // the subkey's fingerprint
+  std::int64_t subkey_expired_at = 0;
 };
 
-// One of three different keys: WHICH is 0, 1 or 2 (the renewed one). Fails
-// the test (doctest REQUIRE) when gpg is missing or fails.
+// One of six different keys: WHICH is 0, 1, 2 (the renewed one), 3, 4 or
+// 5 (an expired signing subkey, see above). Fails the test (doctest REQUIRE)
+// when gpg is missing or fails.
 const TestKey& test_key(int which);
 
 }  // namespace wslgpu::testing

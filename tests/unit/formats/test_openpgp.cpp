@@ -28,7 +28,27 @@ struct GpgKey {
   std::optional<std::int64_t> expires;
   std::vector<std::string> user_ids;
   std::vector<std::string> subkey_fingerprints;
+  std::string usage;  // the primary key's own capabilities, field 12 in lower case: "sc"
+  std::vector<std::optional<std::int64_t>> subkey_expires;
+  std::vector<std::string> subkey_usage;  // "s", "e"
 };
+
+// Key flags as the capability letters gpg lists, in its order (e, s, c, a).
+std::string usage_letters(unsigned flags) {
+  std::string out;
+  if (flags & (kOpenPgpEncryptCommunications | kOpenPgpEncryptStorage)) out += 'e';
+  if (flags & kOpenPgpSign) out += 's';
+  if (flags & kOpenPgpCertify) out += 'c';
+  if (flags & kOpenPgpAuthenticate) out += 'a';
+  return out;
+}
+
+std::string lower_only(const std::string& field) {
+  std::string out;
+  for (char c : field)
+    if (c >= 'a' && c <= 'z') out += c;
+  return out;
+}
 
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> out;
@@ -109,9 +129,12 @@ class GpgHome {
         out.emplace_back();
         out.back().created = std::stoll(f[5]);
         if (!f[6].empty()) out.back().expires = std::stoll(f[6]);
+        if (f.size() > 11) out.back().usage = lower_only(f[11]);
         in_subkey = false;
-      } else if (f[0] == "sub") {
+      } else if (f[0] == "sub" && !out.empty()) {
         in_subkey = true;
+        out.back().subkey_expires.push_back(f[6].empty() ? std::nullopt : std::optional(std::stoll(f[6])));
+        out.back().subkey_usage.push_back(f.size() > 11 ? f[11] : "");
       } else if (f[0] == "fpr" && !out.empty()) {
         if (in_subkey)
           out.back().subkey_fingerprints.push_back(f[9]);
@@ -149,6 +172,13 @@ void check_same(const OpenPgpKey& key, const GpgKey& want) {
   CHECK(key.expires == want.expires);
   CHECK(key.user_ids == want.user_ids);
   CHECK(key.subkey_fingerprints == want.subkey_fingerprints);
+  if (key.flags) CHECK(usage_letters(*key.flags) == want.usage);
+  REQUIRE(key.subkeys.size() == want.subkey_fingerprints.size());
+  for (std::size_t i = 0; i < key.subkeys.size(); ++i) {
+    CHECK(key.subkeys[i].fingerprint == want.subkey_fingerprints[i]);
+    CHECK(key.subkeys[i].expires == want.subkey_expires.at(i));
+    if (key.subkeys[i].flags) CHECK(usage_letters(*key.subkeys[i].flags) == want.subkey_usage.at(i));
+  }
 }
 
 std::string with_crlf(const std::string& text) {
@@ -291,6 +321,53 @@ TEST_CASE("openpgp reads two keys exported into one file as two primary keys, in
     CHECK(keys[0].fingerprint == first);
     CHECK(keys[1].fingerprint == second);
   }
+}
+
+TEST_CASE(
+    "openpgp reads each subkey's expiry and usage from its binding, as gpg does, for a key whose subkey expired") {
+  // NVIDIA's container-toolkit key: a primary key [SCE] that never expires,
+  // with an old signing subkey that expired on 2021-06-16.
+  GpgHome home;
+  std::string fpr = home.generate("ed25519 sign never", 1577836800);
+  home.gpg("--quick-add-key " + fpr + " ed25519 sign 1d", 1623715200);
+  home.gpg("--quick-add-key " + fpr + " cv25519 encr never");
+  GpgKey want = home.keys().at(0);
+  REQUIRE(want.subkey_expires.size() == 2);
+  REQUIRE(want.subkey_expires[0] == 1623715200 + 86400);
+  REQUIRE(want.subkey_usage[0] == "s");
+
+  for (const std::string& exported : {home.gpg("--export " + fpr), home.gpg("--export --armor " + fpr)}) {
+    auto keys = read_openpgp_keys(exported);
+    REQUIRE(keys.size() == 1);
+    check_same(keys[0], want);
+    CHECK_FALSE(keys[0].expires);
+    CHECK(keys[0].flags == (kOpenPgpSign | kOpenPgpCertify));
+    CHECK(primary_can_sign(keys[0]));
+    REQUIRE(keys[0].subkeys.size() == 2);
+    const OpenPgpSubkey& old = keys[0].subkeys[0];
+    CHECK(old.created == 1623715200);
+    CHECK(old.expires == 1623715200 + 86400);
+    CHECK(old.flags == kOpenPgpSign);
+    CHECK(old.algorithm == "ed25519");
+    CHECK(subkey_can_sign(old));
+    const OpenPgpSubkey& enc = keys[0].subkeys[1];
+    CHECK_FALSE(enc.expires);
+    CHECK(enc.algorithm == "cv25519");
+    CHECK_FALSE(subkey_can_sign(enc));
+  }
+  SUBCASE("a primary key that only certifies cannot sign") {
+    std::string cert = home.generate("ed25519 cert never", 1577836800, "Cert <c@example.invalid>");
+    auto keys = read_openpgp_keys(home.gpg("--export " + cert));
+    REQUIRE(keys.size() == 1);
+    CHECK(keys[0].flags == kOpenPgpCertify);
+    CHECK_FALSE(primary_can_sign(keys[0]));
+    check_same(keys[0], home.keys().at(1));
+  }
+}
+
+TEST_CASE("openpgp format_key_id groups the long key ID, the last 16 digits") {
+  CHECK(format_key_id("C95B321B61E88C1809C4F759DDCAE044F796ECB0") == "DDCA E044 F796 ECB0");
+  CHECK(format_key_id("not a fingerprint") == "not a fingerprint");
 }
 
 TEST_CASE("openpgp gives a key that never expires no expiry") {

@@ -12,6 +12,7 @@
 #include "installer/system/error.hpp"
 #include "support/fakes.hpp"
 #include "support/gpg_keys.hpp"
+#include "support/helpers.hpp"
 #include "system_step_testing.hpp"
 
 using namespace wslgpu;
@@ -214,6 +215,70 @@ TEST_CASE("apt_repository caches a fetched key by its fingerprint and checks the
   elsewhere.write("rocm.gpg.key", pinned().armoured);
   CHECK(step->plan(ctx).verdict == Verdict::change);
   CHECK(wslgpu::RootedFileSystem("/").read(cached) == pinned().armoured);
+}
+
+TEST_CASE("apt_repository takes a key whose old signing subkey expired, since its primary key signs") {
+  // NVIDIA's container-toolkit key (github.com/NVIDIA/libnvidia-container
+  // issue 171): the primary key never expires and signs; subkey
+  // 6ED91CA3AC1160CD expired in 2021. Fetched from key_url, like the profile.
+  const TestKey& nvidia = test_key(3);
+  REQUIRE(nvidia.subkey_expired_at == 1623801600);
+  TempDir root, elsewhere;
+  elsewhere.write("nvidia.gpg", nvidia.armoured);
+  RootedFileSystem disk(root.path());
+  OverlayFileSystem overlay(disk);
+  FakeProcessRunner runner;
+  HostFacts host;
+  host.arch = "amd64";
+  StepContext ctx{overlay, runner, host, "test"};
+  const std::string url = "file://" + elsewhere.path() + "/nvidia.gpg";
+  auto step = build_ok(rocm_step("key_url = \"" + url + "\"\nkey_fingerprint = \"" + nvidia.fingerprint + "\"\n"));
+
+  StepPlan p = step->plan(ctx);
+  REQUIRE(p.verdict == Verdict::change);
+  CHECK(p.writes.at(0).content == nvidia.armoured);
+  const std::string subkey = nvidia.expired_subkey.substr(24, 4) + " " + nvidia.expired_subkey.substr(28, 4) + " " +
+                             nvidia.expired_subkey.substr(32, 4) + " " + nvidia.expired_subkey.substr(36, 4);
+  CHECK(p.details.back() ==
+        "subkey " + subkey + " expired on 2021-06-16; apt verifies with the primary key, which can sign");
+  CHECK(contains(joined(p.details), "Expired Subkey <t3@example.invalid>, does not expire) from " + url));
+  CHECK_FALSE(contains(joined(p.details), "no key in this file can sign"));
+
+  // The cached copy is good enough: the expired subkey does not send the
+  // plan back to the network.
+  std::filesystem::remove(elsewhere.path() + "/nvidia.gpg");
+  CHECK(step->plan(ctx).writes.at(0).content == nvidia.armoured);
+}
+
+TEST_CASE("apt_repository warns when the primary key cannot sign and every signing subkey has expired") {
+  const TestKey& stale = test_key(4);
+  World w;
+  w.fs.add_file("/srv/key.asc", stale.armoured);
+  StepPlan p = build_ok(rocm_step(by_file("/srv/key.asc", stale.fingerprint)))->plan(w.ctx);
+  REQUIRE(p.verdict == Verdict::change);
+  const std::string subkey = stale.expired_subkey.substr(24, 4) + " " + stale.expired_subkey.substr(28, 4) + " " +
+                             stale.expired_subkey.substr(32, 4) + " " + stale.expired_subkey.substr(36, 4);
+  const std::string primary = stale.fingerprint.substr(24, 4) + " " + stale.fingerprint.substr(28, 4) + " " +
+                              stale.fingerprint.substr(32, 4) + " " + stale.fingerprint.substr(36, 4);
+  CHECK(p.details.back() == "no key in this file can sign: the primary key " + primary +
+                                " is not a signing key (its self-signature's key flags have no S) and every signing "
+                                "subkey has expired (subkey " +
+                                subkey +
+                                " expired on 2021-06-16): apt will reject the repository's signatures until the "
+                                "vendor publishes the key with a signing subkey that has not expired");
+  CHECK_FALSE(contains(joined(p.details), "apt verifies with the primary key"));
+
+  SUBCASE("but not when another signing subkey is still valid") {
+    const TestKey& renewed = test_key(5);
+    w.fs.add_file("/srv/renewed.asc", renewed.armoured);
+    StepPlan q = build_ok(rocm_step(by_file("/srv/renewed.asc", renewed.fingerprint)))->plan(w.ctx);
+    REQUIRE(q.verdict == Verdict::change);
+    const std::string old = renewed.expired_subkey.substr(24, 4) + " " + renewed.expired_subkey.substr(28, 4) + " " +
+                            renewed.expired_subkey.substr(32, 4) + " " + renewed.expired_subkey.substr(36, 4);
+    CHECK(q.details.back() ==
+          "subkey " + old + " expired on 2021-06-16; apt verifies with a signing subkey that has not expired");
+    CHECK_FALSE(contains(joined(q.details), "no key in this file can sign"));
+  }
 }
 
 TEST_CASE("apt_repository says plainly when the key's server cannot be reached, and what to pass instead") {
