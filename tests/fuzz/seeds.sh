@@ -49,6 +49,8 @@ add ini "$corpus/wslconfig" "$corpus/wslconf" "$corpus/ini-peer-tests"
 add apt_simulation "$corpus/apt-sim" "$src/tests/unit/formats/data/status-fd/apt-print-uris.txt"
 add apt_status "$src/tests/unit/formats/data/status-fd"
 add nvidia_smi "$corpus/nvidia-smi"
+# The CDI specs the unit tests read (NVIDIA's WSL spec) and CDI's schema files, JSON.
+add cdi_spec "$src/tests/unit/formats/data/cdi"
 # deb822 is also the format of the .sources files and of dpkg's status.
 add deb822 "$seeds/apt_sources" "$seeds/dpkg_status"
 add dpkg_status "$seeds/deb822"

@@ -1,0 +1,671 @@
+#include "installer/formats/cdi_spec.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace wslgpu {
+
+CdiSpecError::CdiSpecError(std::uint32_t line, std::uint32_t column, const std::string& message)
+    : std::runtime_error(std::to_string(line) + ":" + std::to_string(column) + ": " + message),
+      line_(line),
+      column_(column),
+      message_(message) {}
+
+namespace {
+
+// Where a node starts, 1-based (yaml-cpp counts from 0, and -1 when unknown).
+struct Place {
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+};
+
+Place place_of(const YAML::Mark& mark) {
+  if (mark.line < 0 || mark.column < 0) return {};
+  return {static_cast<std::uint32_t>(mark.line) + 1, static_cast<std::uint32_t>(mark.column) + 1};
+}
+
+[[noreturn]] void fail(const Place& at, const std::string& message) { throw CdiSpecError(at.line, at.column, message); }
+
+// A spec is a few hundred nodes; these bound what aliases and nesting can
+// make of a short text (one alias of an alias ... doubles the nodes each time).
+constexpr std::size_t kMaxNodes = 100000;
+constexpr int kMaxDepth = 64;
+
+bool valid_utf8(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t more = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : 4;
+    if (more == 4 || i + more >= s.size()) return false;
+    std::uint32_t cp = more == 0 ? c : more == 1 ? (c & 0x1fu) : more == 2 ? (c & 0x0fu) : (c & 0x07u);
+    for (std::size_t k = 1; k <= more; ++k) {
+      auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d >> 6) != 0x2) return false;
+      cp = (cp << 6) | (d & 0x3fu);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+    if ((more == 1 && cp < 0x80) || (more == 2 && cp < 0x800) || (more == 3 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+      return false;
+    i += more + 1;
+  }
+  return true;
+}
+
+bool all_of_class(std::string_view s, bool (*pred)(char)) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), pred);
+}
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_octal(char c) { return c >= '0' && c <= '7'; }
+bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// A YAML 1.2 core schema float: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool looks_float(std::string_view s) {
+  std::size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  std::size_t int_digits = 0, frac_digits = 0;
+  while (i < s.size() && is_digit(s[i])) ++i, ++int_digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && is_digit(s[i])) ++i, ++frac_digits;
+  }
+  if (int_digits == 0 && frac_digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    std::size_t exp_digits = 0;
+    while (i < s.size() && is_digit(s[i])) ++i, ++exp_digits;
+    if (exp_digits == 0) return false;
+  }
+  return i == s.size();
+}
+
+bool special_float(std::string_view s) {
+  std::string_view t = s;
+  if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
+  return t == ".inf" || t == ".Inf" || t == ".INF" || s == ".nan" || s == ".NaN" || s == ".NAN";
+}
+
+// What an unquoted scalar means under the YAML 1.2 core schema (null, bool,
+// int, float, else a string). Floats that JSON cannot hold are refused.
+nlohmann::json resolve_plain(const std::string& s, const Place& at) {
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  std::string_view v = s;
+  bool negative = !v.empty() && v[0] == '-';
+  std::string_view digits = (!v.empty() && (v[0] == '-' || v[0] == '+')) ? v.substr(1) : v;
+  int base = 0;
+  std::string_view body;
+  if (all_of_class(digits, is_digit)) {
+    base = 10;
+    body = digits;
+  } else if (v.size() > 2 && v.substr(0, 2) == "0o" && all_of_class(v.substr(2), is_octal)) {
+    base = 8;
+    body = v.substr(2);
+    negative = false;
+  } else if (v.size() > 2 && v.substr(0, 2) == "0x" && all_of_class(v.substr(2), is_hex)) {
+    base = 16;
+    body = v.substr(2);
+    negative = false;
+  }
+  if (base != 0) {
+    std::uint64_t u = 0;
+    auto [end, ec] = std::from_chars(body.data(), body.data() + body.size(), u, base);
+    if (ec == std::errc() && end == body.data() + body.size()) {
+      if (!negative) return u;
+      if (u <= static_cast<std::uint64_t>(INT64_MAX) + 1) return static_cast<std::int64_t>(0 - u);
+    }
+    // Too large for 64 bits: a float, as JSON readers take it.
+  } else if (special_float(s)) {
+    fail(at, "\"" + s + "\" is infinite or not a number, which JSON, and so a CDI spec, cannot hold");
+  } else if (!looks_float(s)) {
+    return s;
+  }
+  std::string text = v[0] == '+' ? s.substr(1) : s;
+  double d = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (end != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+    return s;  // cannot happen for what looks_float took; a string rather than a guess
+  if (!std::isfinite(d)) fail(at, "\"" + s + "\" is too large a number for JSON");
+  return d;
+}
+
+// YAML nodes to JSON, with the place of every value by its JSON pointer.
+class Converter {
+ public:
+  std::map<std::string, Place> places;
+
+  nlohmann::json convert(const YAML::Node& node, const std::string& pointer, int depth) {
+    Place at = place_of(node.Mark());
+    if (++nodes_ > kMaxNodes) fail(at, "too many nodes for a CDI spec (more than " + std::to_string(kMaxNodes) + ")");
+    if (depth > kMaxDepth)
+      fail(at, "nested more than " + std::to_string(kMaxDepth) + " levels deep, which no CDI spec is");
+    places.emplace(pointer, at);
+    switch (node.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null:
+        return nullptr;
+      case YAML::NodeType::Scalar: {
+        const std::string& s = node.Scalar();
+        if (!valid_utf8(s)) fail(at, "a string that is not UTF-8");
+        const std::string& tag = node.Tag();
+        if (tag == "!" || tag == "tag:yaml.org,2002:str") return s;
+        return resolve_plain(s, at);
+      }
+      case YAML::NodeType::Sequence: {
+        nlohmann::json out = nlohmann::json::array();
+        std::size_t i = 0;
+        for (const auto& item : node) out.push_back(convert(item, pointer + "/" + std::to_string(i++), depth + 1));
+        return out;
+      }
+      case YAML::NodeType::Map: {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto& kv : node) {
+          Place key_at = place_of(kv.first.Mark());
+          if (!kv.first.IsScalar()) fail(key_at, "a key that is not a string");
+          const std::string& key = kv.first.Scalar();
+          if (!valid_utf8(key)) fail(key_at, "a key that is not UTF-8");
+          if (out.contains(key)) fail(key_at, "the key \"" + key + "\" is given twice");
+          std::string escaped;
+          for (char c : key) escaped += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+          out[key] = convert(kv.second, pointer + "/" + escaped, depth + 1);
+        }
+        return out;
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  std::size_t nodes_ = 0;
+};
+
+struct Document {
+  nlohmann::json data;
+  std::map<std::string, Place> places;
+};
+
+Document parse_document(const std::string& text) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    fail(place_of(e.mark), e.msg);
+  }
+  if (docs.empty()) fail({}, "the text is empty: no CDI spec in it");
+  if (docs.size() > 1) fail(place_of(docs[1].Mark()), "a second YAML document: a CDI spec file holds one");
+  Converter c;
+  Document d;
+  try {
+    d.data = c.convert(docs[0], "", 0);
+  } catch (const YAML::Exception& e) {
+    fail(place_of(e.mark), e.msg);
+  }
+  d.places = std::move(c.places);
+  return d;
+}
+
+// Checks a Document against SPEC.md, field by field, naming the place of
+// the first problem.
+class Checker {
+ public:
+  explicit Checker(const Document& doc) : doc_(doc) {}
+
+  Place at(const std::string& pointer) const {
+    for (std::string p = pointer;; p = p.substr(0, p.rfind('/'))) {
+      auto it = doc_.places.find(p);
+      if (it != doc_.places.end()) return it->second;
+      if (p.empty()) return {};
+    }
+  }
+
+  [[noreturn]] void problem(const std::string& pointer, const std::string& message) const {
+    fail(at(pointer), message);
+  }
+
+  // "/devices/0/containerEdits" -> "devices[0].containerEdits"
+  static std::string field(const std::string& pointer) {
+    if (pointer.empty()) return "the spec";
+    std::string out;
+    std::size_t i = 1;
+    while (i <= pointer.size()) {
+      std::size_t next = pointer.find('/', i);
+      if (next == std::string::npos) next = pointer.size();
+      std::string part = pointer.substr(i, next - i);
+      if (all_of_class(part, is_digit))
+        out += "[" + part + "]";
+      else
+        out += (out.empty() ? "" : ".") + part;
+      i = next + 1;
+    }
+    return out;
+  }
+
+  const nlohmann::json& object(const nlohmann::json& v, const std::string& pointer) const {
+    if (!v.is_object()) problem(pointer, field(pointer) + " must be a mapping, not " + type_name(v));
+    return v;
+  }
+  std::string string(const nlohmann::json& v, const std::string& pointer) const {
+    if (!v.is_string()) problem(pointer, field(pointer) + " must be a string, not " + type_name(v));
+    return v.get<std::string>();
+  }
+  std::vector<std::string> strings(const nlohmann::json& v, const std::string& pointer) const {
+    if (!v.is_array()) problem(pointer, field(pointer) + " must be a list of strings, not " + type_name(v));
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < v.size(); ++i) out.push_back(string(v[i], pointer + "/" + std::to_string(i)));
+    return out;
+  }
+  const nlohmann::json& array(const nlohmann::json& v, const std::string& pointer) const {
+    if (!v.is_array()) problem(pointer, field(pointer) + " must be a list, not " + type_name(v));
+    return v;
+  }
+  // An integer in [MIN, MAX], when the key is there.
+  void integer(const nlohmann::json& obj, const std::string& key, const std::string& pointer, double min,
+               double max) const {
+    if (!obj.contains(key)) return;
+    const nlohmann::json& v = obj[key];
+    std::string p = pointer + "/" + key;
+    bool ok = (v.is_number_integer() || v.is_number_unsigned()) && v.get<double>() >= min && v.get<double>() <= max;
+    if (!ok) problem(p, field(p) + " must be a whole number from " + number(min) + " to " + number(max));
+  }
+  std::string required_string(const nlohmann::json& obj, const std::string& key, const std::string& pointer) const {
+    if (!obj.contains(key)) problem(pointer, field(pointer) + " has no \"" + key + "\", which CDI requires");
+    return string(obj[key], pointer + "/" + key);
+  }
+  std::optional<std::string> optional_string(const nlohmann::json& obj, const std::string& key,
+                                             const std::string& pointer) const {
+    if (!obj.contains(key)) return std::nullopt;
+    return string(obj[key], pointer + "/" + key);
+  }
+
+  CdiContainerEdits edits(const nlohmann::json& v, const std::string& pointer) const {
+    CdiContainerEdits e;
+    object(v, pointer);
+    if (v.contains("env")) {
+      e.env = strings(v["env"], pointer + "/env");
+      for (std::size_t i = 0; i < e.env.size(); ++i)
+        if (e.env[i].find('=') == std::string::npos || e.env[i][0] == '=')
+          problem(pointer + "/env/" + std::to_string(i), "\"" + e.env[i] + "\" is not NAME=VALUE");
+    }
+    if (v.contains("deviceNodes")) {
+      const auto& list = array(v["deviceNodes"], pointer + "/deviceNodes");
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        std::string p = pointer + "/deviceNodes/" + std::to_string(i);
+        const auto& n = object(list[i], p);
+        CdiDeviceNode d;
+        d.path = required_string(n, "path", p);
+        d.host_path = optional_string(n, "hostPath", p).value_or("");
+        if (d.host_path.empty()) d.host_path = d.path;
+        optional_string(n, "type", p);
+        optional_string(n, "permissions", p);
+        integer(n, "major", p, -9.2233720368547758e18, 9.2233720368547758e18);
+        integer(n, "minor", p, -9.2233720368547758e18, 9.2233720368547758e18);
+        integer(n, "fileMode", p, 0, 4294967295.0);
+        integer(n, "uid", p, 0, 4294967295.0);
+        integer(n, "gid", p, 0, 4294967295.0);
+        e.device_nodes.push_back(d);
+      }
+    }
+    if (v.contains("mounts")) {
+      const auto& list = array(v["mounts"], pointer + "/mounts");
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        std::string p = pointer + "/mounts/" + std::to_string(i);
+        const auto& n = object(list[i], p);
+        CdiMount m;
+        m.host_path = required_string(n, "hostPath", p);
+        m.container_path = required_string(n, "containerPath", p);
+        if (n.contains("options")) m.options = strings(n["options"], p + "/options");
+        m.type = optional_string(n, "type", p).value_or("");
+        e.mounts.push_back(m);
+      }
+    }
+    if (v.contains("hooks")) {
+      const auto& list = array(v["hooks"], pointer + "/hooks");
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        std::string p = pointer + "/hooks/" + std::to_string(i);
+        const auto& n = object(list[i], p);
+        CdiHook h;
+        h.hook_name = required_string(n, "hookName", p);
+        h.path = required_string(n, "path", p);
+        if (n.contains("args")) h.args = strings(n["args"], p + "/args");
+        if (n.contains("env")) strings(n["env"], p + "/env");
+        integer(n, "timeout", p, 1, 4294967295.0);
+        e.hooks.push_back(h);
+      }
+    }
+    if (v.contains("netDevices")) {
+      const auto& list = array(v["netDevices"], pointer + "/netDevices");
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        std::string p = pointer + "/netDevices/" + std::to_string(i);
+        required_string(object(list[i], p), "hostInterfaceName", p);
+        required_string(list[i], "name", p);
+      }
+    }
+    if (v.contains("additionalGids")) {
+      const auto& list = array(v["additionalGids"], pointer + "/additionalGids");
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        std::string p = pointer + "/additionalGids/" + std::to_string(i);
+        bool ok = (list[i].is_number_integer() || list[i].is_number_unsigned()) && list[i].get<double>() >= 0 &&
+                  list[i].get<double>() <= 4294967295.0;
+        if (!ok) problem(p, field(p) + " must be a group id (a whole number from 0 to 4294967295)");
+      }
+    }
+    if (v.contains("intelRdt")) object(v["intelRdt"], pointer + "/intelRdt");
+    return e;
+  }
+
+  void annotations(const nlohmann::json& obj, const std::string& pointer) const {
+    if (!obj.contains("annotations")) return;
+    std::string p = pointer + "/annotations";
+    for (const auto& [k, v] : object(obj["annotations"], p).items()) string(v, p + "/" + k);
+  }
+
+  CdiSpec spec() const {
+    const nlohmann::json& d = doc_.data;
+    object(d, "");
+    CdiSpec s;
+    s.cdi_version = required_string(d, "cdiVersion", "");
+    s.kind = required_string(d, "kind", "");
+    if (std::string why = cdi_kind_problem(s.kind); !why.empty()) problem("/kind", why);
+    annotations(d, "");
+    if (!d.contains("devices")) problem("", "the spec has no \"devices\", which CDI requires");
+    const auto& devices = array(d["devices"], "/devices");
+    if (devices.empty()) problem("/devices", "\"devices\" is empty: a CDI spec names at least one device");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      std::string p = "/devices/" + std::to_string(i);
+      const auto& dev = object(devices[i], p);
+      CdiDevice out;
+      out.name = required_string(dev, "name", p);
+      if (std::string why = cdi_device_name_problem(out.name); !why.empty()) problem(p + "/name", why);
+      if (!names.insert(out.name).second) problem(p + "/name", "a second device named \"" + out.name + "\"");
+      annotations(dev, p);
+      if (!dev.contains("containerEdits")) problem(p, field(p) + " has no \"containerEdits\", which CDI requires");
+      out.edits = edits(dev["containerEdits"], p + "/containerEdits");
+      s.devices.push_back(std::move(out));
+    }
+    if (d.contains("containerEdits")) s.edits = edits(d["containerEdits"], "/containerEdits");
+    s.data = d;
+    return s;
+  }
+
+ private:
+  static std::string type_name(const nlohmann::json& v) {
+    if (v.is_null()) return "empty";
+    if (v.is_boolean()) return "true or false";
+    if (v.is_number()) return "a number";
+    if (v.is_string()) return "a string";
+    if (v.is_array()) return "a list";
+    return "a mapping";
+  }
+  static std::string number(double d) {
+    return d < -1e18 ? "-2^63" : d > 1e18 ? "2^63-1" : std::to_string(static_cast<long long>(d));
+  }
+
+  const Document& doc_;
+};
+
+// The order the schema (schema.json, defs.json) lists each object's keys in.
+const std::vector<std::string>& key_order(const std::string& what) {
+  static const std::map<std::string, std::vector<std::string>> orders = {
+      {"spec", {"cdiVersion", "kind", "annotations", "devices", "containerEdits"}},
+      {"device", {"name", "annotations", "containerEdits"}},
+      {"edits", {"env", "deviceNodes", "netDevices", "mounts", "hooks", "intelRdt", "additionalGids"}},
+      {"deviceNode", {"path", "hostPath", "permissions", "type", "major", "minor", "fileMode", "uid", "gid"}},
+      {"mount", {"hostPath", "containerPath", "options", "type"}},
+      {"hook", {"hookName", "path", "args", "env", "timeout"}},
+      {"netDevice", {"hostInterfaceName", "name"}},
+      {"intelRdt", {"closID", "l3CacheSchema", "memBwSchema", "schemata", "enableMonitoring"}},
+      {"", {}},
+  };
+  auto it = orders.find(what);
+  return it == orders.end() ? orders.at("") : it->second;
+}
+
+// What the values under KEY of an object of kind WHAT are.
+std::string child_kind(const std::string& what, const std::string& key) {
+  if (what == "spec" && key == "devices") return "device";
+  if ((what == "spec" || what == "device") && key == "containerEdits") return "edits";
+  if (what == "edits") {
+    if (key == "deviceNodes") return "deviceNode";
+    if (key == "mounts") return "mount";
+    if (key == "hooks") return "hook";
+    if (key == "netDevices") return "netDevice";
+    if (key == "intelRdt") return "intelRdt";
+  }
+  return "";
+}
+
+// Whether a YAML 1.1 reader would take S, unquoted, for a boolean or a
+// number: CDI's own loader reads specs with Go's YAML 1.1 library, whose
+// booleans include yes/no/on/off and whose integers allow '_', 0b and 0.
+bool yaml11_non_string(const std::string& s) {
+  static const std::set<std::string> words = {"y",  "Y",  "yes", "Yes", "YES", "n",   "N",   "no",
+                                              "No", "NO", "on",  "On",  "ON",  "off", "Off", "OFF"};
+  if (words.count(s)) return true;
+  std::string t;
+  for (char c : s)
+    if (c != '_') t += c;
+  std::string_view v = t;
+  if (!v.empty() && (v[0] == '-' || v[0] == '+')) v.remove_prefix(1);
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'b' || v[1] == 'x' || v[1] == 'o')) return true;
+  return all_of_class(v, is_digit) || looks_float(v) || special_float(s);
+}
+
+// Whether the reader (or a YAML 1.1 one) would take S, unquoted, for
+// anything but that string.
+bool needs_quotes(const std::string& s) {
+  if (yaml11_non_string(s)) return true;
+  try {
+    nlohmann::json v = resolve_plain(s, {});
+    return !v.is_string();
+  } catch (const CdiSpecError&) {
+    return true;
+  }
+}
+
+}  // namespace
+
+nlohmann::json cdi_spec_to_json(const std::string& text) { return parse_document(text).data; }
+
+CdiSpec read_cdi_spec(const std::string& text) {
+  Document d = parse_document(text);
+  return Checker(d).spec();
+}
+
+namespace {
+
+void emit_string(YAML::Emitter& out, const std::string& s) {
+  if (needs_quotes(s)) out << YAML::DoubleQuoted;
+  out << s;
+}
+
+void emit_value(YAML::Emitter& out, const nlohmann::json& v, const std::string& what) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::null:
+      out << YAML::Null;
+      return;
+    case nlohmann::json::value_t::boolean:
+      out << YAML::TrueFalseBool << v.get<bool>();
+      return;
+    case nlohmann::json::value_t::number_integer:
+      out << v.get<std::int64_t>();
+      return;
+    case nlohmann::json::value_t::number_unsigned:
+      out << v.get<std::uint64_t>();
+      return;
+    case nlohmann::json::value_t::number_float: {
+      // The shortest text that reads back as the same double.
+      char buf[64];
+      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.get<double>());
+      (void)ec;
+      out << std::string(buf, end);
+      return;
+    }
+    case nlohmann::json::value_t::string:
+      emit_string(out, v.get<std::string>());
+      return;
+    case nlohmann::json::value_t::array:
+      if (v.empty()) {
+        out << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
+        return;
+      }
+      out << YAML::BeginSeq;
+      for (const auto& item : v) emit_value(out, item, what);
+      out << YAML::EndSeq;
+      return;
+    case nlohmann::json::value_t::object: {
+      if (v.empty()) {
+        out << YAML::Flow << YAML::BeginMap << YAML::EndMap;
+        return;
+      }
+      out << YAML::BeginMap;
+      const auto& order = key_order(what);
+      std::vector<std::string> keys;
+      for (const auto& key : order)
+        if (v.contains(key)) keys.push_back(key);
+      for (const auto& [key, value] : v.items())  // sorted: nlohmann::json keeps keys in order
+        if (std::find(order.begin(), order.end(), key) == order.end()) keys.push_back(key);
+      for (const auto& key : keys) {
+        out << YAML::Key;
+        emit_string(out, key);
+        out << YAML::Value;
+        emit_value(out, v[key], child_kind(what, key));
+      }
+      out << YAML::EndMap;
+      return;
+    }
+    default:
+      out << YAML::Null;
+      return;
+  }
+}
+
+}  // namespace
+
+std::string write_cdi_spec(const nlohmann::json& spec) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  emit_value(out, spec, "spec");
+  std::string text = out.c_str();
+  return text + "\n";
+}
+
+std::vector<std::string> cdi_host_paths(const CdiSpec& spec) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& p) {
+    if (!p.empty() && seen.insert(p).second) out.push_back(p);
+  };
+  auto from = [&](const CdiContainerEdits& e) {
+    for (const auto& d : e.device_nodes) add(d.host_path);
+    for (const auto& m : e.mounts) add(m.host_path);
+    for (const auto& h : e.hooks) add(h.path);
+  };
+  from(spec.edits);
+  for (const auto& d : spec.devices) from(d.edits);
+  return out;
+}
+
+const std::vector<std::string>& cdi_known_versions() {
+  static const std::vector<std::string> versions = {"0.3.0", "0.4.0", "0.5.0", "0.6.0",
+                                                    "0.7.0", "0.8.0", "1.0.0", "1.1.0"};
+  return versions;
+}
+
+std::string cdi_minimum_version(const nlohmann::json& spec) {
+  int need = 0;  // index in cdi_known_versions()
+  auto at_least = [&](const std::string& v) {
+    const auto& all = cdi_known_versions();
+    int i = static_cast<int>(std::find(all.begin(), all.end(), v) - all.begin());
+    need = std::max(need, i);
+  };
+  if (!spec.is_object()) return cdi_known_versions().front();
+  std::vector<const nlohmann::json*> edits;
+  if (spec.contains("containerEdits")) edits.push_back(&spec["containerEdits"]);
+  if (spec.contains("annotations") && spec["annotations"].is_object() && !spec["annotations"].empty())
+    at_least("0.6.0");
+  if (spec.contains("kind") && spec["kind"].is_string()) {
+    std::string kind = spec["kind"].get<std::string>();
+    auto slash = kind.find('/');
+    if (slash != std::string::npos && kind.find('.', slash) != std::string::npos) at_least("0.6.0");
+  }
+  if (spec.contains("devices") && spec["devices"].is_array())
+    for (const auto& d : spec["devices"]) {
+      if (!d.is_object()) continue;
+      if (d.contains("name") && d["name"].is_string()) {
+        std::string name = d["name"].get<std::string>();
+        if (!name.empty() && is_digit(name[0])) at_least("0.5.0");
+      }
+      if (d.contains("annotations") && d["annotations"].is_object() && !d["annotations"].empty()) at_least("0.6.0");
+      if (d.contains("containerEdits")) edits.push_back(&d["containerEdits"]);
+    }
+  for (const nlohmann::json* e : edits) {
+    if (!e->is_object()) continue;
+    auto list = [&](const char* key) -> const nlohmann::json& {
+      static const nlohmann::json empty = nlohmann::json::array();
+      return e->contains(key) && (*e)[key].is_array() ? (*e)[key] : empty;
+    };
+    for (const auto& m : list("mounts"))
+      if (m.is_object() && m.contains("type") && m["type"] != "") at_least("0.4.0");
+    for (const auto& n : list("deviceNodes"))
+      if (n.is_object() && n.contains("hostPath") && n["hostPath"] != "") at_least("0.5.0");
+    if (e->contains("intelRdt")) {
+      at_least("0.7.0");
+      const auto& rdt = (*e)["intelRdt"];
+      if (rdt.is_object() && (rdt.contains("schemata") || rdt.value("enableMonitoring", false) == true))
+        at_least("1.1.0");
+    }
+    if (!list("additionalGids").empty()) at_least("0.7.0");
+    if (!list("netDevices").empty()) at_least("1.1.0");
+  }
+  return cdi_known_versions()[static_cast<std::size_t>(need)];
+}
+
+namespace {
+
+bool letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool alnum(char c) { return letter(c) || is_digit(c); }
+
+// Vendor and class: a letter first, a letter or digit last, and letters,
+// digits, '-', '_' and '.' between (CDI's pkg/parser).
+std::string segment_problem(const std::string& s, const std::string& what) {
+  if (s.empty()) return "its " + what + " is empty";
+  if (!letter(s.front())) return "its " + what + " \"" + s + "\" does not start with a letter";
+  if (!alnum(s.back())) return "its " + what + " \"" + s + "\" does not end with a letter or digit";
+  for (char c : s)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.')
+      return "its " + what + " \"" + s + "\" has '" + std::string(1, c) + "' (only letters, digits, '-', '_' and '.')";
+  return "";
+}
+
+}  // namespace
+
+std::string cdi_kind_problem(const std::string& kind) {
+  auto slash = kind.find('/');
+  if (slash == std::string::npos || kind.find('/', slash + 1) != std::string::npos)
+    return "the kind \"" + kind + "\" is not VENDOR/CLASS with one '/' (for example \"amd.com/gpu\")";
+  std::string why = segment_problem(kind.substr(0, slash), "vendor");
+  if (why.empty()) why = segment_problem(kind.substr(slash + 1), "class");
+  return why.empty() ? "" : "the kind \"" + kind + "\" is not valid: " + why;
+}
+
+std::string cdi_device_name_problem(const std::string& name) {
+  if (name.empty()) return "the device name is empty";
+  if (!alnum(name.front()) || !alnum(name.back()))
+    return "the device name \"" + name + "\" does not start and end with a letter or digit";
+  for (char c : name)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.' && c != ':')
+      return "the device name \"" + name + "\" has '" + std::string(1, c) +
+             "' (only letters, digits, '-', '_', '.' and ':')";
+  return "";
+}
+
+}  // namespace wslgpu
