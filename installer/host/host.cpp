@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "installer/host/accounts.hpp"
+#include "installer/host/container_engines.hpp"
+#include "installer/formats/dpkg_status.hpp"
 #include "installer/formats/ini.hpp"
 #include "installer/system/paths.hpp"
 
@@ -61,6 +63,8 @@ std::map<std::string, std::string> HostFacts::as_variables() const {
       {"host.distro_version", distro_version}, {"host.codename", codename},
       {"host.arch", arch}, {"host.user", user}, {"host.user_home", user_home},
       {"host.windows_home", windows_home},
+      {"host.docker_desktop", docker_desktop ? "true" : "false"}, {"host.docker_ce", docker_ce},
+      {"host.systemd", systemd ? "true" : "false"},
   };
 }
 
@@ -96,6 +100,20 @@ HostFacts probe_host(const FileSystem& fs, const std::string& root, const HostOp
   h.distro_version = os["VERSION_ID"];
   h.codename = os["VERSION_CODENAME"];
   h.arch = dpkg_arch_of_machine();
+
+  // dpkg's status only when dpkg lists docker-ce's files: reading the whole
+  // status on every command would cost every plan for a fact few use.
+  std::map<std::string, std::string> installed;
+  if (fs.stat("/var/lib/dpkg/info/docker-ce.list")) {
+    try {
+      installed = DpkgStatus::read(fs).installed();
+    } catch (const std::exception&) {
+    }
+  }
+  ContainerEngines engines = container_engines_from(fs, installed);
+  h.docker_desktop = engines.docker_desktop;
+  if (engines.docker_engine && engines.docker_engine->name == "docker-ce") h.docker_ce = engines.docker_engine->version;
+  if (auto run = fs.stat("/run/systemd/system"); run && run->type == FileType::directory) h.systemd = true;
 
   auto users = parse_passwd_file(read_or_empty(fs, "/etc/passwd"));
   auto pick = [&](const std::string& name, const char* source) {

@@ -42,6 +42,11 @@ struct HostFacts {
   // wslconfig step asks interop first); false when --windows-home gave it.
   bool windows_home_guessed = false;
   GpuEvidence gpu_evidence;       // what the driver mount shows, for choosing a profile
+  // Container engines (installer/host/container_engines.hpp), read from
+  // files only: no daemon is asked.
+  bool docker_desktop = false;    // Docker Desktop's WSL integration is on for this distribution
+  std::string docker_ce;          // the installed docker-ce's version, "" when none
+  bool systemd = false;           // systemd runs this distribution (/run/systemd/system)
   // host.nvidia_*: probed on first use; null where nothing may run (tests, doctor).
   std::shared_ptr<const LazyNvidiaDriver> nvidia_driver;
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "installer/host/container_engines.hpp"
+#include "installer/host/host.hpp"
 #include "installer/plan/overlay_filesystem.hpp"
 #include "support/fakes.hpp"
 
@@ -89,4 +90,28 @@ TEST_CASE("container engines: a real root's link is read under the root, through
   OverlayFileSystem overlay(disk);
   CHECK(container_engines_from(overlay, {}).docker_desktop);
   CHECK(disk.read_link("/mnt/wsl/docker-desktop/cli-tools/usr/bin/docker") == std::nullopt);
+}
+
+TEST_CASE("host facts: host.docker_desktop, host.docker_ce and host.systemd, read from files only") {
+  MemoryFileSystem fs;
+  fs.add_file("/etc/os-release", "ID=ubuntu\nVERSION_ID=\"24.04\"\nVERSION_CODENAME=noble\n");
+  auto facts = [&] { return probe_host(fs, "/", HostOptions{}).as_variables(); };
+  CHECK(facts().at("host.docker_desktop") == "false");
+  CHECK(facts().at("host.docker_ce") == "");
+  CHECK(facts().at("host.systemd") == "false");
+
+  fs.add_file(kDesktopDocker, "elf", 0755);
+  fs.add_symlink("/usr/bin/docker", kDesktopDocker);
+  fs.add_dir("/run/systemd/system");
+  CHECK(facts().at("host.docker_desktop") == "true");
+  CHECK(facts().at("host.systemd") == "true");
+
+  // docker-ce by dpkg's status, read only when dpkg lists its files;
+  // Ubuntu's docker.io is not docker-ce.
+  fs.add_file("/var/lib/dpkg/status", status_of({{"docker-ce", "5:28.5.1-1~ubuntu.24.04~noble"}}));
+  CHECK(facts().at("host.docker_ce") == "");
+  fs.add_file("/var/lib/dpkg/info/docker-ce.list", "/usr/bin/dockerd\n");
+  CHECK(facts().at("host.docker_ce") == "5:28.5.1-1~ubuntu.24.04~noble");
+  fs.add_file("/var/lib/dpkg/status", status_of({{"docker.io", "27.5.1-0ubuntu3"}}));
+  CHECK(facts().at("host.docker_ce") == "");
 }

@@ -2,31 +2,14 @@
 // machine gets, read from the profiles themselves (manifests/pytorch-*.toml).
 #include <doctest/doctest.h>
 
-#include "installer/host/host.hpp"
-#include "installer/manifest/bundled_manifests.hpp"
-#include "installer/manifest/manifest.hpp"
+#include "bundled_profiles.hpp"
 #include "installer/system/error.hpp"
-#include "support/fakes.hpp"
 
 using namespace wslgpu;
 
-namespace {
-
-ManifestSource bundled(const std::string& name) {
-  for (const auto& m : bundled_manifests())
-    if (m.name == name) return {std::string(m.path), std::string(m.content), true};
-  FAIL("no bundled profile " << name);
-  return {};
-}
-
-HostFacts with_driver(const std::string& driver, const std::string& cuda) {
-  HostFacts host = wslgpu::testing::fake_wsl_host();
-  NvidiaDriverFacts facts{driver, cuda, "driver " + driver + ", CUDA " + cuda};
-  host.nvidia_driver = std::make_shared<const LazyNvidiaDriver>([facts] { return facts; });
-  return host;
-}
-
-}  // namespace
+using wslgpu::testing::bundled;
+using wslgpu::testing::refusals;
+using wslgpu::testing::with_driver;
 
 TEST_CASE("pytorch-cuda takes the cu130 index for a 58x driver, cu128 for a 57x one, and the row's torch") {
   Manifest m = load_manifest(bundled("pytorch-cuda"), {}, with_driver("581.57", "13.0"));
@@ -47,15 +30,7 @@ TEST_CASE("pytorch-cuda refuses a driver too old for every CUDA build, naming th
   HostFacts host = with_driver("551.86", "12.4");
   Manifest m = load_manifest(bundled("pytorch-cuda"), {}, host);
   CHECK(m.vars.at("torch_cuda") == "none");
-  Variables scope = host.as_variables();
-  for (const auto& [k, v] : m.vars) scope[k] = v;
-  auto lookup = [&](const std::string& name) -> std::optional<std::string> {
-    auto it = scope.find(name);
-    return it == scope.end() ? std::nullopt : std::optional<std::string>(it->second);
-  };
-  std::vector<std::string> reasons;
-  for (const auto& r : m.guards.refuse_if)
-    if (r.when->evaluate(lookup)) reasons.push_back(r.reason);
+  std::vector<std::string> reasons = refusals(m, host);
   REQUIRE(reasons.size() == 1);
   CHECK(reasons[0].find("install NVIDIA's driver 580 or later (560.76 at least, for cu126)") != std::string::npos);
 }
