@@ -83,13 +83,6 @@ std::string apply_command(const GlobalOptions& g, const std::string& profile_arg
   return out;
 }
 
-void check_root(const std::string& root) {
-  if (root.empty() || root.front() != '/')
-    throw InputError(SourcePos{"--root", 0, 0}, "\"" + root + "\" must be an absolute path");
-  if (::access(root.c_str(), F_OK) != 0)
-    throw InputError(SourcePos{"--root", 0, 0}, "\"" + root + "\" does not exist");
-}
-
 // The machine a command acts on: its files, its processes and its facts.
 struct Session {
   RootedFileSystem fs;
@@ -440,6 +433,13 @@ nlohmann::json choice_json(const ProfileChoice& c) {
 }
 
 }  // namespace
+
+void check_root(const std::string& root) {
+  if (root.empty() || root.front() != '/')
+    throw InputError(SourcePos{"--root", 0, 0}, "\"" + root + "\" must be an absolute path");
+  if (::access(root.c_str(), F_OK) != 0)
+    throw InputError(SourcePos{"--root", 0, 0}, "\"" + root + "\" does not exist");
+}
 
 std::map<std::string, std::string> parse_sets(const std::vector<std::string>& sets) {
   std::map<std::string, std::string> out;

@@ -71,6 +71,13 @@ struct DoctorOptions {
 // support bundle when asked. Returns 0 when no finding failed, else 1.
 int run_doctor(const GlobalOptions& g, const DoctorOptions& options);
 
+// `containers flags`: the docker run flags of the GPU's CDI specs under
+// G.root (installer/formats/cdi_docker_flags.hpp), as text or JSON.
+int run_containers_flags(const GlobalOptions& g, OutputFormat output);
+
+// --root must be an absolute path that exists (exit 2 otherwise).
+void check_root(const std::string& root);
+
 // Parses --set values into a map; a value without '=' is a usage error.
 std::map<std::string, std::string> parse_sets(const std::vector<std::string>& sets);
 

@@ -165,6 +165,14 @@ int main(int argc, char** argv) {
                      "Also inspect this local container image for driver libraries of its own (docker or podman "
                      "image save; never pulled, never run)");
 
+  auto* containers = app.add_subcommand("containers", "What containers need to see the GPU");
+  containers->require_subcommand(1);
+  auto* containers_flags =
+      containers->add_subcommand("flags", "Print the docker run flags of the GPU's CDI specs (install containers wrote them)");
+  std::string containers_output = "text";
+  containers_flags->add_option("--output,-o", containers_output, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -213,6 +221,7 @@ int main(int argc, char** argv) {
     if (*history) return run_history(g, history_show, format(history_output));
     if (*list) return list_vars.empty() ? run_list(g) : run_list_vars(list_vars);
     if (*kinds) return run_kinds(g);
+    if (*containers_flags) return run_containers_flags(g, format(containers_output));
     if (*doctor) {
       doctor_options.output = format(doctor_output);
       return run_doctor(g, doctor_options);
