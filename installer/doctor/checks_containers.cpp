@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "installer/doctor/checks.hpp"
+#include "installer/formats/cdi_spec.hpp"
 #include "installer/formats/deb_version.hpp"
 #include "installer/host/container_engines.hpp"
 
@@ -248,6 +249,51 @@ void check_adapters(DoctorScan& scan) {
                  "inside Linux can create /dev/dxg or the driver mount.");
 }
 
+// CDI's spec folders (the CDI specification's default spec dirs).
+constexpr const char* kCdiDirs[] = {"/etc/cdi", "/var/run/cdi"};
+
+// Every CDI spec of the two folders: unreadable ones fail (engines refuse
+// them too), and one naming a host file that is gone fails: after a Windows
+// driver update NVIDIA's driver store folder has another name, and a spec
+// written before names the old one ("no such file or directory" at run).
+void check_cdi_specs(DoctorScan& scan) {
+  for (const char* dir : kCdiDirs) {
+    for (const auto& name : scan.fs.list(dir)) {
+      if (!name.ends_with(".yaml") && !name.ends_with(".json")) continue;
+      const std::string path = std::string(dir) + "/" + name;
+      const std::string id = "containers.cdi-spec:" + path;
+      CdiSpec spec;
+      try {
+        spec = read_cdi_spec(scan.fs.read(path));
+      } catch (const std::exception& e) {
+        scan.add(id, kContainersGroup, FindingStatus::fail, path + " cannot be read as a CDI spec: " + e.what(),
+                 "Podman and Docker refuse every device of a spec they cannot read.",
+                 "Regenerate it: sudo wslgpu-setup install containers (or remove it).");
+        continue;
+      }
+      std::vector<std::string> gone;
+      for (const auto& p : cdi_host_paths(spec))
+        if (!scan.fs.lstat(p)) gone.push_back(p);
+      if (gone.empty()) {
+        scan.add(id, kContainersGroup, FindingStatus::ok, path + " (" + spec.kind + "): every file it names is there");
+        continue;
+      }
+      bool driver_store = std::any_of(gone.begin(), gone.end(),
+                                      [](const std::string& p) { return p.rfind("/usr/lib/wsl/drivers/", 0) == 0; });
+      scan.add(id, kContainersGroup, FindingStatus::fail,
+               path + " (" + spec.kind + ") names " + std::to_string(gone.size()) + " file" +
+                   (gone.size() == 1 ? "" : "s") + " that no longer exist" + (gone.size() == 1 ? "s" : "") + ": " +
+                   join_words(gone, ", "),
+               driver_store ? "The Windows driver was updated: WSL mounts the new driver store under another "
+                              "folder of /usr/lib/wsl/drivers, and the spec still names the old one."
+                            : "The files were removed or moved after the spec was written.",
+               "Regenerate the spec: sudo wslgpu-setup install containers (it regenerates a spec whose files "
+               "changed); or NVIDIA's own: sudo nvidia-ctk cdi generate --mode=wsl --output=" +
+                   path);
+    }
+  }
+}
+
 }  // namespace
 
 void check_containers(DoctorScan& scan) {
@@ -259,6 +305,7 @@ void check_containers(DoctorScan& scan) {
     check_toolkit_versions(scan);
     check_adapters(scan);
   }
+  check_cdi_specs(scan);
   check_container_image(scan, e);
 }
 

@@ -358,4 +358,39 @@ TEST_CASE("containers: without --image no image is read") {
   for (const auto& c : m.runner.calls) CHECK(c.argv.at(0) != "/usr/bin/docker");
 }
 
+TEST_CASE("containers: a CDI spec naming a driver store folder that is gone fails, naming the files and the fix") {
+  Machine m;
+  const std::string old_store = "/usr/lib/wsl/drivers/nv_dispi.inf_amd64_1111111111111111";
+  const std::string spec = "cdiVersion: 0.3.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n"
+                           "    deviceNodes:\n    - path: /dev/dxg\ncontainerEdits:\n  mounts:\n"
+                           "  - hostPath: /usr/lib/wsl/lib/libdxcore.so\n    containerPath: /usr/lib/wsl/lib/libdxcore.so\n"
+                           "  - hostPath: " + old_store + "/libcuda.so.1.1\n    containerPath: " + old_store +
+                           "/libcuda.so.1.1\n";
+  m.fs.add_file("/etc/cdi/nvidia.yaml", spec);
+  m.fs.add_file(old_store + "/libcuda.so.1.1", "elf");
+  CHECK(get(m.diagnose(), "containers.cdi-spec:/etc/cdi/nvidia.yaml").status == FindingStatus::ok);
+
+  // A Windows driver update: the store has another folder now.
+  m.fs.remove(old_store + "/libcuda.so.1.1");
+  m.fs.add_file("/usr/lib/wsl/drivers/nv_dispi.inf_amd64_2222222222222222/libcuda.so.1.1", "elf");
+  Finding f = get(m.diagnose(), "containers.cdi-spec:/etc/cdi/nvidia.yaml");
+  CHECK(f.status == FindingStatus::fail);
+  CHECK(f.seen == "/etc/cdi/nvidia.yaml (nvidia.com/gpu) names 1 file that no longer exists: " + old_store +
+                      "/libcuda.so.1.1");
+  CHECK(contains(f.cause, "The Windows driver was updated"));
+  CHECK(contains(f.fix, "sudo wslgpu-setup install containers"));
+  CHECK(contains(f.fix, "nvidia-ctk cdi generate --mode=wsl --output=/etc/cdi/nvidia.yaml"));
+}
+
+TEST_CASE("containers: a CDI spec that does not parse fails; other files in /etc/cdi are not specs") {
+  Machine m;
+  m.fs.add_file("/var/run/cdi/amd-wsl.yaml", "kind: [\n");
+  m.fs.add_file("/etc/cdi/README", "not a spec");
+  auto findings = m.diagnose();
+  Finding f = get(findings, "containers.cdi-spec:/var/run/cdi/amd-wsl.yaml");
+  CHECK(f.status == FindingStatus::fail);
+  CHECK(contains(f.seen, "cannot be read as a CDI spec"));
+  CHECK_FALSE(lookup(findings, "containers.cdi-spec:/etc/cdi/README"));
+}
+
 }  // namespace containers_doctor_test
