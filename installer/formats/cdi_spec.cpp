@@ -1,5 +1,6 @@
 #include "installer/formats/cdi_spec.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -196,6 +197,9 @@ Document parse_document(const std::string& text) {
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own limit (its message says "bad file"); ours is lower.
+    fail(place_of(e.mark), "nested more than " + std::to_string(kMaxDepth) + " levels deep, which no CDI spec is");
   } catch (const YAML::Exception& e) {
     fail(place_of(e.mark), e.msg);
   }

@@ -156,6 +156,23 @@ TEST_CASE("cdi spec: aliases that would expand past any spec's size are refused,
   CHECK(err == "too many nodes for a CDI spec (more than 100000)");
 }
 
+TEST_CASE("cdi spec: nesting deeper than any spec is refused with a message that says so") {
+  // 100 levels: our converter's limit; 3000: yaml-cpp's own, whose message would be "bad file".
+  for (int depth : {100, 3000})
+    for (const std::string open : {"[", "{a: "}) {
+      std::string text;
+      for (int i = 0; i < depth; ++i) text += open;
+      for (int i = 0; i < depth; ++i) text += open == "[" ? "]" : "}";
+      std::string err;
+      try {
+        cdi_spec_to_json(text);
+      } catch (const CdiSpecError& e) {
+        err = e.message();
+      }
+      CHECK_MESSAGE(err == "nested more than 64 levels deep, which no CDI spec is", depth, " x ", open);
+    }
+}
+
 TEST_CASE("cdi spec: unquoted scalars follow YAML 1.2's core schema, quoted ones stay strings") {
   auto d = cdi_spec_to_json("a: 0x1f\nb: '0x1f'\nc: 1.5e3\nd: ~\ne: true\nf: -5\ng: 0.3.0\nh: \"5\"\ni: yes\n");
   CHECK(d["a"] == 31);
