@@ -6,6 +6,7 @@
 #include "steps/apt_remove.hpp"
 #include "steps/apt_repository.hpp"
 #include "steps/apt_update.hpp"
+#include "steps/cdi_spec.hpp"
 #include "steps/check.hpp"
 #include "steps/command.hpp"
 #include "steps/deb_install.hpp"
@@ -30,6 +31,9 @@ const std::vector<StepKind>& step_kinds() {
        &make_apt_repository_step},
       {"apt_update", "fresh package lists (apt-get update --error-on=any), skipped while younger than max_age",
        &make_apt_update_step},
+      {"cdi_spec",
+       "a Container Device Interface spec in /etc/cdi (podman --device vendor.com/gpu=all), written or generated",
+       &make_cdi_spec_step},
       {"check", "read-only assertion on a file, device, kernel version or command output", &make_check_step},
       {"command", "an argument list run in the root, for what no step kind covers", &make_command_step},
       {"deb_install", "a .deb installed with dpkg after its contents are inspected (no kernel modules)",

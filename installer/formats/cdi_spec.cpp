@@ -1,5 +1,6 @@
 #include "installer/formats/cdi_spec.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -36,6 +37,9 @@ Place place_of(const YAML::Mark& mark) {
 // make of a short text (one alias of an alias ... doubles the nodes each time).
 constexpr std::size_t kMaxNodes = 100000;
 constexpr int kMaxDepth = 64;
+// The same for bytes: an alias of a long string, or of a map with long
+// keys, repeats them (and the paths that place them) as often as it is used.
+constexpr std::size_t kMaxBytes = 8u << 20;
 
 bool valid_utf8(const std::string& s) {
   std::size_t i = 0;
@@ -147,6 +151,8 @@ class Converter {
     if (++nodes_ > kMaxNodes) fail(at, "too many nodes for a CDI spec (more than " + std::to_string(kMaxNodes) + ")");
     if (depth > kMaxDepth)
       fail(at, "nested more than " + std::to_string(kMaxDepth) + " levels deep, which no CDI spec is");
+    bytes_ += pointer.size() + (node.IsScalar() ? node.Scalar().size() : 0);
+    if (bytes_ > kMaxBytes) fail(at, "too large for a CDI spec (more than 8 MiB once its aliases are expanded)");
     places.emplace(pointer, at);
     switch (node.Type()) {
       case YAML::NodeType::Undefined:
@@ -185,6 +191,7 @@ class Converter {
 
  private:
   std::size_t nodes_ = 0;
+  std::size_t bytes_ = 0;
 };
 
 struct Document {
@@ -196,6 +203,9 @@ Document parse_document(const std::string& text) {
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own limit (its message says "bad file"); ours is lower.
+    fail(place_of(e.mark), "nested more than " + std::to_string(kMaxDepth) + " levels deep, which no CDI spec is");
   } catch (const YAML::Exception& e) {
     fail(place_of(e.mark), e.msg);
   }

@@ -36,6 +36,9 @@ const char* verdict_name(Verdict v);
 // A file whose bytes the plan cannot hold (a download, up to gigabytes, not
 // fetched during plan) is written by the step's apply() instead: then
 // WRITTEN_BY_APPLY is the SHA-256 the file will have and CONTENT stays empty.
+// WRITTEN_BY_APPLY is "" when not even that is known before apply (a CDI
+// spec that a program installed by an earlier step prints): the runner then
+// takes the file's SHA-256 once apply has returned.
 // The runner backs PATH up before apply as for any write (streamed, never
 // read into memory), writes nothing itself, records PATH as written with
 // that SHA-256 once apply has returned (for rollback's drift check), and

@@ -33,6 +33,17 @@ void crash_point(const std::string& step_id, const char* when) {
 
 namespace {
 
+// What a file apply wrote holds, for the drift check: the SHA-256 the plan
+// promised or, when the plan could not know the bytes (an empty
+// written_by_apply: a CDI spec a program prints only at install), the
+// file's own, read now; null when apply left no file there.
+nlohmann::json applied_sha256(const FileSystem& fs, const FileWrite& w) {
+  if (!w.written_by_apply->empty()) return *w.written_by_apply;
+  auto info = fs.lstat(w.path);
+  if (!info) return nullptr;
+  return info->type == FileType::regular ? sha256_of_host_file(entry_host_path(fs, w.path)) : sha256_hex("");
+}
+
 std::string now_iso() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -342,7 +353,8 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
         crash_point(ps.id, "applied");
         for (const auto& w : ps.plan.writes)
           if (w.written_by_apply)
-            journal.append({{"type", "written"}, {"step", ps.id}, {"path", w.path}, {"sha256", *w.written_by_apply}});
+            journal.append(
+                {{"type", "written"}, {"step", ps.id}, {"path", w.path}, {"sha256", applied_sha256(fs_, w)}});
         journal.append({{"type", "outcome"}, {"step", ps.id}, {"status", "applied"}, {"undo", undo}});
         crash_point(ps.id, "after");
         report.changed = true;

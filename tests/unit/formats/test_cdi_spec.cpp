@@ -156,6 +156,42 @@ TEST_CASE("cdi spec: aliases that would expand past any spec's size are refused,
   CHECK(err == "too many nodes for a CDI spec (more than 100000)");
 }
 
+TEST_CASE("cdi spec: aliases of long keys are refused once their expansion passes 8 MiB, well under the node limit") {
+  // 12,000 nodes, each placed by a path that holds the 1,000-character key.
+  std::string key(1000, 'k');  // YAML allows implicit keys up to 1024 characters
+  std::string text = "a: &a {" + key + ": [x, x, x, x, x, x, x, x, x, x]}\n";
+  for (const char* name : {"b", "c", "d"}) {
+    std::string prev = name == std::string("b") ? "a" : name == std::string("c") ? "b" : "c";
+    text += std::string(name) + ": &" + name + " [";
+    for (int i = 0; i < 10; ++i) text += (i ? ", *" : "*") + prev;
+    text += "]\n";
+  }
+  std::string err;
+  try {
+    cdi_spec_to_json(text);
+  } catch (const CdiSpecError& e) {
+    err = e.message();
+  }
+  CHECK(err == "too large for a CDI spec (more than 8 MiB once its aliases are expanded)");
+}
+
+TEST_CASE("cdi spec: nesting deeper than any spec is refused with a message that says so") {
+  // 100 levels: our converter's limit; 3000: yaml-cpp's own, whose message would be "bad file".
+  for (int depth : {100, 3000})
+    for (const std::string open : {"[", "{a: "}) {
+      std::string text;
+      for (int i = 0; i < depth; ++i) text += open;
+      for (int i = 0; i < depth; ++i) text += open == "[" ? "]" : "}";
+      std::string err;
+      try {
+        cdi_spec_to_json(text);
+      } catch (const CdiSpecError& e) {
+        err = e.message();
+      }
+      CHECK_MESSAGE(err == "nested more than 64 levels deep, which no CDI spec is", depth, " x ", open);
+    }
+}
+
 TEST_CASE("cdi spec: unquoted scalars follow YAML 1.2's core schema, quoted ones stay strings") {
   auto d = cdi_spec_to_json("a: 0x1f\nb: '0x1f'\nc: 1.5e3\nd: ~\ne: true\nf: -5\ng: 0.3.0\nh: \"5\"\ni: yes\n");
   CHECK(d["a"] == 31);
