@@ -36,6 +36,11 @@ class CheckStep : public Step {
   std::string output_pattern;
   std::optional<std::regex> output_regex;
   std::int64_t timeout_s = 30;
+  // A command check that runs only when this program succeeds (a smoke test
+  // that needs an image already on the machine); OTHERWISE says what to do
+  // by hand instead, in the plan and when it did not run.
+  std::optional<std::vector<std::string>> only_if;
+  std::string otherwise;
   bool abort_on_fail = true;
   std::string advice;
 
@@ -146,6 +151,12 @@ class CheckStep : public Step {
     }
     if (subject == Subject::command) {
       p.details.push_back("runs during install, after the steps before it");
+      if (only_if) {
+        Command c;
+        c.argv = *only_if;
+        p.details.push_back("only when `" + c.display() + "` succeeds then" +
+                            (otherwise.empty() ? std::string() : "; otherwise: " + otherwise));
+      }
     } else {
       std::string problem = evaluate(ctx);
       // The plan's file view already holds what earlier steps would write.
@@ -166,6 +177,16 @@ class CheckStep : public Step {
       std::string message = "check failed: " + problem + (advice.empty() ? "" : "\n" + advice);
       if (abort_on_fail) throw StepFailure(message);
       return {{"warning", message}};
+    }
+    if (only_if) {
+      Command c;
+      c.argv = *only_if;
+      c.timeout = std::chrono::seconds(timeout_s);
+      ProcessResult r = ctx.runner.run(c);
+      if (r.not_found || r.timed_out || r.exit_code != 0)
+        return {{"warning", "not run: `" + c.display() + "` " +
+                                (r.not_found ? "was not found" : r.timed_out ? "did not finish" : "failed") +
+                                (otherwise.empty() ? std::string() : ". " + otherwise)}};
     }
     std::string problem = evaluate(ctx);
     if (problem.empty()) return nlohmann::json::object();
@@ -217,6 +238,10 @@ std::shared_ptr<Step> make_check_step(StepKeys& keys) {
       }
     }
     s->timeout_s = keys.integer("timeout", 30, 1, 3600);
+    s->only_if = keys.argv("only_if");
+    s->otherwise = keys.string_or("otherwise", "");
+    if (!s->only_if && keys.has("otherwise"))
+      keys.error("otherwise", "\"otherwise\" says what to do when \"only_if\" fails: give \"only_if\" too");
   }
   s->abort_on_fail = keys.choice("on_fail", {"abort", "warn"}, "abort") == "abort";
   s->advice = keys.string_or("advice", "");

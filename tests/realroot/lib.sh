@@ -264,6 +264,7 @@ EOF
 source "$REALROOT_LIB_DIR/testrepo.sh"
 source "$REALROOT_LIB_DIR/manifests.sh"
 source "$REALROOT_LIB_DIR/wheels.sh"
+source "$REALROOT_LIB_DIR/containers.sh"
 
 # ---------------------------------------------------------------- per run
 
