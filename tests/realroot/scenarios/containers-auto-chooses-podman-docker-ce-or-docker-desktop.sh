@@ -73,7 +73,7 @@ auto_with_docker_desktop_installs_nothing_for_the_engine() {
   tool --root "$ROOT" "${sets[@]}" install containers --yes
   assert_status 0 "install containers (Docker Desktop)"
   assert_contains "$TOOL_OUT" 'desktop-reached +ok' "install containers: docker reaches Docker Desktop"
-  assert_contains "$TOOL_OUT" 'docker-smoke +not run: `docker image inspect ubuntu` failed\. ubuntu is not on this machine, and is not pulled unasked\. To test by hand: docker pull ubuntu' \
+  assert_contains "$TOOL_OUT" 'docker-smoke: not run: `docker image inspect ubuntu` failed\. ubuntu is not on this machine, and is not pulled unasked\. To test by hand: docker pull ubuntu' \
     "install containers: the smoke test without the image says what to run by hand"
   assert_not_installed "$ROOT" docker-ce docker-ce-cli containerd.io podman nvidia-container-toolkit \
     nvidia-container-toolkit-base libnvidia-container-tools libnvidia-container1
