@@ -48,8 +48,8 @@ for status in "${statuses[@]}"; do
 done
 for p in "${profiles[@]}"; do in_page "\*$p\*" || problem "wslgpu-setup(1) does not name the bundled profile $p"; done
 
-# Options the page names that are other programs' (wsl.exe, sudo, apt-get).
-others=" --update --shutdown --error-on -E "
+# Options the page names that are other programs' (wsl.exe, sudo, apt-get, docker run).
+others=" --update --shutdown --error-on -E --device --gpus "
 known=" ${all_options[*]} "
 while read -r opt; do
   [[ $known == *" $opt "* || $others == *" $opt "* ]] || problem "wslgpu-setup(1) names $opt, which no command has"
