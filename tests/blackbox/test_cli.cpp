@@ -99,7 +99,9 @@ TEST_CASE("list shows every bundled profile with its description") {
   for (const auto& entry : std::filesystem::directory_iterator(source_dir() + "/manifests"))
     if (entry.path().extension() == ".toml") expected.push_back(entry.path().stem().string());
   std::sort(expected.begin(), expected.end());
-  // Then the families: pytorch is pytorch-rocm or pytorch-cuda.
+  // Then the families: pytorch is pytorch-rocm or pytorch-cuda, containers
+  // containers-rocm or containers-cuda.
+  expected.push_back("containers");
   expected.push_back("pytorch");
   std::vector<std::string> listed;
   std::istringstream lines(r.out);
@@ -112,7 +114,8 @@ TEST_CASE("list shows every bundled profile with its description") {
   }
   CHECK(listed == expected);
   CHECK(std::find(listed.begin(), listed.end(), "wslconfig") != listed.end());
-  CHECK(wslgpu::testing::contains(r.out, "\npytorch       pytorch-rocm or pytorch-cuda, for the GPU whose Windows driver is mounted\n"));
+  CHECK(wslgpu::testing::contains(r.out, "\npytorch          pytorch-rocm or pytorch-cuda, for the GPU whose Windows driver is mounted\n"));
+  CHECK(wslgpu::testing::contains(r.out, "\ncontainers       containers-rocm or containers-cuda, for the GPU whose Windows driver is mounted\n"));
 }
 
 TEST_CASE("list --vars prints each bundled profile's variables as NAME=DEFAULT, reading no machine") {
