@@ -57,21 +57,7 @@ std::optional<std::string> utf16_to_utf8(const std::string& text) {
     } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
       return std::nullopt;
     }
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    wslgpu::text::append_utf8(out, cp);
   }
   // A BOM written inside the text (U+FEFF) says nothing in UTF-8: drop it.
   if (out.rfind("\xEF\xBB\xBF", 0) == 0) out.erase(0, 3);

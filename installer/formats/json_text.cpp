@@ -1,5 +1,7 @@
 #include "installer/formats/json_text.hpp"
 
+#include "installer/system/text.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -230,24 +232,6 @@ class JsonReader {
     return u;
   }
 
-  static void append_utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
   // One UTF-8 character of a string, checked (no overlong forms, no
   // surrogates, nothing above U+10FFFF), copied to OUT.
   void utf8_character(std::string& out) {
@@ -257,7 +241,7 @@ class JsonReader {
       fail("the file is not valid UTF-8 here (" + found() + "); JSON text must be UTF-8");
     unsigned cp = c & (extra == 1 ? 0x1F : extra == 2 ? 0x0F : 0x07);
     for (int i = 1; i <= extra; ++i) {
-      unsigned char n = static_cast<unsigned char>(text_[pos_ + i]);
+      unsigned char n = static_cast<unsigned char>(text_[pos_ + static_cast<std::size_t>(i)]);
       if ((n & 0xC0) != 0x80) fail("the file is not valid UTF-8 here (" + found() + "); JSON text must be UTF-8");
       cp = (cp << 6) | (n & 0x3F);
     }
@@ -337,7 +321,7 @@ class JsonReader {
               fail_at(uline, ucolumn, "\\u escape of a high surrogate not followed by a \\u low surrogate");
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
           }
-          append_utf8(out, cp);
+          wslgpu::text::append_utf8(out, cp);
           continue;
         }
         default:

@@ -2,6 +2,7 @@
 // locale: a file written by apt, dpkg or Windows must read the same whatever
 // LANG the tool runs under.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,9 @@ inline std::string_view trim_field(std::string_view s) { return trim_end(trim_st
 
 // S with A-Z turned into a-z, every other byte kept.
 std::string lower(std::string_view s);
+
+// Appends code point CP (not a surrogate, at most U+10FFFF) to OUT as UTF-8.
+void append_utf8(std::string& out, std::uint32_t cp);
 
 // VALUE as one word for a POSIX shell: in single quotes, each quote
 // closed, escaped and reopened ('a'\''b').

@@ -257,4 +257,13 @@ std::map<std::string, Stamp> outside_state_without_times(std::map<std::string, S
 
 bool running_as_root() { return ::geteuid() == 0; }
 
+nlohmann::json doctor_finding(const RunResult& r, const std::string& id) {
+  auto doc = nlohmann::json::parse(r.out, nullptr, false);
+  REQUIRE(doc.is_object());
+  for (const auto& f : doc["findings"])
+    if (f["id"] == id) return f;
+  FAIL("no finding " << id << " in:\n" << r.out);
+  return {};
+}
+
 }  // namespace wslgpu::blackbox

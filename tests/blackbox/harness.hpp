@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "support/fakes.hpp"
 
 namespace wslgpu::blackbox {
@@ -18,6 +20,10 @@ struct RunResult {
   std::string out;     // standard output
   std::string err;     // standard error
 };
+
+// The finding ID in R, the output of `doctor --output json`; fails the test
+// (naming the output) when doctor did not report it.
+nlohmann::json doctor_finding(const RunResult& r, const std::string& id);
 
 struct RunOptions {
   std::string cwd;               // "" for the test's own working folder

@@ -15,14 +15,6 @@ using namespace wslgpu::blackbox;
 // A namespace of its own: the test program is a unity build.
 namespace doctor_containers_blackbox {
 
-nlohmann::json finding(const RunResult& r, const std::string& id) {
-  auto doc = nlohmann::json::parse(r.out, nullptr, false);
-  REQUIRE(doc.is_object());
-  for (const auto& f : doc["findings"])
-    if (f["id"] == id) return f;
-  FAIL("no finding " << id << " in:\n" << r.out);
-  return {};
-}
 
 TEST_CASE(
     "doctor reads Docker Desktop's link and docker-ce under the root, and --image without an engine runs "
@@ -37,7 +29,7 @@ TEST_CASE(
   const auto before = snapshot(root.path());
 
   RunResult r = run_tool({"--root", root.path(), "doctor", "--output", "json"});
-  nlohmann::json f = finding(r, "containers.docker-desktop");
+  nlohmann::json f = doctor_finding(r, "containers.docker-desktop");
   CHECK(f["group"] == "Containers");
   CHECK(f["status"] == "warn");
   CHECK(f["seen"] ==
@@ -52,7 +44,7 @@ TEST_CASE(
   root.write("/var/lib/dpkg/status", "");
   const auto without = snapshot(root.path());
   RunResult image = run_tool({"--root", root.path(), "doctor", "--image", "example/app:1", "--output", "json"});
-  nlohmann::json i = finding(image, "containers.image-driver-libraries");
+  nlohmann::json i = doctor_finding(image, "containers.image-driver-libraries");
   CHECK(i["status"] == "warn");
   CHECK(i["seen"] == "cannot inspect image example/app:1: neither docker nor podman is installed");
   CHECK(snapshot_difference(without, snapshot(root.path())).empty());

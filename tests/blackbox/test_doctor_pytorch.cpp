@@ -26,14 +26,6 @@ void write_venv(const FakeWslRoot& root, const std::string& venv) {
              "Metadata-Version: 2.1\nName: numpy\nVersion: 2.1.3\n\n");
 }
 
-nlohmann::json finding(const RunResult& r, const std::string& id) {
-  auto doc = nlohmann::json::parse(r.out, nullptr, false);
-  REQUIRE(doc.is_object());
-  for (const auto& f : doc["findings"])
-    if (f["id"] == id) return f;
-  FAIL("no finding " << id << " in:\n" << r.out);
-  return {};
-}
 
 TEST_CASE(
     "doctor --python reads the venv it names; without it, the venv a committed install pytorch recorded; the "
@@ -55,14 +47,14 @@ TEST_CASE(
 
   RunResult recorded = run_tool({"--root", root.path(), "doctor", "--output", "json"});
   CHECK(recorded.exit_code == 1);  // pytorch.numpy fails
-  CHECK(finding(recorded, "pytorch.venv")["seen"] ==
+  CHECK(doctor_finding(recorded, "pytorch.venv")["seen"] ==
         "venv /home/alice/envs/recorded (recorded by `install pytorch-rocm` (transaction 20261201-120000-abcd)): "
         "torch 2.6.0+rocm6.4.2.git76481f7c, Python 3.12.3");
-  CHECK(finding(recorded, "pytorch.numpy")["status"] == "fail");
+  CHECK(doctor_finding(recorded, "pytorch.numpy")["status"] == "fail");
 
   RunResult named =
       run_tool({"--root", root.path(), "doctor", "--python", "/srv/named/bin/python", "--output", "json"});
-  CHECK(finding(named, "pytorch.venv")["seen"] ==
+  CHECK(doctor_finding(named, "pytorch.venv")["seen"] ==
         "venv /srv/named (--python): torch 2.6.0+rocm6.4.2.git76481f7c, Python 3.12.3");
 
   RunResult relative = run_tool({"--root", root.path(), "doctor", "--python", "srv/named/bin/python"});

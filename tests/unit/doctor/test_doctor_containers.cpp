@@ -18,6 +18,7 @@
 
 using namespace wslgpu;
 using wslgpu::testing::contains;
+using wslgpu::testing::exited;
 using wslgpu::testing::FakeProcessRunner;
 using wslgpu::testing::get;
 using wslgpu::testing::lookup;
@@ -28,14 +29,6 @@ namespace containers_doctor_test {
 
 constexpr const char* kDesktopDocker = "/mnt/wsl/docker-desktop/cli-tools/usr/bin/docker";
 constexpr const char* kDockerCe = "5:28.3.2-1~ubuntu.24.04~noble";
-
-ProcessResult said(const std::string& out, int exit_code = 0, const std::string& err = "") {
-  ProcessResult r;
-  r.exit_code = exit_code;
-  r.out = out;
-  r.err = err;
-  return r;
-}
 
 // A tar (gzip-compressed when GZIP) holding FILES (path -> content).
 std::string tar_of(const std::vector<std::pair<std::string, std::string>>& files, bool gzip = false) {
@@ -309,7 +302,7 @@ TEST_CASE("containers: --image names the layer of an image that ships libnvidia-
                               {"blobs/sha256/1111", base},
                               {"blobs/sha256/2222", bad},
                               {"blobs/sha256/3333", "{\"config\": true}"}});
-  m.outputs[{"/usr/bin/docker", "image", "save", "example/app:1"}] = said(saved);
+  m.outputs[{"/usr/bin/docker", "image", "save", "example/app:1"}] = exited(0, "", saved);
   Finding f = get(m.diagnose(), "containers.image-driver-libraries");
   CHECK(f.status == FindingStatus::fail);
   CHECK(f.seen ==
@@ -324,7 +317,7 @@ TEST_CASE("containers: --image names the layer of an image that ships libnvidia-
 
   SUBCASE("an image without them is fine, and says how many layers were read") {
     m.outputs[{"/usr/bin/docker", "image", "save", "example/app:1"}] =
-        said(tar_of({{"manifest.json", "[]"}, {"abc/layer.tar", base}}));
+        exited(0, "", tar_of({{"manifest.json", "[]"}, {"abc/layer.tar", base}}));
     Finding ok = get(m.diagnose(), "containers.image-driver-libraries");
     CHECK(ok.status == FindingStatus::ok);
     CHECK(ok.seen == "image example/app:1 has no libnvidia-ml.so.1 or libcuda.so.1 of its own (1 layer read)");
@@ -334,14 +327,14 @@ TEST_CASE("containers: --image names the layer of an image that ships libnvidia-
     p.packages["podman"] = "4.9.3+ds1-1ubuntu0.2";
     p.image = "rhel-app";
     p.outputs[{"/usr/bin/podman", "image", "save", "rhel-app"}] =
-        said(tar_of({{"abc/layer.tar", tar_of({{"usr/lib64/libcuda.so.1", "elf"}})}}));
+        exited(0, "", tar_of({{"abc/layer.tar", tar_of({{"usr/lib64/libcuda.so.1", "elf"}})}}));
     Finding pf = get(p.diagnose(), "containers.image-driver-libraries");
     CHECK(pf.status == FindingStatus::fail);
     CHECK(contains(pf.seen, "usr/lib64/libcuda.so.1 in layer abc/layer.tar"));
   }
   SUBCASE("an image that is not local is reported, not pulled") {
     m.outputs[{"/usr/bin/docker", "image", "save", "example/app:1"}] =
-        said("", 1, "Error response from daemon: reference does not exist\n");
+        exited(1, "Error response from daemon: reference does not exist\n");
     Finding w = get(m.diagnose(), "containers.image-driver-libraries");
     CHECK(w.status == FindingStatus::warn);
     CHECK(w.seen ==
