@@ -13,11 +13,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "installer/formats/apt_madison.hpp"
 #include "installer/formats/apt_status.hpp"
 #include "installer/plan/overlay_filesystem.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/interrupt.hpp"
 #include "installer/system/paths.hpp"
+#include "installer/undo/undo_store.hpp"
 #include "steps/apt_freshness.hpp"
 
 namespace wslgpu {
@@ -352,6 +354,45 @@ AptSizes apt_install_sizes(StepContext& ctx, const std::vector<std::string>& arg
     return {};
   }
   return parse_apt_sizes(r.out);
+}
+
+std::map<std::string, std::vector<std::string>> fetchable_versions(StepContext& ctx,
+                                                                   const std::vector<std::string>& names,
+                                                                   const PlanAptConfig& config) {
+  if (names.empty()) return {};
+  Command cmd;
+  cmd.argv = {"apt-cache", "madison"};
+  cmd.argv.insert(cmd.argv.end(), config.options().begin(), config.options().end());
+  cmd.argv.insert(cmd.argv.end(), names.begin(), names.end());
+  cmd.env = apt_environment();
+  cmd.timeout = std::chrono::minutes(5);
+  cmd.stop_on_interrupt = true;  // it only reads
+  ProcessResult r = ctx.runner.run(cmd);
+  if (r.interrupted) throw_interrupted("while asking apt which versions it can fetch; nothing was changed");
+  // madison exits 0 and prints nothing for a name no source has; any other
+  // status means it could not answer (a chroot refused without root, apt's
+  // own error).
+  if (!r.ok()) throw StepFailure(command_failure(cmd, r));
+  return parse_apt_madison(r.out);
+}
+
+std::string cached_deb(StepContext& ctx, const std::string& name, const std::string& version, const std::string& arch) {
+  std::string file = deb_file_name(name, version, arch);
+  for (const std::string& dir : {std::string("/var/cache/apt/archives"), ctx.state_dir + "/cache"})
+    if (ctx.fs.stat(dir + "/" + file)) return dir + "/" + file;
+  return "";
+}
+
+void mark_automatic(StepContext& ctx, const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  Command mark;
+  mark.argv = {"apt-mark", "auto"};
+  mark.argv.insert(mark.argv.end(), names.begin(), names.end());
+  mark.env = apt_environment();
+  mark.timeout = std::chrono::minutes(5);
+  ProcessResult r = ctx.runner.run(mark);
+  if (!r.ok())
+    spdlog::warn("could not mark {} as automatically installed again: {}", name_list(names), command_failure(mark, r));
 }
 
 void report_apt_progress(Command& cmd, StepContext& ctx, std::uint64_t download_bytes, std::size_t packages) {

@@ -91,6 +91,24 @@ AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& ar
 // does not say. Like the simulation, it changes nothing.
 AptSizes apt_install_sizes(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig& config);
 
+// The versions apt can fetch for NAMES (apt-cache madison), with CONFIG's
+// options. Throws StepFailure when apt-cache cannot run at all: that must
+// not read as "apt has no such version".
+std::map<std::string, std::vector<std::string>> fetchable_versions(StepContext& ctx,
+                                                                   const std::vector<std::string>& names,
+                                                                   const PlanAptConfig& config);
+
+// A copy of NAME VERSION ARCH in apt's cache (/var/cache/apt/archives) or
+// the tool's own download cache (STATE_DIR/cache, where a `download` step
+// keeps a vendor's .deb under apt's name: librocdxg's
+// rocdxg-roct_1.2.2_amd64.deb, which no apt repository holds): its target
+// path, or "" when there is none.
+std::string cached_deb(StepContext& ctx, const std::string& name, const std::string& version, const std::string& arch);
+
+// apt-mark auto NAMES (nothing when empty); a failure is a warning: the
+// packages are there, only autoremove would see them differently.
+void mark_automatic(StepContext& ctx, const std::vector<std::string>& names);
+
 // Makes CMD report apt's progress to CTX.progress through
 // -o APT::Status-Fd (nothing when nobody listens). DOWNLOAD_BYTES and
 // PACKAGES are the plan's figures, for bytes and "package N of M".

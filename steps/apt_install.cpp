@@ -15,6 +15,7 @@
 #include "installer/system/interrupt.hpp"
 #include "installer/system/units.hpp"
 #include "steps/apt_common.hpp"
+#include "steps/apt_keep.hpp"
 
 namespace wslgpu {
 
@@ -43,49 +44,6 @@ std::string join_request(const std::vector<std::string>& args) {
 }
 
 bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
-
-// apt's cache file name for NAME VERSION: dpkg-deb's name with the epoch's
-// ':' written as %3a, as apt stores downloads in /var/cache/apt/archives.
-std::string deb_file_name(const std::string& name, const std::string& version, const std::string& arch) {
-  std::string v = version;
-  if (auto colon = v.find(':'); colon != std::string::npos) v.replace(colon, 1, "%3a");
-  return name + "_" + v + "_" + arch + ".deb";
-}
-
-// A copy of NAME VERSION that undo can install when no source offers it:
-// apt's cache, or the tool's own download cache (STATE_DIR/cache), where a
-// `download` step keeps a vendor's .deb under the same name (librocdxg's
-// rocdxg-roct_1.2.2_amd64.deb, which no apt repository holds). "" when
-// there is none.
-std::string cached_deb(StepContext& ctx, const std::string& name, const std::string& version, const std::string& arch) {
-  std::string file = deb_file_name(name, version, arch);
-  for (const std::string& dir : {std::string("/var/cache/apt/archives"), ctx.state_dir + "/cache"})
-    if (ctx.fs.stat(dir + "/" + file)) return dir + "/" + file;
-  return "";
-}
-
-// The versions apt can fetch for NAMES (apt-cache madison), with CONFIG's
-// options (the plan's sources, and no cache written). Throws StepFailure
-// when apt-cache cannot run at all.
-std::map<std::string, std::vector<std::string>> fetchable_versions(StepContext& ctx,
-                                                                   const std::vector<std::string>& names,
-                                                                   const PlanAptConfig& config) {
-  if (names.empty()) return {};
-  Command cmd;
-  cmd.argv = {"apt-cache", "madison"};
-  cmd.argv.insert(cmd.argv.end(), config.options().begin(), config.options().end());
-  cmd.argv.insert(cmd.argv.end(), names.begin(), names.end());
-  cmd.env = apt_environment();
-  cmd.timeout = std::chrono::minutes(5);
-  cmd.stop_on_interrupt = true;  // it only reads
-  ProcessResult r = ctx.runner.run(cmd);
-  if (r.interrupted) throw_interrupted("while asking apt which versions it can fetch; nothing was changed");
-  // madison exits 0 and prints nothing for a name no source has; any other
-  // status means it could not answer (a chroot refused without root, apt's
-  // own error), which must not read as "apt has no such version".
-  if (!r.ok()) throw StepFailure(command_failure(cmd, r));
-  return parse_apt_madison(r.out);
-}
 
 // What undo would have to put back, and whether apt could: VERSION of NAME
 // from a source (FETCHABLE) or from apt's cache.
@@ -314,26 +272,17 @@ class AptInstallStep : public Step {
       p.details.push_back("(" + name_list(g.replaced) + (g.replaced.size() == 1 ? " is" : " are") +
                           " replaced by this step's packages: replaces = [" + name_list(replaces, 100) + "])");
 
-    // Undo puts old versions back only if apt can still fetch them then.
-    std::vector<Restore> restores;
+    // Undo installs the old versions again: the run keeps their .deb files
+    // before it changes anything (steps/apt_keep.hpp).
+    std::vector<OldPackage> olds;
     for (const auto& a : kept) {
       if (a.kind == AptAction::Kind::install) continue;
       const DpkgPackage* pkg = status.find(a.name);
       if (!pkg || !pkg->installed()) continue;
-      restores.push_back({a.name, pkg->version, pkg->architecture, false});
+      olds.push_back({a.name, pkg->version, pkg->architecture});
     }
-    std::vector<std::string> gone;
-    try {
-      gone = unfetchable(ctx, restores, *config);
-    } catch (const StepFailure& e) {
-      spdlog::debug("plan: cannot tell whether undo could fetch the old versions: {}", e.what());
-    }
-    if (!gone.empty())
-      p.details.push_back(
-          "If this is rolled back, undo cannot put back " + name_list(gone, 8) +
-          ": the sources this plan uses no longer offer " + (gone.size() == 1 ? "that version" : "those versions") +
-          " and neither apt's cache nor wslgpu-setup's download cache holds a copy, so the packages would stay as "
-          "this step leaves them.");
+    p.keeps = plan_undo_keeps(ctx, olds);
+    add_keep_details(p);
     // apt's own figures, before anything changes: for the plan, the
     // disk-space guard and the progress of apply.
     std::vector<std::string> size_args = {"install"};
@@ -368,23 +317,6 @@ class AptInstallStep : public Step {
   static bool downgrading(const std::vector<std::string>& request) {
     return std::any_of(request.begin(), request.end(),
                        [](const std::string& a) { return a.find('=') != std::string::npos; });
-  }
-
-  // "name version" of each RESTORES entry that neither a source nor apt's
-  // cache can provide.
-  std::vector<std::string> unfetchable(StepContext& ctx, const std::vector<Restore>& restores,
-                                       const PlanAptConfig& config) const {
-    std::vector<std::string> names;
-    for (const auto& r : restores) names.push_back(r.name);
-    if (names.empty()) return {};
-    auto offered = fetchable_versions(ctx, names, config);
-    std::vector<std::string> gone;
-    for (const auto& r : restores) {
-      if (contains(offered[r.name], r.version)) continue;
-      if (!cached_deb(ctx, r.name, r.version, r.architecture).empty()) continue;
-      gone.push_back(r.name + " " + r.version);
-    }
-    return gone;
   }
 
   Command apt_command(const std::string& verb, const std::vector<std::string>& extra_flags,
@@ -556,19 +488,6 @@ class AptInstallStep : public Step {
     return data;
   }
 
-  // apt-mark auto NAMES; a failure is a warning: the packages are there.
-  static void mark_automatic(StepContext& ctx, const std::vector<std::string>& names) {
-    if (names.empty()) return;
-    Command mark;
-    mark.argv = {"apt-mark", "auto"};
-    mark.argv.insert(mark.argv.end(), names.begin(), names.end());
-    mark.env = apt_environment();
-    mark.timeout = std::chrono::minutes(5);
-    ProcessResult r = ctx.runner.run(mark);
-    if (!r.ok())
-      spdlog::warn("could not mark {} as automatically installed again: {}", name_list(names), command_failure(mark, r));
-  }
-
   void undo(StepContext& ctx, const nlohmann::json& given) override {
     DpkgStatus now = DpkgStatus::read(ctx.fs);
     // An interrupted apply left only its snapshot: compare with that.
@@ -596,10 +515,20 @@ class AptInstallStep : public Step {
     if (fresh.empty() && restores.empty()) return;
     require_no_pending_dpkg_updates(ctx.fs, std::chrono::seconds(lock_timeout));
 
-    // Every old version must be fetchable, from a source or apt's cache;
-    // half a set of versions is a broken set, so otherwise nothing moves.
-    std::vector<std::string> names;
-    for (const auto& r : restores) names.push_back(r.name);
+    // Every old version must be had: from the transaction's undo store
+    // first (kept before the run changed anything, checked now, no network
+    // needed), else from a source or apt's cache (a transaction made before
+    // the store, or a version the plan did not foresee). Half a set of
+    // versions is a broken set, so otherwise nothing moves. The store's
+    // copies are checked before anything is asked of apt: a corrupt one
+    // stops the undo with nothing installed.
+    std::vector<std::string> request, gone, names;
+    std::vector<const Restore*> unkept;
+    for (const auto& r : restores) {
+      if (std::string deb = kept_deb(ctx, r.name, r.version, r.architecture); !deb.empty()) request.push_back(deb);
+      else unkept.push_back(&r);
+    }
+    for (const Restore* r : unkept) names.push_back(r->name);
     // The target's own sources, without writing apt's caches.
     auto config = PlanAptConfig::create(ctx, false);
     std::map<std::string, std::vector<std::string>> offered;
@@ -608,18 +537,18 @@ class AptInstallStep : public Step {
     } catch (const StepFailure& e) {
       spdlog::debug("undo: apt-cache cannot say which versions it can fetch: {}", e.what());
     }
-    std::vector<std::string> request, gone;
-    for (const auto& r : restores) {
-      if (contains(offered[r.name], r.version)) request.push_back(r.name + "=" + r.version);
-      else if (std::string deb = cached_deb(ctx, r.name, r.version, r.architecture); !deb.empty()) request.push_back(deb);
-      else gone.push_back(r.name + " " + r.version);
+    for (const Restore* r : unkept) {
+      if (contains(offered[r->name], r->version)) request.push_back(r->name + "=" + r->version);
+      else if (std::string deb = cached_deb(ctx, r->name, r->version, r->architecture); !deb.empty()) request.push_back(deb);
+      else gone.push_back(r->name + " " + r->version);
     }
     if (!gone.empty()) {
       std::string back;
       for (const auto& r : restores) back += " " + r.name + "=" + r.version;
       spdlog::warn(
-          "undo cannot put back {}: no apt source offers {} any more and neither /var/cache/apt/archives nor "
-          "wslgpu-setup's download cache holds a copy, so the versions this step changed stay as they are. To go back "
+          "undo cannot put back {}: the transaction's undo store holds no copy (it was pruned, or the run was "
+          "allowed to go without: --allow-partial-undo), no apt source offers {} any more and neither "
+          "/var/cache/apt/archives nor wslgpu-setup's download cache holds a copy, so the versions this step changed stay as they are. To go back "
           "by hand, point apt at the "
           "repository of those versions, then run: sudo apt-get install --allow-downgrades{}",
           name_list(gone, 1000), gone.size() == 1 ? "that version" : "those versions", back);

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
+#include "installer/formats/apt_extended_states.hpp"
 #include "installer/system/error.hpp"
 #include "steps/apt_common.hpp"
+#include "steps/apt_keep.hpp"
 
 namespace wslgpu {
 
@@ -50,6 +54,15 @@ class AptRemoveStep : public Step {
     }
     p.verdict = Verdict::change;
     p.summary = "remove " + name_list(removed);
+    // Undo installs them again from copies kept before the run (steps/apt_keep.hpp).
+    std::vector<OldPackage> olds;
+    for (const auto& a : tx.changes()) {
+      if (a.kind != AptAction::Kind::remove && a.kind != AptAction::Kind::purge) continue;
+      const DpkgPackage* pkg = status.find(a.name);
+      if (pkg && pkg->installed()) olds.push_back({a.name, pkg->version, pkg->architecture});
+    }
+    p.keeps = plan_undo_keeps(ctx, olds);
+    add_keep_details(p);
     p.activity = "removing " + std::to_string(removed.size()) + (removed.size() == 1 ? " package" : " packages");
     if (!others.empty())
       p.details.insert(p.details.begin(), "apt also removes " + name_list(others, 1000) + ", which depend on them");
@@ -65,6 +78,9 @@ class AptRemoveStep : public Step {
   nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
     require_no_pending_dpkg_updates(ctx.fs, std::chrono::seconds(lock_timeout));
     DpkgStatus before = DpkgStatus::read(ctx.fs);
+    // Which were apt's automatic choices: undo puts the marks back too, so
+    // that autoremove sees the machine as before.
+    AptExtendedStates states = AptExtendedStates::read(ctx.fs);
     auto todo = installed(before);
     nlohmann::json data = {{"removed", nlohmann::json::array()}};
     if (todo.empty()) return data;
@@ -80,7 +96,10 @@ class AptRemoveStep : public Step {
     std::vector<std::string> gone;
     for (const auto& pkg : before.packages()) {
       if (!pkg.installed() || after.is_installed(pkg.name)) continue;
-      data["removed"].push_back({{"name", pkg.name}, {"version", pkg.version}, {"architecture", pkg.architecture}});
+      data["removed"].push_back({{"name", pkg.name},
+                                 {"version", pkg.version},
+                                 {"architecture", pkg.architecture},
+                                 {"auto", states.is_auto(pkg.name)}});
       gone.push_back(pkg.name + "=" + pkg.version);
     }
     if (!r.ok()) {
@@ -95,11 +114,45 @@ class AptRemoveStep : public Step {
   void undo(StepContext& ctx, const nlohmann::json& data) override {
     if (!data.contains("removed")) return;
     DpkgStatus now = DpkgStatus::read(ctx.fs);
-    std::vector<std::string> wanted;
+    // The copies kept before the run first (checked before apt is asked
+    // anything, no network needed), else what the sources still offer.
+    std::vector<std::string> wanted, automatic, unkept;
+    std::vector<std::pair<std::string, std::string>> asked;  // name, version: not in the store
     for (const auto& p : data["removed"]) {
       std::string name = p.value("name", ""), version = p.value("version", "");
       if (name.empty() || now.is_installed(name)) continue;
-      wanted.push_back(version.empty() ? name : name + "=" + version);
+      if (p.value("auto", false)) automatic.push_back(name);
+      if (std::string deb = version.empty() ? "" : kept_deb(ctx, name, version, p.value("architecture", ""));
+          !deb.empty())
+        wanted.push_back(deb);
+      else
+        asked.emplace_back(name, version);
+    }
+    if (!asked.empty()) {
+      std::vector<std::string> names;
+      for (const auto& [n, v] : asked) names.push_back(n);
+      auto config = PlanAptConfig::create(ctx, false);
+      std::map<std::string, std::vector<std::string>> offered;
+      try {
+        offered = fetchable_versions(ctx, names, *config);
+      } catch (const StepFailure& e) {
+        spdlog::debug("undo: apt-cache cannot say which versions it can fetch: {}", e.what());
+      }
+      std::vector<std::string> gone;
+      for (const auto& [n, v] : asked) {
+        const auto& have = offered[n];
+        if (v.empty() || std::find(have.begin(), have.end(), v) != have.end()) wanted.push_back(v.empty() ? n : n + "=" + v);
+        else if (std::string deb = cached_deb(ctx, n, v, ""); !deb.empty()) wanted.push_back(deb);
+        else gone.push_back(n + " " + v);
+      }
+      // What no copy and no source provides stays removed, said plainly;
+      // the rest comes back (apt refuses below if it needs what stays away).
+      if (!gone.empty())
+        spdlog::warn("undo cannot put back {}: the transaction's undo store holds no copy (the run was allowed to go "
+                     "without one: --allow-partial-undo, or the store was pruned) and no apt source offers {} any "
+                     "more, so {} stay{} removed",
+                     name_list(gone, 1000), gone.size() == 1 ? "that version" : "those versions",
+                     gone.size() == 1 ? "it" : "they", gone.size() == 1 ? "s" : "");
     }
     if (wanted.empty()) return;
     require_no_pending_dpkg_updates(ctx.fs, std::chrono::seconds(lock_timeout));
@@ -111,7 +164,10 @@ class AptRemoveStep : public Step {
     cmd.timeout = std::chrono::hours(1) + std::chrono::seconds(lock_timeout);
     report_apt_progress(cmd, ctx, 0, wanted.size());
     ProcessResult r = ctx.runner.run(cmd);
-    if (r.ok()) return;
+    if (r.ok()) {
+      mark_automatic(ctx, automatic);
+      return;
+    }
     bool unfetchable = false;
     for (const auto& e : apt_error_lines(r.err + "\n" + r.out))
       unfetchable = unfetchable || e.find("was not found") != std::string::npos ||

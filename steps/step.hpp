@@ -29,6 +29,7 @@
 #include "installer/system/paths.hpp"
 #include "installer/system/process.hpp"
 #include "installer/system/progress.hpp"
+#include "installer/undo/undo_store.hpp"
 
 namespace wslgpu {
 
@@ -44,6 +45,11 @@ struct StepContext {
   // Where apply reports the progress of long programs (apt, dpkg, a
   // download); nullptr during plan and when nobody shows it.
   ProgressSink* progress = nullptr;
+  // The transaction's undo store (installer/undo/undo_store.hpp): the .deb
+  // files undo installs instead of asking apt's sources. Set by the runner
+  // during apply and undo; nullptr during plan and for a transaction that
+  // kept none (one made before the store existed).
+  UndoStore* undo_store = nullptr;
 
   // The target's users and groups, read once per plan rather than once per
   // step (a plan of a thousand file steps spent half its time re-reading

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -34,6 +35,9 @@
 #include "installer/transaction/lock.hpp"
 #include "installer/transaction/state_format.hpp"
 #include "installer/transaction/transaction.hpp"
+#include "installer/undo/retention.hpp"
+#include "installer/undo/undo_store.hpp"
+#include "installer/system/units.hpp"
 
 namespace wslgpu {
 
@@ -599,6 +603,23 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
     }
     return static_cast<int>(ExitCode::refused);
   }
+  // Undo must be able to put back every package version the plan changes,
+  // or the person running it must have said it need not.
+  if (r.plan.changes_pending() && !r.plan.undo_gaps().empty() && !o.allow_partial_undo) {
+    std::string why = undo_store_text(r.plan);
+    std::string msg = "undo could not put back every package this plan changes, so nothing was changed:\n" + why +
+                      "Make a copy available (bring back the source of the old versions, or keep apt's cache), or "
+                      "run again with --allow-partial-undo to accept a rollback that leaves those packages as the "
+                      "install leaves them.";
+    if (o.output == OutputFormat::json) {
+      nlohmann::json doc{{"changed", false}, {"failed", true}, {"rc", 3}, {"transaction_id", ""},
+                         {"error", msg}, {"undo_store", undo_store_json(r.plan)}};
+      doc.update(choice_json(choice));
+      std::cout << doc.dump(2) << "\n";
+      return static_cast<int>(ExitCode::refused);
+    }
+    throw Refusal(msg);
+  }
   if (!r.plan.changes_pending()) {
     // Converged: run the checks, write nothing, record no transaction.
     bool has_checks = r.plan.count(Verdict::verify) > 0;
@@ -656,10 +677,13 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   }
   throw_if_interrupted("before the first step; nothing was changed");
   lock.record_holder(g.command_line);
+  tx.set_allow_partial_undo(o.allow_partial_undo);
   RunResult result = tx.run(r.manifest, r.plan, plan_record(g, r.source, r.plan),
                             text_callbacks(g, o.output == OutputFormat::text));
   if (result.rc == 0) keep_remembered(s.fs, r.plan);
-  return finish_run(g, o, result, "committed", choice_json(choice));
+  nlohmann::json extra = choice_json(choice);
+  extra["undo_store"] = undo_store_json(r.plan);
+  return finish_run(g, o, result, "committed", extra);
 }
 
 // `rollback ID` and `recover --rollback`: undoes JOURNAL's transaction. An
@@ -725,6 +749,7 @@ int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOpti
   throw_if_interrupted("before the rollback began; nothing was changed");
   lock.record_holder(g.command_line);
   Manifest manifest = manifest_of(journal, s);
+  tx.set_allow_partial_undo(o.allow_partial_undo);
   RunResult r = undo_transaction(tx, journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
   return finish_rollback(g, o, r);
 }
@@ -750,6 +775,7 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
   journal.cut_torn_tail();
   lock.record_holder(g.command_line);
   Manifest manifest = manifest_of(journal, s);
+  tx.set_allow_partial_undo(o.allow_partial_undo);
   if (rollback) {
     RunResult r = undo_transaction(tx, journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
     return finish_rollback(g, o, r);
@@ -770,11 +796,75 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
   return finish_run(g, o, result, "finished");
 }
 
+namespace {
+
+// Every package a transaction's steps installed, upgraded, downgraded or
+// removed (their undo data), for the retention policy.
+std::set<std::string> packages_changed(const std::vector<nlohmann::json>& records) {
+  std::set<std::string> out;
+  for (const auto& r : records) {
+    if (r.value("type", "") != "outcome" || !r.contains("undo") || !r["undo"].is_object()) continue;
+    for (const char* list : {"installed", "upgraded", "removed"})
+      if (r["undo"].contains(list) && r["undo"][list].is_array())
+        for (const auto& p : r["undo"][list])
+          if (p.is_object()) out.insert(p.value("name", ""));
+  }
+  out.erase("");
+  return out;
+}
+
+// "412 MB (7 packages)", "none", "pruned (...)"
+std::string store_text(std::uint64_t bytes, std::size_t kept, bool had) {
+  if (bytes > 0) return human_size(bytes) + " (" + std::to_string(kept) + (kept == 1 ? " package)" : " packages)");
+  return had ? "removed" : "none";
+}
+
+std::size_t kept_count(const std::vector<nlohmann::json>& records) {
+  std::size_t n = 0;
+  for (const auto& r : records) n += r.value("type", "") == "kept";
+  return n;
+}
+
+int prune_stores(const GlobalOptions& g, OutputFormat output) {
+  refuse_unless_root(g, "history --prune");
+  Session s(g);
+  Transactions tx(s.fs, s.runner, s.host, kStateDir);
+  // The stores are what a rollback reads: never pruned under a running one.
+  RunLock lock = lock_state(s, tx, ChangeOptions{});
+  std::vector<StoreUse> uses;
+  for (const auto& id : list_transactions(tx.tx_root())) {
+    auto records = Journal::open(tx.tx_root(), id).records();
+    TransactionSummary summary = summarize(id, records);
+    uses.push_back({id, summary.status, packages_changed(records), store_folder_bytes(tx.tx_root() + "/" + id + "/undo")});
+  }
+  nlohmann::json pruned = nlohmann::json::array();
+  std::uint64_t freed = 0;
+  for (const auto& p : prunable_stores(uses)) {
+    remove_store_folder(tx.tx_root() + "/" + p.id + "/undo");
+    freed += p.store_bytes;
+    pruned.push_back({{"id", p.id}, {"why", p.why}, {"bytes", p.store_bytes}});
+    if (output == OutputFormat::text)
+      std::cout << "Removed the undo store of " << p.id << " (" << human_size(p.store_bytes) << "): " << p.why << "\n";
+  }
+  if (output == OutputFormat::json) {
+    std::cout << nlohmann::json{{"pruned", pruned}, {"freed_bytes", freed}}.dump(2) << "\n";
+  } else if (pruned.empty()) {
+    std::cout << "No undo store can go: every one still serves a transaction that can be rolled back.\n";
+  } else {
+    std::cout << "Freed " << human_size(freed) << ". Those transactions stay in the history; rolling one back now "
+              << "asks apt's sources for the old versions.\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
 // A function-try-block: wherever the journal finds the transactions
 // unreadable (the folder is root's alone), history says so with the command
 // to type, never "No transactions yet."
-int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat output) try {
+int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat output, bool prune) try {
   check_root(g.root);
+  if (prune) return prune_stores(g, output);
   RootedFileSystem fs(g.root);
   std::string tx_root = fs.host_path(std::string(kStateDir) + "/tx");
   check_state_stamp(fs.host_path(std::string(kStateDir) + "/state-format"));  // each journal's own: Journal::open
@@ -788,18 +878,25 @@ int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat
     Journal j = Journal::open(tx_root, show_id);
     auto records = j.records();
     TransactionSummary s = summarize(show_id, records);
+    const std::uint64_t store_bytes = store_folder_bytes(j.dir() + "/undo");
+    const std::size_t kept = kept_count(records);
     if (output == OutputFormat::json) {
       std::cout << nlohmann::json{{"id", s.id}, {"time", s.time}, {"manifest", s.manifest}, {"source", s.source},
-                                  {"status", s.status}, {"changed_steps", s.changed_steps}, {"records", records}}
+                                  {"status", s.status}, {"changed_steps", s.changed_steps},
+                                  {"undo_store_bytes", store_bytes}, {"records", records}}
                        .dump(2)
                 << "\n";
       return 0;
     }
     std::cout << "Transaction " << s.id << "\n  time      " << s.time << "\n  profile   " << s.manifest << " ("
-              << s.source << ")\n  result    " << shown(s.status) << "\n  changed   " << s.changed_steps << " steps\n";
+              << s.source << ")\n  result    " << shown(s.status) << "\n  changed   " << s.changed_steps
+              << " steps\n  undo      " << store_text(store_bytes, kept, kept > 0) << "\n";
     if (!s.undo_failure.empty()) std::cout << "  stopped   undoing " << s.undo_failure << "\n";
     for (const auto& r : records) {
       std::string type = r.value("type", "");
+      if (type == "kept")
+        std::cout << "  kept for undo: " << r.value("name", "") << " " << r.value("version", "") << " ("
+                  << r.value("from", "") << ", " << human_size(r.value("size", std::uint64_t{0})) << ")\n";
       if (type == "outcome") std::cout << "  step " << r.value("step", "") << ": " << r.value("status", "") << "\n";
       if (type == "written")
         std::cout << "    " << (r["sha256"].is_null() ? "removed " : "wrote ") << r.value("path", "") << "\n";
@@ -811,19 +908,25 @@ int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat
   }
   nlohmann::json all = nlohmann::json::array();
   for (const auto& id : list_transactions(tx_root)) {
-    TransactionSummary s = summarize(id, Journal::open(tx_root, id).records());
+    auto records = Journal::open(tx_root, id).records();
+    TransactionSummary s = summarize(id, records);
     all.push_back({{"id", s.id}, {"time", s.time}, {"manifest", s.manifest}, {"status", s.status},
-                   {"changed_steps", s.changed_steps}});
+                   {"changed_steps", s.changed_steps}, {"undo_store_bytes", store_folder_bytes(tx_root + "/" + id + "/undo")},
+                   {"kept", kept_count(records)}});
   }
   if (output == OutputFormat::json) {
     std::cout << all.dump(2) << "\n";
     return 0;
   }
   if (all.empty()) std::cout << "No transactions yet.\n";
-  for (const auto& t : all)
+  for (const auto& t : all) {
+    std::uint64_t bytes = t["undo_store_bytes"].get<std::uint64_t>();
+    std::size_t kept = t["kept"].get<std::size_t>();
     std::cout << t["id"].get<std::string>() << "  " << t["time"].get<std::string>() << "  "
               << t["manifest"].get<std::string>() << "  " << shown(t["status"].get<std::string>()) << "  "
-              << t["changed_steps"].get<std::size_t>() << " changed\n";
+              << t["changed_steps"].get<std::size_t>() << " changed"
+              << (kept ? "  undo store " + store_text(bytes, kept, true) : std::string()) << "\n";
+  }
   return 0;
 } catch (const TransactionsNeedRoot& e) {
   throw Refusal("history needs root: " + e.reason() + ".\n  Run it again with sudo: " + again_with_sudo(g));

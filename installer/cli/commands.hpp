@@ -39,6 +39,9 @@ struct ChangeOptions {
   bool yes = false;
   double lock_timeout_s = 0;
   bool force = false;  // rollback despite drift
+  // --allow-partial-undo: install a plan although undo could not put back
+  // every package it changes; roll back without a corrupt undo store.
+  bool allow_partial_undo = false;
 };
 
 struct InstallOptions {
@@ -58,7 +61,8 @@ int run_kinds(const GlobalOptions& g);
 int run_install(const GlobalOptions& g, const InstallOptions& options);
 int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOptions& options);
 int run_recover(const GlobalOptions& g, bool rollback, const ChangeOptions& options);
-int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat output);
+// PRUNE: remove the undo stores that installer/undo/retention.hpp lets go.
+int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat output, bool prune = false);
 
 struct DoctorOptions {
   OutputFormat output = OutputFormat::text;

@@ -117,6 +117,9 @@ int main(int argc, char** argv) {
     cmd->add_flag("-y,--yes", o.yes, "Do not ask for confirmation (also the case without a terminal)");
     cmd->add_option("--output,-o", output, "text or json (json never prompts)")->check(CLI::IsMember({"text", "json"}));
     cmd->add_option("--lock-timeout", o.lock_timeout_s, "Seconds to wait for another run's lock (default 0)");
+    cmd->add_flag("--allow-partial-undo", o.allow_partial_undo,
+                  "Go ahead although undo could not put back every package version (install), or without a "
+                  "corrupt undo store (rollback, recover)");
   };
   auto* install = app.add_subcommand("install", "Apply a profile as one transaction, rolled back if a step fails");
   InstallOptions install_options;
@@ -146,6 +149,9 @@ int main(int argc, char** argv) {
   std::string history_show, history_output = "text";
   history->add_option("id", history_show, "Show this transaction");
   history->add_option("--output,-o", history_output, "text or json")->check(CLI::IsMember({"text", "json"}));
+  bool history_prune = false;
+  history->add_flag("--prune", history_prune,
+                    "Remove the undo stores of transactions that can no longer be rolled back (superseded or rolled back)");
 
   auto* list = app.add_subcommand("list", "List the bundled profiles");
   std::string list_vars;
@@ -218,7 +224,7 @@ int main(int argc, char** argv) {
       }
       return run_recover(g, recover_rollback, recover_options);
     }
-    if (*history) return run_history(g, history_show, format(history_output));
+    if (*history) return run_history(g, history_show, format(history_output), history_prune);
     if (*list) return list_vars.empty() ? run_list(g) : run_list_vars(list_vars);
     if (*kinds) return run_kinds(g);
     if (*containers_flags) return run_containers_flags(g, format(containers_output));

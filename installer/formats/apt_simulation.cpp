@@ -1,5 +1,6 @@
 #include "installer/formats/apt_simulation.hpp"
 
+#include <cctype>
 #include <sstream>
 
 #include "installer/formats/deb822.hpp"
@@ -252,6 +253,33 @@ AptSizes parse_apt_sizes(const std::string& output) {
   }
   if (any_listed) sizes.fetch_bytes = listed;
   return sizes;
+}
+
+std::vector<AptUri> parse_apt_uris(const std::string& output) {
+  std::vector<AptUri> out;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() < 3 || line.front() != '\'') continue;
+    auto close = line.find('\'', 1);
+    if (close == std::string::npos) continue;
+    auto words = split_words(line.substr(close + 1));
+    if (words.size() < 2 || words[1].empty() || words[1].find_first_not_of("0123456789") != std::string::npos ||
+        words[1].size() > 18)
+      continue;
+    AptUri u;
+    u.uri = line.substr(1, close - 1);
+    u.file = words[0];
+    u.size = std::stoull(words[1]);
+    if (words.size() > 2 && words[2].rfind("SHA256:", 0) == 0) {
+      std::string hex = words[2].substr(7);
+      for (auto& c : hex) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (hex.size() == 64 && hex.find_first_not_of("0123456789abcdef") == std::string::npos) u.sha256 = hex;
+    }
+    out.push_back(u);
+  }
+  return out;
 }
 
 }  // namespace wslgpu

@@ -72,6 +72,17 @@ struct AptSizes {
 };
 AptSizes parse_apt_sizes(const std::string& output);
 
+// One 'URI' FILE SIZE HASH line of --print-uris (`apt-get download
+// --print-uris NAME=VERSION` lists each .deb so, with the Packages index's
+// size and SHA-256: "SHA256:<hex>"; older indexes may give only MD5Sum:).
+struct AptUri {
+  std::string uri;
+  std::string file;
+  std::uint64_t size = 0;
+  std::string sha256;  // lowercase hex, "" when the line gives another hash
+};
+std::vector<AptUri> parse_apt_uris(const std::string& output);
+
 // One of apt's rounded sizes ("3258 B", "12.3 kB", "2,936 MB", "1.2 GB")
 // in bytes; nullopt when it is not one.
 std::optional<std::uint64_t> parse_apt_size(const std::string& text);

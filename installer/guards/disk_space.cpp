@@ -1,4 +1,5 @@
 #include "installer/guards/disk_space.hpp"
+#include "installer/system/paths.hpp"
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -29,11 +30,23 @@ std::vector<std::string> guard_disk_space(const Plan& plan, const FileSystem& fs
   const std::uint64_t download = plan.download_bytes();
   const std::int64_t disk = plan.disk_bytes();
   const std::uint64_t installed = disk > 0 ? static_cast<std::uint64_t>(disk) : 0;
-  if (download == 0 && installed == 0) return {};  // nothing to fit: the converged path reads nothing
+  // The undo store (installer/undo/): what is fetched or rebuilt takes room
+  // in the state folder; a copy of apt's cache is a hard link there, free
+  // when both are on one filesystem.
+  std::uint64_t store_new = 0, store_linked = 0;
+  for (const auto& k : plan.undo_keeps()) {
+    if (k.from.empty()) continue;
+    (k.from == "apt cache" ? store_linked : store_new) += k.bytes;
+  }
+  if (download == 0 && installed == 0 && store_new + store_linked == 0) return {};  // the converged path reads nothing
   auto root = probe(fs.host_path("/"));
   if (!root) return {};
   auto archives = probe(fs.host_path("/var/cache/apt/archives"));
   if (!archives) archives = root;
+  auto state = probe(fs.host_path(kStateDir));
+  if (!state) state = probe(fs.host_path("/var/lib"));
+  if (!state) state = root;
+  const std::uint64_t store = store_new + (state->filesystem == archives->filesystem ? 0 : store_linked);
 
   auto refusal = [&](const std::string& what, std::uint64_t need, const std::string& where, std::uint64_t free) {
     return "not enough disk space: " + what + ", " + human_size(with_margin(need)) + " with a margin of " +
@@ -43,17 +56,33 @@ std::vector<std::string> guard_disk_space(const Plan& plan, const FileSystem& fs
   std::vector<std::string> out;
   std::string fetch = human_size(download) + " to download into /var/cache/apt/archives";
   std::string more = human_size(installed) + " more on disk once installed";
-  if (archives->filesystem == root->filesystem) {
-    std::uint64_t need = download + installed;
-    if (root->free_bytes < with_margin(need))
-      out.push_back(
-          refusal("apt needs " + (download ? fetch + " and " : std::string()) + more, need, "/", root->free_bytes));
-    return out;
-  }
-  if (download && archives->free_bytes < with_margin(download))
-    out.push_back(refusal("apt needs " + fetch, download, "/var/cache/apt/archives", archives->free_bytes));
-  if (installed && root->free_bytes < with_margin(installed))
-    out.push_back(refusal("apt needs " + more, installed, "/", root->free_bytes));
+  std::string kept = "wslgpu-setup keeps " + human_size(store) + " for undo in " + std::string(kStateDir);
+  // Each filesystem once, with everything that lands on it.
+  struct Need {
+    const FreeSpace* fs;
+    std::string where;
+    std::uint64_t bytes = 0;
+    std::string what;
+  };
+  // The root first, so that a filesystem it shares is judged by its figures.
+  std::vector<Need> needs = {{&*root, "/", 0, ""}};
+  auto add = [&](const FreeSpace& on, const std::string& where, std::uint64_t bytes, const std::string& what) {
+    if (bytes == 0) return;
+    for (auto& n : needs)
+      if (n.fs->filesystem == on.filesystem) {
+        n.bytes += bytes;
+        // "apt needs A and apt needs B" reads "apt needs A and B".
+        if (n.what.empty()) n.what = what;
+        else n.what += " and " + (n.what.rfind("apt needs ", 0) == 0 && what.rfind("apt needs ", 0) == 0 ? what.substr(10) : what);
+        return;
+      }
+    needs.push_back({&on, where, bytes, what});
+  };
+  add(*archives, "/var/cache/apt/archives", download, "apt needs " + fetch);
+  add(*root, "/", installed, "apt needs " + more);
+  add(*state, std::string(kStateDir), store, kept);
+  for (const auto& n : needs)
+    if (n.bytes && n.fs->free_bytes < with_margin(n.bytes)) out.push_back(refusal(n.what, n.bytes, n.where, n.fs->free_bytes));
   return out;
 }
 

@@ -33,6 +33,35 @@ std::int64_t Plan::disk_bytes() const {
   return n;
 }
 
+std::vector<UndoKeep> Plan::undo_keeps() const {
+  // One copy serves every step that changes the same version.
+  std::vector<UndoKeep> out;
+  for (const auto& s : steps) {
+    if (s.plan.verdict != Verdict::change) continue;
+    for (const auto& k : s.plan.keeps) {
+      bool seen = false;
+      for (const auto& o : out)
+        seen = seen || (o.name == k.name && o.version == k.version && o.architecture == k.architecture);
+      if (!seen) out.push_back(k);
+    }
+  }
+  return out;
+}
+
+std::uint64_t Plan::undo_store_bytes() const {
+  std::uint64_t n = 0;
+  for (const auto& k : undo_keeps())
+    if (!k.from.empty()) n += k.bytes;
+  return n;
+}
+
+std::vector<UndoKeep> Plan::undo_gaps() const {
+  std::vector<UndoKeep> out;
+  for (const auto& k : undo_keeps())
+    if (k.from.empty()) out.push_back(k);
+  return out;
+}
+
 bool Plan::refused() const { return !refusals.empty() || count(Verdict::refused) > 0; }
 
 std::size_t Plan::count(Verdict v) const {

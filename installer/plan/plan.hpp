@@ -53,6 +53,24 @@ struct FileWrite {
   std::optional<std::string> written_by_apply = std::nullopt;
 };
 
+// A package version that undo of a step would install again (one the step
+// upgrades, downgrades or removes), and how the runner will keep its .deb
+// in the transaction's undo store before the first side effect
+// (installer/undo/undo_store.hpp): from apt's cache, fetched with the
+// machine's sources as they are now (before any step of the run changes
+// them), or rebuilt from what dpkg has installed. FROM is "" when none of the
+// three can provide it, and WHY then says what each lacked.
+struct UndoKeep {
+  std::string name;
+  std::string version;
+  std::string architecture;
+  std::string from;          // "apt cache", "fetched", "rebuilt" or ""
+  std::string source;        // the cached file (target path) or the URI apt fetches; "" when rebuilt
+  std::uint64_t bytes = 0;   // the copy's size (Installed-Size for a rebuilt one: an upper bound)
+  std::string index_sha256;  // the Packages index's SHA-256, "" when unknown
+  std::string why;           // when FROM is "": why no copy can be had
+};
+
 struct StepPlan {
   Verdict verdict = Verdict::noop;
   std::string summary;                 // one line: "add /etc/profile.d/wslgpu-rocm.sh"
@@ -76,6 +94,8 @@ struct StepPlan {
   // ask again: the Windows profile folder found through interop. Not
   // changes: written without a transaction, never undone.
   std::vector<FileWrite> remember;
+  // What undo of this step needs kept before the transaction changes anything.
+  std::vector<UndoKeep> keeps;
 };
 
 // How the selector of a [matrix.VAR] table with auto got its value, for the plan's
@@ -112,6 +132,11 @@ struct Plan {
   std::uint64_t download_bytes() const;
   std::int64_t disk_bytes() const;
   std::size_t count(Verdict v) const;
+  // The changing steps' keeps: what the undo store will hold, and what of
+  // it cannot be had (UndoKeep::from empty).
+  std::uint64_t undo_store_bytes() const;
+  std::vector<UndoKeep> undo_keeps() const;
+  std::vector<UndoKeep> undo_gaps() const;
 };
 
 }  // namespace wslgpu

@@ -47,7 +47,51 @@ std::string machine_line(const HostFacts& h) {
   return out;
 }
 
+// "rocm 7.2.2 and 6 more"
+std::string first_and_more(const std::vector<UndoKeep>& keeps) {
+  if (keeps.empty()) return "";
+  std::string out = keeps.front().name + " " + keeps.front().version;
+  if (keeps.size() > 1) out += " and " + std::to_string(keeps.size() - 1) + " more";
+  return out;
+}
+
 }  // namespace
+
+std::string undo_store_text(const Plan& plan) {
+  std::vector<UndoKeep> kept, gaps = plan.undo_gaps();
+  for (const auto& k : plan.undo_keeps())
+    if (!k.from.empty()) kept.push_back(k);
+  std::string out;
+  if (!kept.empty()) {
+    std::size_t rebuilt = 0;
+    for (const auto& k : kept) rebuilt += k.from == "rebuilt";
+    out += "Keeps " + human_size(plan.undo_store_bytes()) + " for undo (" + first_and_more(kept) +
+           "), before the first change, so that a rollback needs no network";
+    if (rebuilt) out += "; " + std::to_string(rebuilt) + " rebuilt from the installed files (no source or cache holds them)";
+    out += ".\n";
+  }
+  if (!gaps.empty()) {
+    out += "Undo could not put back " + first_and_more(gaps) + ": no copy can be kept";
+    out += gaps.size() == 1 ? " (" + gaps.front().why + ").\n" : ":\n";
+    if (gaps.size() > 1)
+      for (const auto& g : gaps) out += "  " + g.name + " " + g.version + ": " + g.why + "\n";
+    out += "Install refuses this unless --allow-partial-undo is given; a rollback would then leave " +
+           std::string(gaps.size() == 1 ? "that package" : "those packages") + " as the install leaves them.\n";
+  }
+  return out;
+}
+
+nlohmann::json undo_store_json(const Plan& plan) {
+  nlohmann::json keeps = nlohmann::json::array(), missing = nlohmann::json::array();
+  for (const auto& k : plan.undo_keeps()) {
+    if (k.from.empty())
+      missing.push_back({{"name", k.name}, {"version", k.version}, {"architecture", k.architecture}, {"why", k.why}});
+    else
+      keeps.push_back({{"name", k.name}, {"version", k.version}, {"architecture", k.architecture}, {"from", k.from},
+                       {"bytes", k.bytes}});
+  }
+  return {{"bytes", plan.undo_store_bytes()}, {"keeps", keeps}, {"missing", missing}};
+}
 
 std::string render_plan_text(const Plan& plan, const TextStyle& style, const std::string& apply_command) {
   std::string out;
@@ -124,6 +168,7 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
                       : "free " + human_size(static_cast<std::uint64_t>(-disk))) +
            " of disk space.\n";
   }
+  out += undo_store_text(plan);
   if (plan.refused()) {
     out += "Install would stop before changing anything: fix what is refused above first.\n";
   } else if (changes) {
@@ -170,6 +215,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
           {"choices", choices},
           {"changes_pending", plan.changes_pending()},
           {"space", {{"download_bytes", plan.download_bytes()}, {"disk_bytes", plan.disk_bytes()}}},
+          {"undo_store", undo_store_json(plan)},
           {"refusals", plan.refusals},
           {"warnings", plan.warnings},
           {"counts",

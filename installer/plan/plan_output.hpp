@@ -25,6 +25,14 @@ inline constexpr int kPlanFormatVersion = 1;
 
 nlohmann::json plan_to_json(const Plan& plan);
 
+// What the transaction keeps for undo before its first change, and what it
+// cannot keep: "Keeps 412 MB for undo (rocm 7.2.2 and 6 more), ..." ("" when
+// nothing). Part of the plan's text; also what install says when it refuses
+// a plan with gaps.
+std::string undo_store_text(const Plan& plan);
+// The same for --output json: {"bytes", "keeps": [...], "missing": [...]}.
+nlohmann::json undo_store_json(const Plan& plan);
+
 // ANSI colour helpers shared by every text output; plain when !style.color.
 std::string paint(const TextStyle& style, const char* code, const std::string& text);
 

@@ -63,6 +63,7 @@ struct ChildSetup {
   int in, out, err;
   int status;             // the write end for kStatusFd, or -1
   const char* chroot_to;  // nullptr: run in our own root
+  const char* cwd;        // nullptr: "/" in a chroot, else where we are
   char* const* argv;
   char* const* envp;
   int max_fd;             // the descriptor limit, read before the vfork
@@ -105,6 +106,11 @@ void close_inherited(int first, int max_fd) {
       (void)!::write(2, msg, sizeof msg - 1);
     ::_exit(126);
   }
+  if (c.cwd && ::chdir(c.cwd) != 0) {
+    const char msg[] = "wslgpu-setup: cannot enter the program's working folder\n";
+    (void)!::write(2, msg, sizeof msg - 1);
+    ::_exit(126);
+  }
   ::execvpe(c.argv[0], c.argv, c.envp);
   ::_exit(errno == ENOENT ? 127 : 126);
 }
@@ -131,7 +137,8 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   ChildSetup child{in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1],
-                   cmd.in_root && root_ != "/" && !root_.empty() ? root_.c_str() : nullptr, argv.data(), envp.data(),
+                   cmd.in_root && root_ != "/" && !root_.empty() ? root_.c_str() : nullptr,
+                   cmd.cwd.empty() ? nullptr : cmd.cwd.c_str(), argv.data(), envp.data(),
                    open_descriptor_limit()};
 
   // vfork, not fork: the child shares our memory until it execs, so nothing

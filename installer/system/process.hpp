@@ -38,6 +38,9 @@ struct Command {
   // and installs there); the lines are in ProcessResult::out too. Last, so
   // that the brace-initialized Commands of the tests keep their order.
   std::function<void(const std::string&)> on_stdout_line;
+  // The folder the program starts in (inside the target root when in_root),
+  // or "" for the root folder: `apt-get download` writes where it starts.
+  std::string cwd;
 
   // "apt-get -s install rocm-dev", quoted where needed, for messages and logs.
   std::string display() const;

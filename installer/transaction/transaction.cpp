@@ -16,6 +16,7 @@
 #include "installer/system/interrupt.hpp"
 #include "installer/system/paths.hpp"
 #include "installer/transaction/state_format.hpp"
+#include "steps/apt_keep.hpp"
 
 namespace wslgpu {
 
@@ -245,10 +246,51 @@ RunResult Transactions::resume(Journal& journal, const Manifest& manifest, const
   return result;
 }
 
+UndoStore Transactions::undo_store(const Journal& journal, const std::vector<nlohmann::json>& records) const {
+  UndoStore store(journal.dir() + "/undo", state_dir_ + "/tx/" + journal.id() + "/undo");
+  for (const auto& r : records)
+    if (r.value("type", "") == "kept") store.add(KeptDeb::from_json(r));
+  return store;
+}
+
+void Transactions::keep_for_undo_first(Journal& journal, const Plan& plan, StepContext& ctx, UndoStore& store,
+                                       RunResult& result) {
+  for (const auto& ps : plan.steps) {
+    if (ps.plan.verdict != Verdict::change) continue;
+    for (const auto& k : ps.plan.keeps) {
+      if (k.from.empty()) {
+        // install refused this plan unless --allow-partial-undo was given.
+        std::string note = "undo will not put back " + k.name + " " + k.version + " (step \"" + ps.id +
+                           "\"): no copy could be kept (" + k.why + ")";
+        spdlog::warn("{}", note);
+        result.notices.push_back(note);
+        continue;
+      }
+      if (const KeptDeb* have = store.find(k.name, k.version, k.architecture); have && have->step == ps.id) continue;
+      try {
+        KeptDeb kept = keep_for_undo(ctx, store, ps.id, k);
+        store.add(kept);
+        nlohmann::json record = kept.to_json();
+        record["type"] = "kept";
+        journal.append(record);
+      } catch (const CorruptCopy&) {
+        throw;
+      } catch (const StepFailure& e) {
+        if (!allow_partial_undo_) throw;
+        std::string note = "undo will not put back " + k.name + " " + k.version + ": " + e.what();
+        spdlog::warn("{}", note);
+        result.notices.push_back(note);
+      }
+    }
+  }
+}
+
 void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const Plan& plan,
                                const RunCallbacks& callbacks, RunResult& result) {
   StepContext ctx{fs_, runner_, host_, manifest.name, state_dir_};
   ctx.progress = callbacks.progress;
+  UndoStore store = undo_store(journal, journal.records());
+  ctx.undo_store = &store;
   const std::size_t total = plan.steps.size();
   // A signal (installer/system/interrupt.hpp) is acted on between steps, the
   // safe points: the step in progress has finished (or, for a download,
@@ -275,6 +317,25 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
     result.rc = 128 + signo;
     undo_everything();
   };
+  // Before the first side effect, and so before any step changes the
+  // sources: what undo will install instead of asking the network.
+  try {
+    keep_for_undo_first(journal, plan, ctx, store, result);
+  } catch (const Interrupted& e) {
+    result.error = std::string("interrupted while keeping what undo needs: ") + e.what();
+    result.interrupted = e.signal();
+    result.failed = true;
+    result.rc = 128 + e.signal();
+    undo_everything();
+    return;
+  } catch (const Error& e) {
+    result.failed = true;
+    result.error = std::string("keeping what undo needs failed before the first change: ") + e.what() +
+                   "\nNothing was changed. Run again with --allow-partial-undo to go ahead without it.";
+    result.rc = static_cast<int>(ExitCode::failed);
+    undo_everything();
+    return;
+  }
   for (const auto& ps : plan.steps) {
     if (int signo = interrupt_signal()) return stop_for_signal(signo);
     StepReport report{ps.id, ps.kind, false, false, ps.plan.summary, ""};
@@ -419,6 +480,20 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
   ctx.progress = callbacks.progress;
   auto records = journal.records();
   auto steps = fold(records);
+  // Every copy undo will install is checked before anything is undone: a
+  // corrupt one stops the rollback with nothing changed (CorruptCopy, exit
+  // 3), rather than half way.
+  UndoStore store = undo_store(journal, records);
+  std::vector<std::string> to_undo;
+  for (const auto& s : steps)
+    if (!s.undone) to_undo.push_back(s.id);
+  try {
+    store.check_all(to_undo);
+    ctx.undo_store = &store;
+  } catch (const CorruptCopy& e) {
+    if (!allow_partial_undo_) throw;
+    spdlog::warn("{} Going on without the undo store (--allow-partial-undo).", e.what());
+  }
   // The earliest backup of each path in the whole transaction is what the
   // machine held before it; later ones may hold a resumed step's partial work.
   std::map<std::string, std::string> first_owner;
@@ -454,6 +529,8 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
     if (callbacks.step_undone) callbacks.step_undone(s.id, what.empty() ? "undone" : what);
   }
   journal.append({{"type", "end"}, {"status", "rolled_back"}, {"time", now_iso()}});
+  // Nothing can roll this transaction back again: its store has served.
+  remove_store_folder(store.host_dir());
   return undone;
 }
 

@@ -115,7 +115,23 @@ class Transactions {
   // commands that change the machine ask it before they take the lock.
   void refuse_newer_state() const;
 
+  // --allow-partial-undo: a package version that no way can keep for undo
+  // (steps/apt_keep.hpp) is left out with a warning instead of stopping the
+  // run before its first change; a rollback whose store copy is corrupt
+  // goes on without the store (undo then asks apt's sources, and leaves
+  // what they lack as it is) instead of refusing.
+  void set_allow_partial_undo(bool allow) { allow_partial_undo_ = allow; }
+
+  // The transaction's undo store, read back from its `kept` records.
+  UndoStore undo_store(const Journal& journal, const std::vector<nlohmann::json>& records) const;
+
  private:
+  // Keeps, before the first side effect, every .deb the undo of PLAN's
+  // steps would install, and journals each (`kept`). Throws StepFailure
+  // when one cannot be kept (unless allow_partial_undo_).
+  void keep_for_undo_first(Journal& journal, const Plan& plan, StepContext& ctx, UndoStore& store,
+                           RunResult& result);
+
   void apply_steps(Journal& journal, const Manifest& manifest, const Plan& plan, const RunCallbacks& callbacks,
                    RunResult& result);
 
@@ -125,6 +141,7 @@ class Transactions {
   ProcessRunner& runner_;
   const HostFacts& host_;
   std::string state_dir_;
+  bool allow_partial_undo_ = false;
 };
 
 // Writes what PLAN's steps asked to remember (StepPlan::remember) into the

@@ -176,4 +176,10 @@ std::uint64_t store_folder_bytes(const std::string& host_dir) {
   return total;
 }
 
+void remove_store_folder(const std::string& host_dir) {
+  std::error_code ec;
+  std::filesystem::remove_all(host_dir, ec);
+  if (ec) throw StepFailure("cannot remove the undo store " + host_dir + ": " + ec.message());
+}
+
 }  // namespace wslgpu

@@ -113,4 +113,7 @@ class UndoStore {
 // The bytes the files of a store folder take (0 when there is none).
 std::uint64_t store_folder_bytes(const std::string& host_dir);
 
+// Removes a store folder and everything in it (nothing when there is none).
+void remove_store_folder(const std::string& host_dir);
+
 }  // namespace wslgpu

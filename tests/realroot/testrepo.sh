@@ -469,6 +469,30 @@ EOF
 echo "broken-postinst: configuration fails on purpose (test package)" >&2
 exit 1
 EOF
+
+  # The distribution's ROCm 5.7 runtime (Ubuntu 24.04's universe has
+  # libhsa-runtime64-1 5.7.1 and libhsakmt1 5.7.0), which the rocm profile's
+  # apt_remove step takes out, and libamdhip64-5 beside it. A conffile, a
+  # symbolic link and maintainer scripts, so that a copy rebuilt from the
+  # installed files (installer/undo/deb_repack.hpp) has something to get right.
+  _deb libhsakmt1 5.7.0-1 "" "Thunk library for AMD KFD (distribution's ROCm 5.7)"
+  printf 'fake libhsakmt 5.7.0\n' | _file libhsakmt1 /usr/lib/x86_64-linux-gnu/libhsakmt.so.1.0.6 0644
+  ln -s libhsakmt.so.1.0.6 "$_stage/libhsakmt1/usr/lib/x86_64-linux-gnu/libhsakmt.so.1"
+  printf '# libhsakmt settings\nverbose = 0\n' | _file libhsakmt1 /etc/libhsakmt1.conf 0644
+  printf '/etc/libhsakmt1.conf\n' >"$_stage/libhsakmt1/DEBIAN/conffiles"
+  _deb libhsa-runtime64-1 5.7.1-2 "libhsakmt1 (>= 5.7.0)" "HSA runtime (distribution's ROCm 5.7)"
+  printf 'fake libhsa-runtime64 5.7.1\n' | _file libhsa-runtime64-1 /usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1.12.0 0755
+  _script libhsa-runtime64-1 postinst <<'EOF'
+#!/bin/sh
+set -e
+echo "libhsa-runtime64-1 configured"
+EOF
+  _script libhsa-runtime64-1 postrm <<'EOF'
+#!/bin/sh
+set -e
+EOF
+  _deb libamdhip64-5 5.7.1-3 "" "HIP runtime (distribution's ROCm 5.7)"
+  printf 'fake libamdhip64 5.7.1\n' | _file libamdhip64-5 /usr/lib/x86_64-linux-gnu/libamdhip64.so.5.7.31921 0644
 }
 
 # _testrepo_release DIST ARCH: writes DIST/Release for the one component's

@@ -132,3 +132,21 @@ TEST_CASE("dpkg's own reason is read from apt's output, joined with its indented
   CHECK(dpkg_error_lines("dpkg: error: dpkg frontend lock was locked by another process\n") ==
         std::vector<std::string>{"dpkg: error: dpkg frontend lock was locked by another process"});
 }
+
+TEST_CASE("apt-get download --print-uris gives each .deb's URI, file, size and SHA-256") {
+  auto uris = parse_apt_uris(
+      "'file:/srv/testrepo/pool/amd/rocm_6.4.2.1-1_amd64.deb' rocm_6.4.2.1-1_amd64.deb 1234 "
+      "SHA256:ABCDEF0123456789abcdef0123456789ABCDEF0123456789abcdef0123456789\n"
+      "'https://repo.radeon.com/x/libdrm-amdgpu-amdgpu1_1%3a2.4.125_amd64.deb' libdrm-amdgpu-amdgpu1_1%3a2.4.125_amd64.deb "
+      "99 MD5Sum:0123456789abcdef0123456789abcdef\n"
+      "Reading package lists...\n"
+      "'broken' line-without-size\n");
+  REQUIRE(uris.size() == 2);
+  CHECK(uris[0].uri == "file:/srv/testrepo/pool/amd/rocm_6.4.2.1-1_amd64.deb");
+  CHECK(uris[0].file == "rocm_6.4.2.1-1_amd64.deb");
+  CHECK(uris[0].size == 1234);
+  CHECK(uris[0].sha256 == "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789");
+  CHECK(uris[1].file == "libdrm-amdgpu-amdgpu1_1%3a2.4.125_amd64.deb");
+  CHECK(uris[1].size == 99);
+  CHECK(uris[1].sha256.empty());  // only MD5Sum: no SHA-256 to check against
+}

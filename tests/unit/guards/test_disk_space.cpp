@@ -72,3 +72,17 @@ TEST_CASE("with the archives on another filesystem, each must hold its part") {
   REQUIRE(root_full.size() == 1);
   CHECK(root_full[0].find("the filesystem of / has 100 MB free") != std::string::npos);
 }
+
+TEST_CASE("what the undo store fetches or rebuilds counts on the state folder's filesystem; apt's cache links do not") {
+  MemoryFileSystem fs;
+  Plan plan = plan_needing(0, 100'000'000);
+  plan.steps[0].plan.keeps = {UndoKeep{"rocm", "6.4.2.1-1", "amd64", "fetched", "", 3'000'000'000, "", ""},
+                              UndoKeep{"rocm-core", "6.4.2.1-1", "amd64", "apt cache", "", 9'000'000'000, "", ""},
+                              UndoKeep{"lost", "1", "amd64", "", "", 0, "", "nothing"}};
+  auto refusals = guard_disk_space(plan, fs, probe(2'000'000'000, 0, 1));
+  REQUIRE(refusals.size() == 1);
+  CHECK(refusals[0].rfind("not enough disk space: apt needs 100 MB more on disk once installed and wslgpu-setup keeps "
+                          "3.0 GB for undo in /var/lib/wslgpu-setup, 3.5 GB with a margin",
+                          0) == 0);
+  CHECK(guard_disk_space(plan, fs, probe(4'000'000'000, 0, 1)).empty());
+}

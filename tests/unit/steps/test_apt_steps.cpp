@@ -16,6 +16,7 @@
 #include "installer/system/process.hpp"
 #include "steps/apt_freshness.hpp"
 #include "steps/step.hpp"
+#include "installer/undo/undo_store.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;
@@ -435,6 +436,10 @@ TEST_CASE("apt_install downgrades to the version asked for, with the exactly pin
     return ok("Inst cuda-toolkit-12-6 [12.6.3-1] (12.6.2-1 test [amd64]) []\n"
               "Inst cuda-nvcc-12-6 [12.6.3-1] (12.6.2-1 test [amd64])\n");
   });
+  w.runner.on({"apt-get", "download", "--print-uris"},
+              ok("'file:/srv/repo/cuda-toolkit-12-6_12.6.3-1_amd64.deb' cuda-toolkit-12-6_12.6.3-1_amd64.deb 1000 SHA256:" +
+                 std::string(64, 'a') + "\n'file:/srv/repo/cuda-nvcc-12-6_12.6.3-1_amd64.deb' cuda-nvcc-12-6_12.6.3-1_amd64.deb 2000 SHA256:" +
+                 std::string(64, 'b') + "\n"));
   auto step = make_step("apt_install", "packages = [\"cuda-toolkit-12-6\"]\nversions = { cuda-toolkit-12-6 = \"12.6.2*\" }\n");
   StepPlan p = step->plan(w.ctx);
   CHECK(p.verdict == Verdict::change);
@@ -442,17 +447,24 @@ TEST_CASE("apt_install downgrades to the version asked for, with the exactly pin
   CHECK(p.fingerprint["apt:request"] == "cuda-toolkit-12-6=12.6.2-1 cuda-nvcc-12-6=12.6.2-1");
   CHECK(p.changes[0]["action"] == "downgrade");
   CHECK(p.changes[0]["from"] == "12.6.3-1");
-  REQUIRE(w.runner.calls.size() == 5);
+  REQUIRE(w.runner.calls.size() == 6);
   CHECK(w.runner.calls[0].argv == concat({{"apt-cache", "madison"}, kNoWrites, {"cuda-toolkit-12-6"}}));
   CHECK(w.runner.calls[1].argv == concat({{"apt-get", "-s", "install", "--no-install-recommends", "--auto-remove", "-o",
                                            "Debug::pkgDepCache::AutoInstall=1"},
                                           kNoWrites,
                                           {"cuda-toolkit-12-6=12.6.2-1"}}));
   CHECK(has_arg(w.runner.calls[2], "cuda-nvcc-12-6=12.6.2-1"));
-  // Whether undo could fetch the versions it replaces: it could.
+  // What undo would install is kept before the run (steps/apt_keep.hpp):
+  // the target's sources offer both old versions, so they are fetched.
   CHECK(w.runner.calls[3].argv == concat({{"apt-cache", "madison"}, kNoWrites, {"cuda-toolkit-12-6", "cuda-nvcc-12-6"}}));
+  CHECK(w.runner.calls[4].argv == concat({{"apt-get", "download", "--print-uris"}, kNoWrites,
+                                          {"cuda-toolkit-12-6=12.6.3-1", "cuda-nvcc-12-6=12.6.3-1"}}));
+  REQUIRE(p.keeps.size() == 2);
+  CHECK(p.keeps[0].from == "fetched");
+  CHECK(p.keeps[0].bytes == 1000);
+  CHECK(p.keeps[1].index_sha256 == std::string(64, 'b'));
   // apt's sizes, for the same request.
-  CHECK(w.runner.calls[4].argv ==
+  CHECK(w.runner.calls[5].argv ==
         concat({{"apt-get", "install", "--print-uris", "--no-install-recommends", "--allow-downgrades"}, kNoWrites,
                 {"cuda-toolkit-12-6=12.6.2-1", "cuda-nvcc-12-6=12.6.2-1"}}));
   CHECK(std::none_of(p.details.begin(), p.details.end(),
@@ -466,12 +478,12 @@ TEST_CASE("apt_install downgrades to the version asked for, with the exactly pin
   });
   w.runner.on({"apt-mark"}, ok());
   nlohmann::json data = step->apply(w.ctx, p);
-  REQUIRE(w.runner.calls.size() == 7);
-  CHECK(w.runner.calls[5].argv ==
+  REQUIRE(w.runner.calls.size() == 8);
+  CHECK(w.runner.calls[6].argv ==
         concat({{"apt-get", "install", "-y", "--no-install-recommends", "--allow-downgrades"}, kDpkgOptions,
                 {"cuda-toolkit-12-6=12.6.2-1", "cuda-nvcc-12-6=12.6.2-1"}}));
   // Named for its version only, the dependency stays automatic.
-  CHECK(w.runner.calls[6].argv == Argv{"apt-mark", "auto", "cuda-nvcc-12-6"});
+  CHECK(w.runner.calls[7].argv == Argv{"apt-mark", "auto", "cuda-nvcc-12-6"});
   CHECK(data["upgraded"] == nlohmann::json::parse(R"([
     {"name":"cuda-toolkit-12-6","from":"12.6.3-1","to":"12.6.2-1","architecture":"amd64","auto":false},
     {"name":"cuda-nvcc-12-6","from":"12.6.3-1","to":"12.6.2-1","architecture":"amd64","auto":true}])"));
@@ -785,20 +797,74 @@ TEST_CASE("apt_remove plans with apt's simulation, records versions and undo rei
   CHECK(p.summary == "remove libhsa-runtime64-1 5.7.1-2build1, libhsakmt1 5.7.0-1build1");
   CHECK(p.changes[1] == nlohmann::json{{"type", "package"}, {"action", "remove"}, {"name", "libhsakmt1"}, {"version", "5.7.0-1build1"}});
 
-  auto data = step->apply(w.ctx, p);
-  CHECK(w.runner.calls.at(1).argv == concat({{"apt-get", "remove", "-y"}, kDpkgOptions, {"libhsakmt1", "libhsa-runtime64-1"}}));
-  CHECK(w.runner.calls.at(1).env == kAptEnv);
-  CHECK(data["removed"] == nlohmann::json::parse(R"([
-      {"name":"libhsakmt1","version":"5.7.0-1build1","architecture":"amd64"},
-      {"name":"libhsa-runtime64-1","version":"5.7.1-2build1","architecture":"amd64"}])"));
+  // Then what undo would need kept: no source here offers them (madison is
+  // not found) and nothing can rebuild them, so the plan says so.
+  CHECK(w.runner.calls.at(1).argv.at(0) == "apt-cache");
+  REQUIRE(p.keeps.size() == 2);
+  CHECK(p.keeps[0].from.empty());
 
+  w.runner.calls.clear();
+  auto data = step->apply(w.ctx, p);
+  CHECK(w.runner.calls.at(0).argv == concat({{"apt-get", "remove", "-y"}, kDpkgOptions, {"libhsakmt1", "libhsa-runtime64-1"}}));
+  CHECK(w.runner.calls.at(0).env == kAptEnv);
+  CHECK(data["removed"] == nlohmann::json::parse(R"([
+      {"name":"libhsakmt1","version":"5.7.0-1build1","architecture":"amd64","auto":false},
+      {"name":"libhsa-runtime64-1","version":"5.7.1-2build1","architecture":"amd64","auto":false}])"));
+
+  // Without an undo store (a transaction made before it), undo asks the
+  // sources, which still offer both versions.
+  w.runner.on({"apt-cache", "madison"}, madison({{"libhsakmt1", {"5.7.0-1build1"}}, {"libhsa-runtime64-1", {"5.7.1-2build1"}}}));
+  w.runner.calls.clear();
   step->undo(w.ctx, data);
-  CHECK(w.runner.calls.at(2).argv == concat({{"apt-get", "install", "--no-install-recommends", "-y"}, kDpkgOptions,
+  CHECK(w.runner.calls.at(0).argv == concat({{"apt-cache", "madison"}, kNoWrites, {"libhsakmt1", "libhsa-runtime64-1"}}));
+  CHECK(w.runner.calls.at(1).argv == concat({{"apt-get", "install", "--no-install-recommends", "-y"}, kDpkgOptions,
                                              {"libhsakmt1=5.7.0-1build1", "libhsa-runtime64-1=5.7.1-2build1"}}));
+}
+
+TEST_CASE("apt_remove undo installs the undo store's copies, without asking the sources, and marks automatic ones again") {
+  AptWorld w;
+  TempDir store_dir;
+  store_dir.write("libhsakmt1_5.7.0-1build1_amd64.deb", "kept deb");
+  UndoStore store(store_dir.path(), "/var/lib/wslgpu-setup/tx/T/undo");
+  KeptDeb k;
+  k.step = "rocm57";
+  k.name = "libhsakmt1";
+  k.version = "5.7.0-1build1";
+  k.architecture = "amd64";
+  k.file = "libhsakmt1_5.7.0-1build1_amd64.deb";
+  store.add(store.admit(k));
+  w.ctx.undo_store = &store;
+  w.runner.on({"apt-get", "install"}, ok());
+  w.runner.on({"apt-mark"}, ok());
+  auto step = make_step("apt_remove", "packages = [\"libhsakmt1\"]\n");
+  step->undo(w.ctx, nlohmann::json::parse(
+                        R"({"removed":[{"name":"libhsakmt1","version":"5.7.0-1build1","architecture":"amd64","auto":true}]})"));
+  REQUIRE(w.runner.calls.size() == 2);
+  CHECK(w.runner.calls[0].argv == concat({{"apt-get", "install", "--no-install-recommends", "-y"}, kDpkgOptions,
+                                          {"/var/lib/wslgpu-setup/tx/T/undo/libhsakmt1_5.7.0-1build1_amd64.deb"}}));
+  CHECK(w.runner.calls[1].argv == Argv{"apt-mark", "auto", "libhsakmt1"});
+
+  // A copy that changed on disk: refused before apt is asked anything.
+  store_dir.write("libhsakmt1_5.7.0-1build1_amd64.deb", "tampered");
+  w.runner.calls.clear();
+  CHECK_THROWS_AS(step->undo(w.ctx, nlohmann::json::parse(
+                                        R"({"removed":[{"name":"libhsakmt1","version":"5.7.0-1build1","architecture":"amd64"}]})")),
+                  CorruptCopy);
+  CHECK(w.runner.calls.empty());
+}
+
+TEST_CASE("apt_remove undo leaves a version no copy and no source provides removed, and says so") {
+  AptWorld w;
+  w.runner.on({"apt-cache", "madison"}, madison({}));
+  auto step = make_step("apt_remove", "packages = [\"libhsakmt1\"]\n");
+  CHECK_NOTHROW(step->undo(w.ctx, nlohmann::json::parse(R"({"removed":[{"name":"libhsakmt1","version":"5.7.0-1build1"}]})")));
+  REQUIRE(w.runner.calls.size() == 1);  // madison only: apt-get install is not run for nothing
 }
 
 TEST_CASE("apt_remove undo says plainly when apt can no longer fetch the removed version") {
   AptWorld w;
+  // madison's lists still name it, but the repository no longer serves it.
+  w.runner.on({"apt-cache", "madison"}, madison({{"libhsakmt1", {"5.7.0-1build1"}}}));
   w.runner.on({"apt-get", "install"}, fail(100, "E: Version '5.7.0-1build1' for 'libhsakmt1' was not found\n"));
   auto step = make_step("apt_remove", "packages = [\"libhsakmt1\"]\n");
   CHECK_THROWS_WITH_AS(

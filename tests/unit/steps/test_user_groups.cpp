@@ -205,9 +205,9 @@ TEST_CASE("user_groups: when apply did not finish, undo finds from the snapshot 
                                {{"video", {{"exists", true}, {"member", false}}},
                                 {"render", {{"exists", false}, {"member", false}}}}}});
   // Killed after groupadd and usermod ran, before apply returned.
-  m.runner.run(Command{{"groupadd", "--system", "render"}, {}, std::chrono::seconds(1), "", true, {}, {}, false, {}});
+  m.runner.run(Command{{"groupadd", "--system", "render"}, {}, std::chrono::seconds(1), "", true, {}, {}, false, {}, ""});
   m.runner.run(
-      Command{{"usermod", "-aG", "video,render", "alice"}, {}, std::chrono::seconds(1), "", true, {}, {}, false, {}});
+      Command{{"usermod", "-aG", "video,render", "alice"}, {}, std::chrono::seconds(1), "", true, {}, {}, false, {}, ""});
   m.runner.calls.clear();
   step->undo(ctx, {{"partial", true}, {"pre", pre}});
   CHECK(m.argvs() == std::vector<Argv>{{"gpasswd", "-d", "alice", "video"},
