@@ -524,9 +524,14 @@ class AptInstallStep : public Step {
     // stops the undo with nothing installed.
     std::vector<std::string> request, gone, names;
     std::vector<const Restore*> unkept;
+    bool from_store = false;
     for (const auto& r : restores) {
-      if (std::string deb = kept_deb(ctx, r.name, r.version, r.architecture); !deb.empty()) request.push_back(deb);
-      else unkept.push_back(&r);
+      if (std::string deb = kept_deb(ctx, r.name, r.version, r.architecture); !deb.empty()) {
+        request.push_back(deb);
+        from_store = true;
+      } else {
+        unkept.push_back(&r);
+      }
     }
     for (const Restore* r : unkept) names.push_back(r->name);
     // The target's own sources, without writing apt's caches.
@@ -576,6 +581,7 @@ class AptInstallStep : public Step {
     for (const auto& name : fresh) request.push_back(name + "-");
     std::vector<std::string> extra = {"--purge", "--no-install-recommends"};
     if (!restores.empty()) extra.push_back("--allow-downgrades");
+    if (from_store) extra.insert(extra.end(), {"-o", kStoreReader});
     Command cmd = restores.empty() ? purge_command(fresh) : apt_command("install", extra, request);
     report_apt_progress(cmd, ctx, 0, fresh.size() + restores.size());
     ProcessResult r = ctx.runner.run(cmd);

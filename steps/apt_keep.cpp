@@ -142,7 +142,7 @@ KeptDeb fetch(StepContext& ctx, UndoStore& store, KeptDeb kept, std::uint64_t in
   Command cmd;
   // The store is root's (0700): apt's _apt sandbox user could not write
   // there, so apt downloads as root, as it says it would anyway.
-  cmd.argv = {"apt-get", "download", "-o", "APT::Sandbox::User=root"};
+  cmd.argv = {"apt-get", "download", "-o", kStoreReader};
   cmd.argv.insert(cmd.argv.end(), config->options().begin(), config->options().end());
   cmd.argv.push_back(kept.name + "=" + kept.version);
   cmd.env = apt_environment();

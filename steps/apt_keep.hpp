@@ -53,4 +53,9 @@ KeptDeb keep_for_undo(StepContext& ctx, UndoStore& store, const std::string& ste
 std::string kept_deb(const StepContext& ctx, const std::string& name, const std::string& version,
                      const std::string& arch);
 
+// The undo store is root's alone (0700, like the journal, whose backups may
+// hold secrets), so apt must read a stored .deb as root rather than as its
+// _apt sandbox user, which cannot enter the folder.
+inline constexpr const char* kStoreReader = "APT::Sandbox::User=root";
+
 }  // namespace wslgpu

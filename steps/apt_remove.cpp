@@ -118,15 +118,18 @@ class AptRemoveStep : public Step {
     // anything, no network needed), else what the sources still offer.
     std::vector<std::string> wanted, automatic, unkept;
     std::vector<std::pair<std::string, std::string>> asked;  // name, version: not in the store
+    bool from_store = false;
     for (const auto& p : data["removed"]) {
       std::string name = p.value("name", ""), version = p.value("version", "");
       if (name.empty() || now.is_installed(name)) continue;
       if (p.value("auto", false)) automatic.push_back(name);
       if (std::string deb = version.empty() ? "" : kept_deb(ctx, name, version, p.value("architecture", ""));
-          !deb.empty())
+          !deb.empty()) {
         wanted.push_back(deb);
-      else
+        from_store = true;
+      } else {
         asked.emplace_back(name, version);
+      }
     }
     if (!asked.empty()) {
       std::vector<std::string> names;
@@ -158,6 +161,7 @@ class AptRemoveStep : public Step {
     require_no_pending_dpkg_updates(ctx.fs, std::chrono::seconds(lock_timeout));
     Command cmd;
     cmd.argv = {"apt-get", "install", "--no-install-recommends"};
+    if (from_store) cmd.argv.insert(cmd.argv.end(), {"-o", kStoreReader});
     for (const auto& o : options()) cmd.argv.push_back(o);
     cmd.argv.insert(cmd.argv.end(), wanted.begin(), wanted.end());
     cmd.env = apt_environment();

@@ -24,6 +24,16 @@ scenario() {
 
 snap() { snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/$1" --exclude "$REALROOT_STATE_DIR"; }
 
+# removed PACKAGE...: none is installed (apt-get remove keeps the configuration
+# files and the postrm of a package that has them: dpkg's "rc").
+removed() {
+  local p state
+  for p in "$@"; do
+    state=$(dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+    [[ $state != ii* ]] || fail "$p is still installed"
+  done
+}
+
 remove_manifest() {
   manifest_header "$1"
   printf '\n[[step]]\nid = "rocm57"\nkind = "apt_remove"\nname = "the distribution'"'"'s ROCm 5.7 runtime"\n'
@@ -48,7 +58,7 @@ remove_then_roll_back() {
   id=$(jq -r .transaction_id <<<"$TOOL_OUT")
   assert_eq "$(jq -r '[.undo_store.keeps[] | .name + "=" + .from] | sort | join(" ")' <<<"$TOOL_OUT")" \
     "libhsa-runtime64-1=fetched libhsakmt1=fetched" "what the removal kept, and how"
-  assert_not_installed "$ROOT" libhsa-runtime64-1 libhsakmt1
+  removed libhsa-runtime64-1 libhsakmt1
   mount -t tmpfs -o size=1M,mode=0755 gone "$ROOT/srv/testrepo" || fail "cannot take the repository away"
   network_off
   tool --root "$ROOT" rollback "$id" --yes
@@ -92,9 +102,9 @@ remove_then_roll_back() {
   assert_status 0 "install --allow-partial-undo"
   id=$(jq -r .transaction_id <<<"$TOOL_OUT")
   assert_contains "$(jq -r '.notices[]' <<<"$TOOL_OUT")" 'undo will not put back libamdhip64-5 5\.7\.1-3' "the notices"
-  assert_not_installed "$ROOT" libamdhip64-5
+  removed libamdhip64-5
   tool --root "$ROOT" rollback "$id" --yes
   assert_status 0 "rollback of a partial-undo transaction"
   assert_contains "$TOOL_ERR" 'undo cannot put back libamdhip64-5 5\.7\.1-3' "the rollback's warning"
-  assert_not_installed "$ROOT" libamdhip64-5
+  removed libamdhip64-5
 }

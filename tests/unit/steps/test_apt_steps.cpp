@@ -840,7 +840,9 @@ TEST_CASE("apt_remove undo installs the undo store's copies, without asking the 
   step->undo(w.ctx, nlohmann::json::parse(
                         R"({"removed":[{"name":"libhsakmt1","version":"5.7.0-1build1","architecture":"amd64","auto":true}]})"));
   REQUIRE(w.runner.calls.size() == 2);
-  CHECK(w.runner.calls[0].argv == concat({{"apt-get", "install", "--no-install-recommends", "-y"}, kDpkgOptions,
+  // As root: apt's _apt user cannot enter the store (0700).
+  CHECK(w.runner.calls[0].argv == concat({{"apt-get", "install", "--no-install-recommends", "-o", "APT::Sandbox::User=root", "-y"},
+                                          kDpkgOptions,
                                           {"/var/lib/wslgpu-setup/tx/T/undo/libhsakmt1_5.7.0-1build1_amd64.deb"}}));
   CHECK(w.runner.calls[1].argv == Argv{"apt-mark", "auto", "libhsakmt1"});
 
