@@ -376,6 +376,17 @@ std::map<std::string, std::vector<std::string>> fetchable_versions(StepContext& 
   return parse_apt_madison(r.out);
 }
 
+std::map<std::string, std::vector<std::string>> offered_now(StepContext& ctx, const std::vector<std::string>& names) {
+  if (names.empty()) return {};
+  auto config = PlanAptConfig::create(ctx, false);
+  try {
+    return fetchable_versions(ctx, names, *config);
+  } catch (const StepFailure& e) {
+    spdlog::debug("undo: apt-cache cannot say which versions it can fetch: {}", e.what());
+    return {};
+  }
+}
+
 std::string cached_deb(StepContext& ctx, const std::string& name, const std::string& version, const std::string& arch) {
   std::string file = deb_file_name(name, version, arch);
   for (const std::string& dir : {std::string("/var/cache/apt/archives"), ctx.state_dir + "/cache"})

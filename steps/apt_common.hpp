@@ -98,6 +98,11 @@ std::map<std::string, std::vector<std::string>> fetchable_versions(StepContext& 
                                                                    const std::vector<std::string>& names,
                                                                    const PlanAptConfig& config);
 
+// For undo: the versions the target's own sources offer for NAMES
+// (fetchable_versions without the plan's sources), or none when apt cannot
+// say (logged): undo then treats them as not offered.
+std::map<std::string, std::vector<std::string>> offered_now(StepContext& ctx, const std::vector<std::string>& names);
+
 // A copy of NAME VERSION ARCH in apt's cache (/var/cache/apt/archives) or
 // the tool's own download cache (STATE_DIR/cache, where a `download` step
 // keeps a vendor's .deb under apt's name: librocdxg's

@@ -534,14 +534,7 @@ class AptInstallStep : public Step {
       }
     }
     for (const Restore* r : unkept) names.push_back(r->name);
-    // The target's own sources, without writing apt's caches.
-    auto config = PlanAptConfig::create(ctx, false);
-    std::map<std::string, std::vector<std::string>> offered;
-    try {
-      offered = fetchable_versions(ctx, names, *config);
-    } catch (const StepFailure& e) {
-      spdlog::debug("undo: apt-cache cannot say which versions it can fetch: {}", e.what());
-    }
+    auto offered = offered_now(ctx, names);
     for (const Restore* r : unkept) {
       if (contains(offered[r->name], r->version)) request.push_back(r->name + "=" + r->version);
       else if (std::string deb = cached_deb(ctx, r->name, r->version, r->architecture); !deb.empty()) request.push_back(deb);
@@ -562,6 +555,7 @@ class AptInstallStep : public Step {
       std::vector<std::string> errors;
       std::vector<std::string> purge_args = {"purge"};
       purge_args.insert(purge_args.end(), fresh.begin(), fresh.end());
+      auto config = PlanAptConfig::create(ctx, false);  // the target's own sources, no cache written
       AptTransaction tx = simulate_apt(ctx, purge_args, *config, errors);
       std::vector<std::string> beyond;
       for (const auto& a : tx.changes())

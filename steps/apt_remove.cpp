@@ -134,13 +134,7 @@ class AptRemoveStep : public Step {
     if (!asked.empty()) {
       std::vector<std::string> names;
       for (const auto& [n, v] : asked) names.push_back(n);
-      auto config = PlanAptConfig::create(ctx, false);
-      std::map<std::string, std::vector<std::string>> offered;
-      try {
-        offered = fetchable_versions(ctx, names, *config);
-      } catch (const StepFailure& e) {
-        spdlog::debug("undo: apt-cache cannot say which versions it can fetch: {}", e.what());
-      }
+      auto offered = offered_now(ctx, names);
       std::vector<std::string> gone;
       for (const auto& [n, v] : asked) {
         const auto& have = offered[n];
