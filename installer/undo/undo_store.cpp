@@ -152,7 +152,8 @@ void UndoStore::check(const KeptDeb& kept) const {
   throw CorruptCopy("the copy of " + kept.name + " " + kept.version + " that undo would install, " + path +
                     ", is not what was stored: " + wrong + ". Undo installs nothing from a copy it cannot trust, so " +
                     "nothing was rolled back. " + what_to_do + ", then run the rollback again; or roll back without " +
-                    "the store with --allow-partial-undo, which leaves the packages this transaction changed as they are.");
+                    "the store with --allow-partial-undo: undo then asks apt's sources and cache for the old versions, and leaves "
+                    "what they lack as this transaction left it.");
 }
 
 void UndoStore::check_all(const std::vector<std::string>& steps) const {
