@@ -148,8 +148,8 @@ base_mirror_lines() {
 
 base_tarball() { printf '%s/base-%s.tar.zst\n' "$REALROOT_CACHE" "$HARNESS_VERSION"; }
 
-# Builds the pristine base tarball into the cache (base_root holds the
-# cache lock, so that two runs do not build it twice).
+# Builds the pristine base tarball into the cache (cached_tarball holds its
+# lock, so that two runs do not build it twice).
 _build_base_tarball() {
   local tarball=$1 tmp mirrors log
   mkdir -p "$REALROOT_CACHE"
@@ -180,28 +180,44 @@ _build_base_tarball() {
   mv -f "$tmp" "$tarball"
   rm -f "$log"
   # Bases of other harness versions are dead weight now.
-  find "$REALROOT_CACHE" -maxdepth 1 -name 'base-*.tar.zst' ! -path "$tarball" -delete
+  find "$REALROOT_CACHE" -maxdepth 1 -name 'base-*.tar.zst*' ! -path "$tarball" ! -path "$tarball.lock" -delete
+}
+
+# cached_tarball TARBALL WHAT BUILDER ARGS...: makes sure TARBALL is in the
+# cache, building it with `BUILDER ARGS... TARBALL` when it is not. Each
+# tarball has its own lock (TARBALL.lock), so that a run (or `run.sh
+# --prepare`, which CI starts in the background while it compiles) waits for
+# a tarball being built by another, but not for the others; builders write
+# a temporary file and rename it into place, so a tarball in the cache is
+# always whole.
+cached_tarball() {
+  local tarball=$1 what=$2 start lock_fd
+  shift 2
+  mkdir -p "$REALROOT_CACHE"
+  exec {lock_fd}>"$tarball.lock"
+  start=$EPOCHREALTIME
+  flock "$lock_fd"
+  if [[ -s $tarball ]]; then
+    say "$what: cached $tarball ($(du -h "$tarball" | cut -f1); waited $(elapsed_since "$start") s for it)"
+  else
+    start=$EPOCHREALTIME
+    "$@" "$tarball"
+    say "$what: built in $(elapsed_since "$start") s -> $tarball ($(du -h "$tarball" | cut -f1))"
+  fi
+  flock -u "$lock_fd"
+  exec {lock_fd}>&-
 }
 
 # Makes sure the base tarball for this HARNESS_VERSION is in the cache (built
 # once, 10 to 30 s with a nearby mirror), then extracts it once per run into
 # $REALROOT_RUN/base, the read-only lower layer of every test root. Prints
 # how long each part took.
+base_tarball_cached() { cached_tarball "$(base_tarball)" "base root" _build_base_tarball; }
+
 base_root() {
-  local tarball start lock_fd
+  local tarball start
   tarball=$(base_tarball)
-  mkdir -p "$REALROOT_CACHE"
-  exec {lock_fd}>"$REALROOT_CACHE/.lock"
-  flock "$lock_fd"
-  if [[ -s $tarball ]]; then
-    say "base root: cached $tarball ($(du -h "$tarball" | cut -f1))"
-  else
-    start=$EPOCHREALTIME
-    _build_base_tarball "$tarball"
-    say "base root: built in $(elapsed_since "$start") s -> $tarball ($(du -h "$tarball" | cut -f1))"
-  fi
-  flock -u "$lock_fd"
-  exec {lock_fd}>&-
+  base_tarball_cached
   start=$EPOCHREALTIME
   rm -rf "$REALROOT_RUN/base"
   mkdir -p "$REALROOT_RUN/base"

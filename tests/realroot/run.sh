@@ -3,11 +3,19 @@
 # disposable Debian 12 roots with their own apt, dpkg and shadow tools.
 #
 #   run.sh WSLGPU_SETUP_BINARY [SCENARIO_FILE...]
+#   run.sh --prepare [SCENARIO_FILE...]
 #
 # Without scenario files it runs every tests/realroot/scenarios/*.sh. Each
 # scenario file defines a function `scenario`, run in its own process with a
 # timeout, several at once. One line per scenario (PASS/FAIL and its time; a failure is
 # followed by its log), then "N passed, N failed". Exit 1 if any failed.
+#
+# --prepare builds only what a run takes from the test cache and lacks: the
+# base tarball, then what the scenarios' `prepare_cache` functions build
+# (the package scenario's Debian 12 and 13 roots). It needs no binary, so CI
+# starts it in the background while it compiles (mostly a wait on the
+# mirror); a run that starts meanwhile waits for a tarball still being built
+# (each has its own lock) and builds what is missing itself.
 #
 # Environment:
 #   WSLGPU_SKIP_REALROOT=1   skip the whole tier, loudly (a developer's choice; CI never sets it)
@@ -33,11 +41,18 @@ fi
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 
-[[ $# -ge 1 ]] || fail "usage: run.sh WSLGPU_SETUP_BINARY [SCENARIO_FILE...]"
-WSLGPU_BIN=$(realpath "$1")
-shift
-[[ -x $WSLGPU_BIN ]] || fail "$WSLGPU_BIN is not an executable wslgpu-setup"
-export WSLGPU_BIN
+mode=""
+if [[ ${1:-} == --prepare ]]; then
+  mode=--prepare
+  shift
+  WSLGPU_BIN=""
+else
+  [[ $# -ge 1 ]] || fail "usage: run.sh WSLGPU_SETUP_BINARY [SCENARIO_FILE...] | run.sh --prepare [SCENARIO_FILE...]"
+  WSLGPU_BIN=$(realpath "$1")
+  shift
+  [[ -x $WSLGPU_BIN ]] || fail "$WSLGPU_BIN is not an executable wslgpu-setup"
+  export WSLGPU_BIN
+fi
 
 scenarios=("$@")
 if ((${#scenarios[@]} == 0)); then
@@ -51,11 +66,28 @@ realroot_preflight
 # the base, the layers and every test root vanish with the run, even when it
 # is killed, and no disk is slow enough to matter.
 if [[ -z ${REALROOT_IN_NAMESPACE:-} ]]; then
-  exec unshare --mount --propagation private -- env REALROOT_IN_NAMESPACE=1 "$0" "$WSLGPU_BIN" "${scenarios[@]}"
+  if [[ $mode == --prepare ]]; then set -- --prepare; else set -- "$WSLGPU_BIN"; fi
+  exec unshare --mount --propagation private -- env REALROOT_IN_NAMESPACE=1 "$0" "$@" "${scenarios[@]}"
 fi
 REALROOT_RUN=$(mktemp -d "${TMPDIR:-/tmp}/wslgpu-realroot.XXXXXX")
 mount -t tmpfs -o mode=0755 wslgpu-realroot "$REALROOT_RUN" || fail "cannot mount a tmpfs for the run at $REALROOT_RUN"
 trap 'umount -l "$REALROOT_RUN"; rmdir "$REALROOT_RUN"' EXIT
+
+if [[ $mode == --prepare ]]; then
+  # The tarballs only, in the cache; each scenario's prepare_cache in a
+  # process of its own, as its scenario would run.
+  base_tarball_cached
+  for file in "${scenarios[@]}"; do
+    grep -q '^prepare_cache()' "$file" || continue
+    name=$(basename "$file" .sh)
+    mkdir -p "$REALROOT_RUN/s-$name"
+    REALROOT_SCENARIO=$name REALROOT_SCENARIO_TMP=$REALROOT_RUN/s-$name \
+      bash -Eeuo pipefail -c 'source "$1"; source "$2"; prepare_cache' realroot "$here/lib.sh" "$file"
+    rm -rf "${REALROOT_RUN:?}/s-$name"
+  done
+  say "prepared the test cache ${REALROOT_CACHE} in $(elapsed_since "$run_start") s"
+  exit 0
+fi
 realroot_setup
 say "setup: $(elapsed_since "$run_start") s"
 

@@ -123,23 +123,25 @@ package_base_packages() {
   esac
 }
 
+# package_tarball SUITE: SUITE's base in the cache (built first if need be).
+package_tarball() {
+  local tarball=$REALROOT_CACHE/package-$1-$PACKAGE_BASE_VERSION.tar.zst
+  cached_tarball "$tarball" "$1 root" package_build_base "$1"
+}
+
+# What `run.sh --prepare` builds ahead of the run: both releases' bases.
+prepare_cache() {
+  local suite
+  for suite in "${PACKAGE_SUITES[@]}"; do package_tarball "$suite"; done
+}
+
 # package_release_layers SUITE DIR: DIR/base (SUITE's cached base, built
 # first if need be) and DIR/wsl (the fake WSL layer over it).
 package_release_layers() {
-  local suite=$1 dir=$2 tarball start lock_fd
+  local suite=$1 dir=$2 tarball start
   tarball=$REALROOT_CACHE/package-$suite-$PACKAGE_BASE_VERSION.tar.zst
-  mkdir -p "$REALROOT_CACHE" "$dir/base"
-  exec {lock_fd}>"$REALROOT_CACHE/.lock"
-  flock "$lock_fd"
-  if [[ -s $tarball ]]; then
-    say "$suite root: cached $tarball ($(du -h "$tarball" | cut -f1))"
-  else
-    start=$EPOCHREALTIME
-    package_build_base "$suite" "$tarball"
-    say "$suite root: built in $(elapsed_since "$start") s -> $tarball ($(du -h "$tarball" | cut -f1))"
-  fi
-  flock -u "$lock_fd"
-  exec {lock_fd}>&-
+  mkdir -p "$dir/base"
+  package_tarball "$suite"
   start=$EPOCHREALTIME
   # cat drains the padding tar leaves unread (else zstd may die of SIGPIPE; lib.sh's base_root).
   zstd -dcq "$tarball" | { tar -x --numeric-owner --xattrs --xattrs-include='*' -C "$dir/base" && cat >/dev/null; } ||
@@ -173,7 +175,7 @@ package_build_base() {
   fi
   mv -f "$tmp" "$tarball"
   rm -f "$log"
-  find "$REALROOT_CACHE" -maxdepth 1 -name "package-$suite-*.tar.zst" ! -path "$tarball" -delete
+  find "$REALROOT_CACHE" -maxdepth 1 -name "package-$suite-*.tar.zst*" ! -path "$tarball" ! -path "$tarball.lock" -delete
 }
 
 # ---------------------------------------------------------------- in a root
