@@ -840,7 +840,7 @@ int prune_stores(const GlobalOptions& g, OutputFormat output) {
   nlohmann::json pruned = nlohmann::json::array();
   std::uint64_t freed = 0;
   for (const auto& p : prunable_stores(uses)) {
-    remove_store_folder(tx.tx_root() + "/" + p.id + "/undo");
+    prune_store_folder(tx.tx_root() + "/" + p.id + "/undo", p.why);
     freed += p.store_bytes;
     pruned.push_back({{"id", p.id}, {"why", p.why}, {"bytes", p.store_bytes}});
     if (output == OutputFormat::text)

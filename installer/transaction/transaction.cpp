@@ -248,6 +248,9 @@ RunResult Transactions::resume(Journal& journal, const Manifest& manifest, const
 
 UndoStore Transactions::undo_store(const Journal& journal, const std::vector<nlohmann::json>& records) const {
   UndoStore store(journal.dir() + "/undo", state_dir_ + "/tx/" + journal.id() + "/undo");
+  // A pruned store's copies were let go on purpose: undo asks apt's
+  // sources, as before the store, rather than refuse them as missing.
+  if (store_was_pruned(store.host_dir())) return store;
   for (const auto& r : records)
     if (r.value("type", "") == "kept") store.add(KeptDeb::from_json(r));
   return store;
@@ -330,8 +333,11 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
     return;
   } catch (const Error& e) {
     result.failed = true;
+    // A copy that does not match apt's index is never let through; one
+    // that no way could keep may be, when the person says so.
+    bool corrupt = dynamic_cast<const CorruptCopy*>(&e) != nullptr;
     result.error = std::string("keeping what undo needs failed before the first change: ") + e.what() +
-                   "\nNothing was changed. Run again with --allow-partial-undo to go ahead without it.";
+                   (corrupt ? "" : "\nNothing was changed. Run again with --allow-partial-undo to go ahead without it.");
     result.rc = static_cast<int>(ExitCode::failed);
     undo_everything();
     return;

@@ -172,7 +172,7 @@ std::uint64_t store_folder_bytes(const std::string& host_dir) {
   std::uint64_t total = 0;
   for (std::filesystem::directory_iterator it(host_dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code e2;
-    if (it->is_regular_file(e2)) total += it->file_size(e2);
+    if (it->is_regular_file(e2) && it->path().extension() == ".deb") total += it->file_size(e2);
   }
   return total;
 }
@@ -181,6 +181,24 @@ void remove_store_folder(const std::string& host_dir) {
   std::error_code ec;
   std::filesystem::remove_all(host_dir, ec);
   if (ec) throw StepFailure("cannot remove the undo store " + host_dir + ": " + ec.message());
+}
+
+void prune_store_folder(const std::string& host_dir, const std::string& why) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(host_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    if (it->path().filename() != "pruned") std::filesystem::remove_all(it->path(), e2);
+    if (e2) throw StepFailure("cannot remove " + it->path().string() + ": " + e2.message());
+  }
+  if (ec) return;  // no store
+  std::ofstream marker(host_dir + "/pruned", std::ios::trunc);
+  marker << why << "\n";
+  if (!marker) throw StepFailure("cannot write " + host_dir + "/pruned");
+}
+
+bool store_was_pruned(const std::string& host_dir) {
+  std::error_code ec;
+  return std::filesystem::exists(host_dir + "/pruned", ec);
 }
 
 }  // namespace wslgpu

@@ -110,10 +110,17 @@ class UndoStore {
   std::vector<KeptDeb> entries_;
 };
 
-// The bytes the files of a store folder take (0 when there is none).
+// The bytes the copies (.deb files) of a store folder take (0 when there is none).
 std::uint64_t store_folder_bytes(const std::string& host_dir);
 
 // Removes a store folder and everything in it (nothing when there is none).
 void remove_store_folder(const std::string& host_dir);
+
+// `history --prune`: removes the copies of a store but leaves the folder
+// with a file `pruned` saying WHY, so that a later rollback knows the copies
+// were let go on purpose (and asks apt's sources, as before the store) and
+// does not refuse them as missing.
+void prune_store_folder(const std::string& host_dir, const std::string& why);
+bool store_was_pruned(const std::string& host_dir);
 
 }  // namespace wslgpu

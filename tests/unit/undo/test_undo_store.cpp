@@ -119,3 +119,13 @@ TEST_CASE("the store folder's size counts its files, and removing it leaves noth
   remove_store_folder(dir.path() + "/undo");
   CHECK_FALSE(std::filesystem::exists(dir.path() + "/undo"));
 }
+
+TEST_CASE("a pruned store keeps only a note of why, and counts no bytes") {
+  TempDir dir;
+  dir.write("undo/rocm_1_all.deb", "12345");
+  prune_store_folder(dir.path() + "/undo", "superseded by T2 (rocm)");
+  CHECK(store_was_pruned(dir.path() + "/undo"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/undo/rocm_1_all.deb"));
+  CHECK(store_folder_bytes(dir.path() + "/undo") == 0);
+  CHECK_FALSE(store_was_pruned(dir.path() + "/elsewhere"));
+}
