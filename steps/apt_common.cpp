@@ -300,10 +300,6 @@ void PlanAptConfig::update(StepContext& ctx) const {
                       command_failure(cmd, r) + "\nCheck the URIs, suites and key of the apt_repository step.");
 }
 
-namespace {
-
-// apt-get VERB_AND_FLAGS... OPTIONS... PACKAGES...: options go before the
-// package names, after the verb and its flags.
 Command apt_query(const std::vector<std::string>& head, const std::vector<std::string>& args,
                   const std::vector<std::string>& options) {
   Command cmd;
@@ -318,8 +314,6 @@ Command apt_query(const std::vector<std::string>& head, const std::vector<std::s
   cmd.stop_on_interrupt = true;  // it only reads
   return cmd;
 }
-
-}  // namespace
 
 AptTransaction simulate_apt(StepContext& ctx, const std::vector<std::string>& args, const PlanAptConfig& config,
                             std::vector<std::string>& errors, std::string* output) {

@@ -78,6 +78,12 @@ class PlanAptConfig {
   std::vector<std::string> options_;
 };
 
+// A command that only reads apt's state: HEAD (`apt-get`), then ARGS' verb
+// and flags, then OPTIONS, then ARGS' package names; stopped at once by a
+// caught signal.
+Command apt_query(const std::vector<std::string>& head, const std::vector<std::string>& args,
+                  const std::vector<std::string>& options);
+
 // Runs `apt-get -s ARGS...` with CONFIG's options. Returns the parsed
 // transaction; throws StepFailure when apt could not run at all. When apt
 // ran but could not resolve the request, ERRORS receives its error lines and

@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
-#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -24,13 +24,9 @@ namespace {
 std::map<std::string, AptUri> index_entries(StepContext& ctx, const std::vector<std::string>& request,
                                             const std::vector<std::string>& options) {
   if (request.empty()) return {};
-  Command cmd;
-  cmd.argv = {"apt-get", "download", "--print-uris"};
-  cmd.argv.insert(cmd.argv.end(), options.begin(), options.end());
-  cmd.argv.insert(cmd.argv.end(), request.begin(), request.end());
-  cmd.env = apt_environment();
-  cmd.timeout = std::chrono::minutes(5);
-  cmd.stop_on_interrupt = true;  // it only reads
+  std::vector<std::string> args = {"download", "--print-uris"};
+  args.insert(args.end(), request.begin(), request.end());
+  Command cmd = apt_query({"apt-get"}, args, options);
   ProcessResult r = ctx.runner.run(cmd);
   if (r.interrupted) throw_interrupted("while asking apt where the old versions are; nothing was changed");
   if (!r.ok()) {
@@ -122,17 +118,8 @@ void add_keep_details(StepPlan& plan) {
 
 namespace {
 
-// Copies (or hard-links) the host file FROM to TO.
-void copy_or_link(const std::string& from, const std::string& to) {
-  std::error_code ec;
-  std::filesystem::remove(to, ec);
-  if (::link(from.c_str(), to.c_str()) == 0) return;
-  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec) throw StepFailure("cannot copy " + from + " to " + to + ": " + ec.message());
-}
-
 KeptDeb from_cache(StepContext& ctx, UndoStore& store, KeptDeb kept, const std::string& cached_target) {
-  copy_or_link(ctx.fs.host_path(cached_target), store.host_path(kept));
+  link_or_copy_host_file(ctx.fs.host_path(cached_target), store.host_path(kept));
   kept.from = KeptFrom::apt_cache;
   return store.admit(kept);
 }

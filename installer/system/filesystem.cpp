@@ -255,4 +255,52 @@ void RootedFileSystem::remove(const std::string& path) {
   fsync_dir(parent_path(host));
 }
 
+namespace {
+
+void copy_host_file(const std::string& from, const std::string& to) {
+  int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw StepFailure("cannot read " + from + ": " + std::strerror(errno));
+  int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (out < 0) {
+    int e = errno;
+    ::close(in);
+    throw StepFailure("cannot write " + to + ": " + std::strerror(e));
+  }
+  char buf[65536];
+  int err = 0;  // the first errno that stopped the copy
+  for (;;) {
+    ssize_t got = ::read(in, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      if (got < 0) err = errno;
+      break;
+    }
+    for (ssize_t done = 0; !err && done < got;) {
+      ssize_t n = ::write(out, buf + done, static_cast<std::size_t>(got - done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        err = n < 0 ? errno : EIO;
+      else
+        done += n;
+    }
+    if (err) break;
+  }
+  if (!err && ::fsync(out) != 0) err = errno;
+  ::close(in);
+  if (::close(out) != 0 && !err) err = errno;
+  if (err) {
+    ::unlink(to.c_str());
+    throw StepFailure("cannot copy " + from + " to " + to + ": " + std::strerror(err));
+  }
+}
+
+}  // namespace
+
+void link_or_copy_host_file(const std::string& from, const std::string& to) {
+  ::unlink(to.c_str());  // a leftover of a run killed here
+  if (::link(from.c_str(), to.c_str()) == 0) return;
+  copy_host_file(from, to);
+}
+
+
 }  // namespace wslgpu

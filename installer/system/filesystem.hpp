@@ -132,4 +132,10 @@ inline constexpr const char* kNoLinksWhy =
 // a host path. Throws StepFailure on a symbolic link loop.
 std::string resolve_under_root(const std::string& root, const std::string& path, bool follow_last = true);
 
+// TO (a host path) names FROM's bytes: a hard link where both are on one
+// filesystem, else a new copy (mode 0600, fsynced; removed on failure). A
+// file already at TO is replaced. For the journal's backups and the undo
+// store, whose files are only ever replaced by renames, never in place.
+void link_or_copy_host_file(const std::string& from, const std::string& to);
+
 }  // namespace wslgpu

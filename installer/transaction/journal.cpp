@@ -184,58 +184,9 @@ std::string Journal::store_blob(const std::string& content) {
 
 std::string Journal::read_blob(const std::string& name) const { return read_host_file(dir_ + "/" + name); }
 
-namespace {
-
-// FROM's bytes into a new file TO (mode 0600), fsynced; TO is removed on failure.
-void copy_host_file(const std::string& from, const std::string& to) {
-  int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) throw StepFailure("cannot read " + from + ": " + std::strerror(errno));
-  int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (out < 0) {
-    int e = errno;
-    ::close(in);
-    throw StepFailure("cannot write " + to + ": " + std::strerror(e));
-  }
-  char buf[65536];
-  int err = 0;  // the first errno that stopped the copy
-  for (;;) {
-    ssize_t got = ::read(in, buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      if (got < 0) err = errno;
-      break;
-    }
-    for (ssize_t done = 0; !err && done < got;) {
-      ssize_t n = ::write(out, buf + done, static_cast<std::size_t>(got - done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0)
-        err = n < 0 ? errno : EIO;
-      else
-        done += n;
-    }
-    if (err) break;
-  }
-  if (!err && ::fsync(out) != 0) err = errno;
-  ::close(in);
-  if (::close(out) != 0 && !err) err = errno;
-  if (err) {
-    ::unlink(to.c_str());
-    throw StepFailure("cannot copy " + from + " to " + to + ": " + std::strerror(err));
-  }
-}
-
-// TO names FROM's bytes: a hard link, or a copy across file systems.
-void link_or_copy(const std::string& from, const std::string& to) {
-  ::unlink(to.c_str());  // a leftover of a run killed here
-  if (::link(from.c_str(), to.c_str()) == 0) return;
-  copy_host_file(from, to);
-}
-
-}  // namespace
-
 std::string Journal::store_file_blob(const std::string& host_path) {
   std::string name = "backups/" + std::to_string(++blob_counter_);
-  link_or_copy(host_path, dir_ + "/" + name);
+  link_or_copy_host_file(host_path, dir_ + "/" + name);
   fsync_path(dir_ + "/backups", O_RDONLY | O_DIRECTORY);
   return name;
 }
@@ -244,7 +195,7 @@ void Journal::restore_file_blob(const std::string& name, const std::string& host
                                 std::uint32_t uid, std::uint32_t gid) const {
   std::string dir = host_path.substr(0, host_path.rfind('/'));
   std::string tmp = (dir.empty() ? "" : dir) + "/." + host_path.substr(host_path.rfind('/') + 1) + ".wslgpu-restore";
-  link_or_copy(dir_ + "/" + name, tmp);
+  link_or_copy_host_file(dir_ + "/" + name, tmp);
   // Owner first: chown clears setuid/setgid bits, so the mode goes after it.
   if (::chown(tmp.c_str(), uid, gid) != 0 || ::chmod(tmp.c_str(), static_cast<mode_t>(mode)) != 0 ||
       ::rename(tmp.c_str(), host_path.c_str()) != 0) {

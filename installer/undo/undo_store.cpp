@@ -1,12 +1,10 @@
 #include "installer/undo/undo_store.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 
-#include "installer/formats/sha256.hpp"
+#include "installer/net/download.hpp"
 #include "installer/system/units.hpp"
 
 namespace wslgpu {
@@ -71,21 +69,10 @@ std::string deb_file_name(const std::string& name, const std::string& version, c
 }
 
 FileDigest digest_file(const std::string& host_path) {
-  std::ifstream in(host_path, std::ios::binary);
-  if (!in) throw StepFailure("cannot read " + host_path + ": " + std::strerror(errno));
-  Sha256 h;
-  FileDigest d;
-  std::string buf(1 << 16, '\0');
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    std::streamsize n = in.gcount();
-    if (n <= 0) break;
-    h.update(std::string_view(buf.data(), static_cast<std::size_t>(n)));
-    d.size += static_cast<std::uint64_t>(n);
-  }
-  if (in.bad()) throw StepFailure("cannot read " + host_path + ": " + std::strerror(errno));
-  d.sha256 = h.hex_digest();
-  return d;
+  std::error_code ec;
+  auto size = std::filesystem::file_size(host_path, ec);
+  if (ec) throw StepFailure("cannot read " + host_path + ": " + ec.message());
+  return {static_cast<std::uint64_t>(size), sha256_of_host_file(host_path)};
 }
 
 UndoStore::UndoStore(std::string host_dir, std::string target_dir)
