@@ -3,6 +3,11 @@
 # `wslgpu-setup --version` prints it after the project version.
 # WSLGPU_SOURCE_DATE_EPOCH: that commit's time (the manual pages' date), or
 # empty.
+# WSLGPU_PROFILE_DATA_DATE: the day the bundled profiles (manifests/, whose
+# release matrices go stale as vendors release) last changed: the date of
+# the last commit touching manifests/, or outside git the newest file's
+# modification day. `--version` prints it, so that a user can tell how old
+# the release data of their wslgpu-setup is.
 #
 # Read when CMake configures. So that a new commit is seen without asking,
 # the files that name HEAD's commit are configure dependencies: a commit
@@ -16,6 +21,8 @@ if(GIT_EXECUTABLE)
     set(WSLGPU_GIT_REVISION ${revision})
     execute_process(COMMAND ${GIT_EXECUTABLE} -C ${CMAKE_SOURCE_DIR} log -1 --format=%ct
       OUTPUT_VARIABLE WSLGPU_SOURCE_DATE_EPOCH OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env TZ=UTC ${GIT_EXECUTABLE} -C ${CMAKE_SOURCE_DIR} log -1 --format=%cd --date=format-local:%Y-%m-%d -- manifests
+      OUTPUT_VARIABLE WSLGPU_PROFILE_DATA_DATE OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     execute_process(COMMAND ${GIT_EXECUTABLE} -C ${CMAKE_SOURCE_DIR} rev-parse --symbolic-full-name HEAD
       OUTPUT_VARIABLE ref OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     set(names HEAD packed-refs)
@@ -31,4 +38,14 @@ if(GIT_EXECUTABLE)
     endforeach()
   endif()
 endif()
-message(STATUS "wslgpu-setup ${PROJECT_VERSION}, git revision ${WSLGPU_GIT_REVISION}")
+if(NOT WSLGPU_PROFILE_DATA_DATE)
+  file(GLOB profile_files ${CMAKE_SOURCE_DIR}/manifests/*)
+  set(WSLGPU_PROFILE_DATA_DATE unknown)
+  foreach(f IN LISTS profile_files)
+    file(TIMESTAMP ${f} day "%Y-%m-%d" UTC)
+    if(WSLGPU_PROFILE_DATA_DATE STREQUAL "unknown" OR day STRGREATER WSLGPU_PROFILE_DATA_DATE)
+      set(WSLGPU_PROFILE_DATA_DATE ${day})
+    endif()
+  endforeach()
+endif()
+message(STATUS "wslgpu-setup ${PROJECT_VERSION}, git revision ${WSLGPU_GIT_REVISION}, profile data of ${WSLGPU_PROFILE_DATA_DATE}")

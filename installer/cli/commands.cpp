@@ -23,6 +23,7 @@
 #include "installer/host/gpu_vendor.hpp"
 #include "installer/host/host.hpp"
 #include "installer/manifest/bundled_manifests.hpp"
+#include "installer/manifest/defaults_changed.hpp"
 #include "installer/manifest/manifest.hpp"
 #include "installer/manifest/step_kind.hpp"
 #include "installer/plan/plan_output.hpp"
@@ -160,6 +161,23 @@ Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, cons
   plan.warnings = guard_warnings(s.host, manifest.guards, manifest.vars);
   for (auto& refusal : guard_disk_space(plan, s.fs)) plan.refusals.push_back(std::move(refusal));
   return {std::move(source), std::move(manifest), std::move(plan)};
+}
+
+// What today's defaults change against the transaction that last
+// provisioned the machine with R's profile (installer/manifest/defaults_changed.hpp).
+// Without root the transactions cannot be read: then nothing, as for a
+// machine never provisioned (install, which needs root, plans again).
+std::optional<DefaultsChanged> since_provisioned(Session& s, const Resolved& r) {
+  std::optional<Transactions::CommittedRun> last;
+  try {
+    last = Transactions(s.fs, s.runner, s.host, kStateDir).last_committed(r.manifest.name);
+  } catch (const TransactionsNeedRoot& e) {
+    spdlog::debug("cannot compare with the last install: {}", e.what());
+  }
+  if (!last) return std::nullopt;
+  auto then = provisioned_from(last->summary.id, last->summary.time, last->plan_record);
+  if (!then) return std::nullopt;
+  return defaults_changed(r.manifest, r.source, *then);
 }
 
 // Re-creates the manifest a transaction ran, for its step objects.
@@ -502,6 +520,7 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
   ProfileChoice choice;
   const std::string profile = profile_to_run(s, "plan", options.profile, choice);
   Resolved r = resolve(g, s, find_manifest(profile), parse_sets(g.sets), false);
+  r.plan.since = since_provisioned(s, r);
   throw_if_interrupted("while planning; nothing was changed");
   if (!options.out_file.empty()) {
     std::ofstream out(options.out_file, std::ios::binary | std::ios::trunc);

@@ -22,6 +22,8 @@ namespace wslgpu {
 // (cmake/version.cmake), so that a new commit recompiles that line, not
 // this file, the build's slowest.
 extern const char* const kGitRevision;
+// The day the bundled profiles (their release matrices) last changed.
+extern const char* const kProfileDataDate;
 }  // namespace wslgpu
 
 namespace {
@@ -75,7 +77,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   app.set_version_flag("--version",
-                       std::string("wslgpu-setup ") + WSLGPU_VERSION + " (git " + wslgpu::kGitRevision + ")");
+                       std::string("wslgpu-setup ") + WSLGPU_VERSION + " (git " + wslgpu::kGitRevision +
+                           ", profile data of " + wslgpu::kProfileDataDate + ")");
 
   GlobalOptions g;
   bool no_color = false;

@@ -344,6 +344,7 @@ class Loader {
     MatrixMachine machine{host_.as_variables(), options_.chosen};
     MatrixChoices matrix_choices;
     apply_matrix(root, file, overrides_, raw, where, diagnostics_, machine, &matrix_choices);
+    manifest_.var_where = where;
     // Variables may use each other ("${rocm_version}" in a URL) and host
     // facts; resolve depth-first, refusing cycles.
     Variables scope = host_.as_variables();

@@ -68,6 +68,9 @@ struct Manifest {
   std::int64_t schema_version = 1;
   std::string source;  // file path shown in messages
   Variables vars;      // [vars] with --set applied, host facts not included
+  // Where each variable's value in force is written: its [vars] default, the
+  // [matrix] row value that replaced it, or "--set NAME".
+  std::map<std::string, SourcePos> var_where;
   // The variables the user gave with --set, and those whose value uses one:
   // steps may treat a value built from them as asked for explicitly.
   std::set<std::string> from_command_line;

@@ -107,6 +107,26 @@ struct VariableChoice {
   std::string why;       // the table's explanation for auto and fallback, else ""
 };
 
+// A variable whose value differs from what the transaction that provisioned
+// the machine recorded (installer/manifest/defaults_changed.hpp): after an
+// upgrade, a new default or [matrix] row.
+struct DefaultChange {
+  std::string variable;  // "rocm_version"
+  std::string from;      // the value then: "7.2.1"
+  std::string to;        // the value now: "7.2.2"
+  std::string where;     // where the value now in force is written: "manifests/rocm.toml:27:16"
+  std::string row;       // the [matrix] row behind it: "[matrix.rocm_version.\"7.2.2\"]", or ""
+  bool in_row = false;   // WHERE is inside ROW (a column), not a [vars] default whose row ROW is (a selector)
+  std::string source;    // that row's "# Source:" comment, or ""
+  bool was_set = false;  // FROM was given with --set then, and is not now
+};
+struct DefaultsChanged {
+  std::string transaction;   // the provisioning transaction's id
+  std::string time;
+  std::string tool_version;  // the wslgpu-setup that ran it
+  std::vector<DefaultChange> changes;
+};
+
 struct PlannedStep {
   std::size_t index = 0;  // 1-based position in the manifest
   std::string id;
@@ -125,6 +145,9 @@ struct Plan {
   std::vector<std::string> refusals;  // guards on the machine itself (installer/guards/guards.hpp)
   std::vector<std::string> warnings;  // the manifest's warn_if that hold: install goes ahead, and says so
   std::vector<VariableChoice> choices;
+  // Set by `plan` when a committed transaction provisioned this profile:
+  // what today's defaults change against it (empty changes: nothing).
+  std::optional<DefaultsChanged> since;
 
   bool changes_pending() const;
   bool refused() const;

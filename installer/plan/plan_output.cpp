@@ -93,6 +93,47 @@ nlohmann::json undo_store_json(const Plan& plan) {
   return {{"bytes", plan.undo_store_bytes()}, {"keeps", keeps}, {"missing", missing}};
 }
 
+namespace {
+
+// What today's defaults change against the transaction that provisioned
+// the machine: each variable, where its new value is written, and once per
+// [matrix] row the source that row cites.
+std::string since_text(const Plan& plan) {
+  if (!plan.since || plan.since->changes.empty()) return "";
+  const DefaultsChanged& d = *plan.since;
+  std::string out = "Since transaction " + d.transaction + " (" +
+                    (d.tool_version.empty() ? std::string("an earlier wslgpu-setup") : "wslgpu-setup " + d.tool_version) +
+                    ", " + d.time + ") provisioned this machine with this profile, these values changed:\n";
+  std::size_t width = 0;
+  for (const auto& c : d.changes) width = std::max(width, c.variable.size());
+  std::vector<std::string> rows;
+  for (const auto& c : d.changes) {
+    out += "  " + pad(c.variable, width + 1) + " " + (c.from.empty() ? std::string("(empty)") : c.from) +
+           (c.was_set ? " (given with --set then)" : "") + " -> " + (c.to.empty() ? std::string("(empty)") : c.to) +
+           "  (" + (c.in_row ? c.row + " at " + c.where
+                             : "the default at " + c.where + (c.row.empty() ? "" : ", its row " + c.row)) +
+           ")\n";
+    if (!c.row.empty() && !c.source.empty() && std::find(rows.begin(), rows.end(), c.row) == rows.end()) {
+      rows.push_back(c.row);
+      out += "      " + c.row + ": " + c.source + "\n";
+    }
+  }
+  out += "  The steps below make these changes only when install runs; --set NAME=VALUE keeps a value as it was.\n";
+  return out;
+}
+
+nlohmann::json since_json(const Plan& plan) {
+  if (!plan.since) return nullptr;
+  nlohmann::json changes = nlohmann::json::array();
+  for (const auto& c : plan.since->changes)
+    changes.push_back({{"variable", c.variable}, {"from", c.from}, {"to", c.to}, {"where", c.where}, {"row", c.row},
+                       {"in_row", c.in_row}, {"source", c.source}, {"was_set", c.was_set}});
+  return {{"transaction", plan.since->transaction}, {"time", plan.since->time},
+          {"tool_version", plan.since->tool_version}, {"changes", changes}};
+}
+
+}  // namespace
+
 std::string render_plan_text(const Plan& plan, const TextStyle& style, const std::string& apply_command) {
   std::string out;
   out += "wslgpu-setup " WSLGPU_VERSION " · profile " + plan.manifest_name;
@@ -115,6 +156,7 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
     if (c.how == "default" || c.how == "set") continue;  // the Variables line shows them
     out += "Chose " + c.variable + "=" + c.value + " (" + c.how + ")" + (c.why.empty() ? "" : ": " + c.why) + "\n";
   }
+  out += since_text(plan);
   out += "\n";
   for (const auto& r : plan.refusals) {
     out += paint(style, "1;31", r.substr(0, r.find('\n'))) + (r.find('\n') == std::string::npos ? "" : r.substr(r.find('\n'))) + "\n";
@@ -213,6 +255,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
           {"host", host},
           {"vars", plan.vars},
           {"choices", choices},
+          {"since", since_json(plan)},
           {"changes_pending", plan.changes_pending()},
           {"space", {{"download_bytes", plan.download_bytes()}, {"disk_bytes", plan.disk_bytes()}}},
           {"undo_store", undo_store_json(plan)},

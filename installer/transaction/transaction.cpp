@@ -215,6 +215,18 @@ std::optional<TransactionSummary> Transactions::interrupted() const {
   return std::nullopt;
 }
 
+std::optional<Transactions::CommittedRun> Transactions::last_committed(const std::string& manifest_name) const {
+  check_state_stamp(stamp_path());
+  if (!fs_.stat(state_dir_ + "/tx")) return std::nullopt;
+  auto ids = list_transactions(tx_root());
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    Journal j = Journal::open(tx_root(), *it);
+    TransactionSummary s = summarize(*it, j.records());
+    if (s.manifest == manifest_name && s.status == "committed") return CommittedRun{s, j.read_plan()};
+  }
+  return std::nullopt;
+}
+
 RunResult Transactions::run(const Manifest& manifest, const Plan& plan, const nlohmann::json& plan_record,
                             const RunCallbacks& callbacks) {
   RunResult result;

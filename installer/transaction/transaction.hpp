@@ -109,6 +109,16 @@ class Transactions {
   // of a newer format than this tool's is refused (NewerStateFormat, exit 2).
   std::optional<TransactionSummary> interrupted() const;
 
+  // The newest committed transaction of the profile MANIFEST_NAME and its
+  // plan.json: what last provisioned the machine with that profile (`plan`
+  // compares today's defaults with it). A later rolled-back run does not
+  // count: the rollback put the machine back to this one.
+  struct CommittedRun {
+    TransactionSummary summary;
+    nlohmann::json plan_record;
+  };
+  std::optional<CommittedRun> last_committed(const std::string& manifest_name) const;
+
   // Throws NewerStateFormat (exit 2) when the state-format stamp or any
   // transaction's begin record names a newer format than this tool reads.
   // Reads the first line of each journal only; changes nothing, so the

@@ -59,17 +59,25 @@ TEST_CASE("--help prints the exit statuses and exits 0") {
   CHECK(r.out.find("10  changes pending (plan --detailed-exitcode)") != std::string::npos);
 }
 
-TEST_CASE("--version prints the version and the git revision it was built from") {
+TEST_CASE("--version prints the version, the git revision it was built from and the profile data's date") {
   RunResult r = run_tool({"--version"});
   CHECK(r.exit_code == 0);
   const std::string head = "wslgpu-setup " WSLGPU_VERSION " (git ";
+  const std::string data = ", profile data of ";
   REQUIRE(r.out.rfind(head, 0) == 0);
   REQUIRE(r.out.size() > head.size() + 2);
   CHECK(r.out.substr(r.out.size() - 2) == ")\n");
-  std::string revision = r.out.substr(head.size(), r.out.size() - head.size() - 2);
-  INFO("revision: ", revision);
+  const std::size_t at = r.out.find(data);
+  REQUIRE(at != std::string::npos);
+  std::string revision = r.out.substr(head.size(), at - head.size());
+  std::string date = r.out.substr(at + data.size(), r.out.size() - 2 - at - data.size());
+  INFO("revision: ", revision, ", date: ", date);
   CHECK((revision == "unknown" ||
          (revision.size() >= 4 && revision.find_first_not_of("0123456789abcdef") == std::string::npos)));
+  // YYYY-MM-DD: the last commit that changed manifests/ (cmake/version.cmake).
+  REQUIRE(date.size() == 10);
+  CHECK(date.find_first_not_of("0123456789-") == std::string::npos);
+  CHECK((date[4] == '-' && date[7] == '-' && date.substr(0, 2) == "20"));
 }
 
 TEST_CASE("a relative --root exits 2 and says it must be absolute") {

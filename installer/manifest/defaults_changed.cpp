@@ -1,0 +1,134 @@
+#include "installer/manifest/defaults_changed.hpp"
+
+#include <sstream>
+#include <vector>
+
+namespace wslgpu {
+
+namespace {
+
+std::vector<std::string> profile_text_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string trim_blank(const std::string& s) {
+  auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+// The text of FILE as this load read it: the profile, or the base a layer
+// requires. nullptr for --set and anything else.
+const std::string* text_of(const Manifest& m, const ManifestSource& source, const std::string& file) {
+  if (file == source.display) return &source.text;
+  if (!m.base_source.empty() && file == m.base_source) return &m.base_text;
+  return nullptr;
+}
+
+struct HeaderAt {
+  std::string header;  // [matrix.rocm_version."7.2.2"]
+  std::uint32_t line = 0;
+};
+
+// The [matrix] row whose table holds LINE: the nearest table header above
+// it, when that is a matrix row.
+HeaderAt row_holding(const std::vector<std::string>& lines, std::uint32_t line) {
+  for (std::size_t i = std::min<std::size_t>(line, lines.size()); i-- > 0;) {
+    std::string t = trim_blank(lines[i]);
+    if (t.empty() || t[0] != '[') continue;
+    if (t.rfind("[matrix.", 0) == 0 && t.find('"') != std::string::npos) return {t, static_cast<std::uint32_t>(i + 1)};
+    return {};
+  }
+  return {};
+}
+
+// The row of VARIABLE's own value VALUE, when VARIABLE is a [matrix] selector.
+HeaderAt row_of_value(const std::vector<std::string>& lines, const std::string& variable, const std::string& value) {
+  const std::string header = "[matrix." + variable + ".\"" + value + "\"]";
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (trim_blank(lines[i]) == header) return {header, static_cast<std::uint32_t>(i + 1)};
+  return {};
+}
+
+}  // namespace
+
+std::optional<Provisioned> provisioned_from(const std::string& id, const std::string& time,
+                                            const nlohmann::json& record) {
+  if (!record.is_object()) return std::nullopt;
+  auto plan = record.find("plan");
+  if (plan == record.end() || !plan->is_object()) return std::nullopt;
+  auto vars = plan->find("vars");
+  if (vars == plan->end() || !vars->is_object() || vars->empty()) return std::nullopt;
+  Provisioned p{id, time, record.value("tool_version", ""), {}, {}};
+  for (const auto& [name, value] : vars->items())
+    if (value.is_string()) p.vars[name] = value.get<std::string>();
+  if (auto sets = record.find("sets"); sets != record.end() && sets->is_object())
+    for (const auto& [name, value] : sets->items())
+      if (value.is_string()) p.sets[name] = value.get<std::string>();
+  return p;
+}
+
+namespace {
+
+std::string comment_above(const std::vector<std::string>& lines, std::uint32_t header_line) {
+  if (header_line < 2 || header_line > lines.size()) return "";
+  std::size_t end = header_line - 1;  // index of the header
+  std::size_t begin = end;
+  while (begin > 0 && trim_blank(lines[begin - 1]).rfind('#', 0) == 0) --begin;
+  for (std::size_t i = begin; i < end; ++i)
+    if (trim_blank(lines[i]).rfind("# Source:", 0) == 0) {
+      begin = i;
+      break;
+    }
+  std::string out;
+  for (std::size_t i = begin; i < end; ++i) {
+    std::string t = trim_blank(lines[i]).substr(1);
+    t = trim_blank(t);
+    if (t.empty()) continue;
+    out += (out.empty() ? "" : " ") + t;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string source_comment_above(const std::string& text, std::uint32_t header_line) {
+  return comment_above(profile_text_lines(text), header_line);
+}
+
+DefaultsChanged defaults_changed(const Manifest& manifest, const ManifestSource& source, const Provisioned& then) {
+  DefaultsChanged out{then.transaction, then.time, then.tool_version, {}};
+  for (const auto& [name, now] : manifest.vars) {
+    auto was = then.vars.find(name);
+    if (was == then.vars.end() || was->second == now) continue;
+    // Given with --set now (or built from one): asked for, not a default.
+    if (manifest.from_command_line.count(name)) continue;
+    DefaultChange c;
+    c.variable = name;
+    c.from = was->second;
+    c.to = now;
+    c.was_set = then.sets.count(name) > 0;
+    HeaderAt row;
+    std::vector<std::string> lines;
+    if (auto w = manifest.var_where.find(name); w != manifest.var_where.end()) {
+      c.where = w->second.str();
+      if (const std::string* text = text_of(manifest, source, w->second.file)) {
+        lines = profile_text_lines(*text);
+        row = row_holding(lines, w->second.line);
+        c.in_row = !row.header.empty();
+        if (!c.in_row) row = row_of_value(lines, name, now);
+      }
+    }
+    if (row.line) {
+      c.row = row.header;
+      c.source = comment_above(lines, row.line);
+    }
+    out.changes.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace wslgpu

@@ -1,0 +1,44 @@
+// What a newer wslgpu-setup's defaults would change on a machine that an
+// earlier transaction provisioned: the profile's variables as that
+// transaction recorded them (its plan.json) against the same profile now,
+// each difference with the default or [matrix] row now in force and the
+// "# Source:" comment that row cites. `plan` shows it above the steps, so
+// that after `apt upgrade` brought new release data a person sees why the
+// plan switches ROCm from 7.2.1 to 7.2.2 before install does it.
+#pragma once
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "installer/manifest/manifest.hpp"
+#include "installer/plan/plan.hpp"
+
+namespace wslgpu {
+
+// What a transaction recorded of the run that provisioned the machine.
+struct Provisioned {
+  std::string transaction;   // its id
+  std::string time;          // when it began
+  std::string tool_version;  // the wslgpu-setup that ran it
+  Variables vars;            // the profile's variables as resolved then
+  Variables sets;            // what was given with --set then
+};
+
+// PROVISIONED from a transaction's plan.json (RECORD); nullopt when the
+// record holds no variables (a state format 1 journal or a plan of a profile
+// without [vars]).
+std::optional<Provisioned> provisioned_from(const std::string& id, const std::string& time,
+                                            const nlohmann::json& record);
+
+// The variables of MANIFEST (loaded from SOURCE) whose values differ from
+// THEN's and were not given with --set now: each with where its value now
+// comes from. Empty when nothing differs.
+DefaultsChanged defaults_changed(const Manifest& manifest, const ManifestSource& source, const Provisioned& then);
+
+// The comment block just above line HEADER_LINE (1-based) of TEXT, from its
+// line starting "# Source:" (or the whole block when none does), joined
+// into one line without the "# " marks. "" when there is no comment there.
+std::string source_comment_above(const std::string& text, std::uint32_t header_line);
+
+}  // namespace wslgpu

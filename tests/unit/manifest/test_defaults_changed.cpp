@@ -1,0 +1,144 @@
+// What a newer version's defaults change on a machine that an earlier
+// transaction provisioned (installer/manifest/defaults_changed.hpp): each
+// variable that differs from the recorded run, where its value now comes
+// from, the [matrix] row behind it and that row's "# Source:" comment.
+#include <doctest/doctest.h>
+
+#include "installer/manifest/defaults_changed.hpp"
+#include "installer/manifest/manifest.hpp"
+#include "support/fakes.hpp"
+
+using namespace wslgpu;
+
+namespace {
+
+// The release table of a profile at two versions of the tool: 0.2.0 moved
+// the default from 1.0 to 2.0.
+std::string release_profile(const std::string& default_release) {
+  return R"([manifest]
+name = "demo"
+schema_version = 1
+
+[vars]
+release = ")" + default_release + R"("
+repo_dir = "none"
+channel = "stable"
+
+# ---------------------------------------------------------------- the matrix
+# One row per release.
+
+# Source: the vendor's 1.0 release notes.
+[matrix.release."1.0"]
+repo_dir = "r10"
+
+# Source: the vendor's 2.0 release notes,
+# which moved the repository.
+[matrix.release."2.0"]
+repo_dir = "r20"
+
+[[step]]
+id = "a"
+kind = "file"
+path = "/etc/a"
+content = "${release} ${repo_dir} ${channel}\n"
+)";
+}
+
+struct Loaded {
+  ManifestSource source;
+  Manifest manifest;
+};
+
+Loaded load_demo(const std::string& text, const Variables& sets = {}) {
+  ManifestSource source{"demo.toml", text, false};
+  Manifest m = load_manifest(source, sets, wslgpu::testing::fake_wsl_host());
+  return {source, m};
+}
+
+// What a transaction of the 0.1.0 profile recorded in its plan.json.
+nlohmann::json recorded_plan(const Variables& vars, const Variables& sets = {}) {
+  return {{"tool_version", "0.1.0"}, {"sets", sets}, {"plan", {{"vars", vars}}}};
+}
+
+Provisioned provisioned(const nlohmann::json& record) {
+  auto p = provisioned_from("20261201-100000-0001", "2026-12-01T10:00:00Z", record);
+  REQUIRE(p.has_value());
+  return *p;
+}
+
+}  // namespace
+
+TEST_CASE("a new default release shows as a change, with its row and the source the row cites") {
+  Loaded then = load_demo(release_profile("1.0"));
+  Loaded now = load_demo(release_profile("2.0"));
+  DefaultsChanged d = defaults_changed(now.manifest, now.source, provisioned(recorded_plan(then.manifest.vars)));
+  CHECK(d.transaction == "20261201-100000-0001");
+  CHECK(d.tool_version == "0.1.0");
+  REQUIRE(d.changes.size() == 2);  // release and the column its row gives; channel did not change
+
+  const DefaultChange& release = d.changes[0];
+  CHECK(release.variable == "release");
+  CHECK(release.from == "1.0");
+  CHECK(release.to == "2.0");
+  CHECK(release.where == "demo.toml:6:11");  // the [vars] default
+  CHECK_FALSE(release.in_row);
+  CHECK(release.row == "[matrix.release.\"2.0\"]");
+  CHECK(release.source == "Source: the vendor's 2.0 release notes, which moved the repository.");
+  CHECK_FALSE(release.was_set);
+
+  const DefaultChange& repo = d.changes[1];
+  CHECK(repo.variable == "repo_dir");
+  CHECK(repo.from == "r10");
+  CHECK(repo.to == "r20");
+  CHECK(repo.where == "demo.toml:20:12");  // the row's value
+  CHECK(repo.in_row);
+  CHECK(repo.row == "[matrix.release.\"2.0\"]");
+  CHECK(repo.source == release.source);
+}
+
+TEST_CASE("the same defaults as the recorded run change nothing") {
+  Loaded now = load_demo(release_profile("2.0"));
+  DefaultsChanged d = defaults_changed(now.manifest, now.source, provisioned(recorded_plan(now.manifest.vars)));
+  CHECK(d.changes.empty());
+}
+
+TEST_CASE("a value given with --set now is asked for, not a changed default") {
+  Loaded then = load_demo(release_profile("1.0"));
+  Loaded now = load_demo(release_profile("2.0"), {{"release", "1.0"}});
+  CHECK(defaults_changed(now.manifest, now.source, provisioned(recorded_plan(then.manifest.vars))).changes.empty());
+}
+
+TEST_CASE("a value given with --set then and not now is a change back to the default, marked as such") {
+  Loaded then = load_demo(release_profile("2.0"), {{"release", "1.0"}});
+  Loaded now = load_demo(release_profile("2.0"));
+  DefaultsChanged d =
+      defaults_changed(now.manifest, now.source, provisioned(recorded_plan(then.manifest.vars, {{"release", "1.0"}})));
+  REQUIRE(d.changes.size() == 2);
+  CHECK(d.changes[0].variable == "release");
+  CHECK(d.changes[0].was_set);
+  CHECK_FALSE(d.changes[1].was_set);  // repo_dir followed the row: not given itself
+}
+
+TEST_CASE("a variable the recorded run did not have is not compared") {
+  Loaded now = load_demo(release_profile("2.0"));
+  Variables old_vars = now.manifest.vars;
+  old_vars.erase("channel");
+  old_vars["retired"] = "x";  // one the profile no longer has: not shown either
+  CHECK(defaults_changed(now.manifest, now.source, provisioned(recorded_plan(old_vars))).changes.empty());
+}
+
+TEST_CASE("a record without variables (state format 1, or a profile without [vars]) gives nothing to compare") {
+  CHECK_FALSE(provisioned_from("id", "t", nlohmann::json::object()).has_value());
+  CHECK_FALSE(provisioned_from("id", "t", nlohmann::json{{"plan", {{"steps", nlohmann::json::array()}}}}).has_value());
+  CHECK_FALSE(provisioned_from("id", "t", nlohmann::json{{"plan", {{"vars", nlohmann::json::object()}}}}).has_value());
+  CHECK_FALSE(provisioned_from("id", "t", nlohmann::json::array()).has_value());
+}
+
+TEST_CASE("the source comment is the block above a row, from its Source: line, without the comment marks") {
+  const std::string text = "a = 1\n# --- the matrix\n# Source: one,\n#   two.\n[matrix.x.\"1\"]\n";
+  CHECK(source_comment_above(text, 5) == "Source: one, two.");
+  CHECK(source_comment_above("a = 1\n# a note\n# more\n[t]\n", 4) == "a note more");  // no Source: line: the block
+  CHECK(source_comment_above("a = 1\n[t]\n", 2) == "");
+  CHECK(source_comment_above("[t]\n", 1) == "");
+  CHECK(source_comment_above("[t]\n", 9) == "");  // past the end
+}
