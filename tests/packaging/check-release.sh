@@ -57,7 +57,7 @@ status=0
 # -------------------------------------------------------------- apt-repo.sh
 export GNUPGHOME=$tmp/gnupg
 mkdir -m 0700 "$GNUPGHOME"
-gpg --batch --quiet --passphrase '' --quick-gen-key 'wslgpu-setup release test <release-test@wslgpu-setup.invalid>' ed25519 sign never 2>/dev/null ||
+gpg --batch --quiet --passphrase '' --quick-gen-key 'wslgpu-setup release test' ed25519 sign never 2>/dev/null ||
   { echo "FAIL cannot make a test key with gpg"; exit 1; }
 key=$(gpg --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '/^fpr:/ { print $10; exit }')
 

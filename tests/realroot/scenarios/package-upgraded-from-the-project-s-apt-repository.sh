@@ -46,7 +46,7 @@ scenario() {
   start=$EPOCHREALTIME
   export GNUPGHOME=$t/gnupg
   mkdir -m 0700 "$GNUPGHOME"
-  gpg --batch --quiet --passphrase '' --quick-gen-key 'wslgpu-setup repository test <repo-test@wslgpu-setup.invalid>' \
+  gpg --batch --quiet --passphrase '' --quick-gen-key 'wslgpu-setup repository test' \
     ed25519 sign never 2>/dev/null || fail "gpg could not make the test key"
   fpr=$(gpg --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '/^fpr:/ { print $10; exit }')
   say "test key $fpr made in $(elapsed_since "$start") s"
