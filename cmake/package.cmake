@@ -122,3 +122,34 @@ if(NOT WSLGPU_PORTABLE OR WSLGPU_FUZZ)
   message(STATUS "The package target makes a .deb of this build, which is not portable "
                  "(WSLGPU_PORTABLE=OFF or WSLGPU_FUZZ=ON): it runs only where this build does")
 endif()
+
+# ---------------------------------------------------------------- apt repository
+
+# `cmake --build build --target apt-repo` makes this build's .deb (CPack,
+# with the last commit's date, so the same commit makes the same bytes) and
+# adds it to the signed apt repository in build/apt-repo with
+# packaging/apt-repo.sh: the folder to upload for a release (docs/packaging.md,
+# "Releases"). Not part of the normal build. Where it is published is
+# WSLGPU_PUBLISH_URL in packaging/release.conf; the key signs it.
+set(WSLGPU_SIGNING_KEY "" CACHE STRING
+    "Key id or fingerprint of the secret key in your gpg keyring that signs the apt repository (target apt-repo); empty: $WSLGPU_SIGNING_KEY at build time")
+set(WSLGPU_APT_REPO_DIR ${CMAKE_BINARY_DIR}/apt-repo CACHE PATH
+    "The apt repository folder the target apt-repo adds this build's .deb to")
+if(WSLGPU_SIGNING_KEY)
+  set(WSLGPU_APT_REPO_KEY --key ${WSLGPU_SIGNING_KEY})
+else()
+  set(WSLGPU_APT_REPO_KEY)
+endif()
+set(WSLGPU_APT_REPO_DEB_DIR ${CMAKE_BINARY_DIR}/apt-repo-deb)
+add_custom_target(apt-repo
+  COMMAND ${CMAKE_COMMAND} -E rm -rf ${WSLGPU_APT_REPO_DEB_DIR}
+  COMMAND ${CMAKE_COMMAND} -E env ${WSLGPU_DATE_ENV}
+          ${CMAKE_CPACK_COMMAND} --config ${CMAKE_BINARY_DIR}/CPackConfig.cmake -B ${WSLGPU_APT_REPO_DEB_DIR}
+  COMMAND ${CMAKE_COMMAND} -E env ${WSLGPU_DATE_ENV}
+          ${WSLGPU_PACKAGING}/apt-repo.sh --out ${WSLGPU_APT_REPO_DIR} ${WSLGPU_APT_REPO_KEY}
+          ${WSLGPU_APT_REPO_DEB_DIR}/wslgpu-setup_${PROJECT_VERSION}_amd64.deb
+  WORKING_DIRECTORY ${CMAKE_BINARY_DIR}
+  COMMENT "apt repository in ${WSLGPU_APT_REPO_DIR} with wslgpu-setup ${PROJECT_VERSION} (packaging/apt-repo.sh)"
+  USES_TERMINAL
+  VERBATIM)
+add_dependencies(apt-repo wslgpu-setup wslgpu-setup-fetch docs)

@@ -12,14 +12,14 @@
 # built once with mmdebstrap from this machine's apt mirror (as the tier's
 # base is) and cached as package-<suite>-<PACKAGE_BASE_VERSION>.tar.zst: minbase,
 # man-db (for man -w) and what the package recommends, under that release's
-# names.
+# names (tests/realroot/package.sh, shared with the apt repository scenario).
 #
 # The first run builds those two roots: 1 to 3 minutes each on 2 busy
 # cores, hence the longer limit. Warm, the scenario takes about a minute.
 # realroot-timeout: 900
 
-PACKAGE_BASE_VERSION=1
-PACKAGE_SUITES=(bookworm trixie)
+# shellcheck source=../package.sh
+source "$REALROOT_LIB_DIR/package.sh"
 
 scenario() {
   local deb suite
@@ -35,34 +35,10 @@ scenario() {
   done
 }
 
-# ---------------------------------------------------------------- the .deb
+# What `run.sh --prepare` builds ahead of the run: both releases' roots.
+prepare_cache() { package_prepare_cache; }
 
-# Prints the path of the .deb to test: $WSLGPU_DEB, or one CPack makes now
-# from the build folder of $WSLGPU_BIN.
-package_deb() {
-  if [[ -n ${WSLGPU_DEB:-} ]]; then
-    [[ -f $WSLGPU_DEB ]] || fail "WSLGPU_DEB=$WSLGPU_DEB is not a file"
-    realpath "$WSLGPU_DEB"
-    return 0
-  fi
-  local build out log
-  build=$(dirname "$WSLGPU_BIN")
-  [[ -f $build/CPackConfig.cmake && -f $build/CMakeCache.txt ]] ||
-    fail "$build, the folder of $WSLGPU_BIN, is not a CMake build folder with CPack (or set WSLGPU_DEB)"
-  grep -qx 'WSLGPU_PORTABLE:BOOL=ON' "$build/CMakeCache.txt" ||
-    fail "$build is not a portable build (WSLGPU_PORTABLE is off): its .deb would only run where it was built"
-  ! grep -qx 'WSLGPU_FUZZ:BOOL=ON' "$build/CMakeCache.txt" ||
-    fail "$build is a sanitizer build, which is never packaged"
-  command -v cpack >/dev/null || fail "cpack (package cmake) is not installed"
-  out=$REALROOT_SCENARIO_TMP/deb
-  log=$REALROOT_SCENARIO_TMP/cpack.log
-  local start=$EPOCHREALTIME
-  cpack --config "$build/CPackConfig.cmake" -B "$out" >"$log" 2>&1 || { cat "$log" >&2; fail "cpack failed"; }
-  local debs=("$out"/wslgpu-setup_*_amd64.deb)
-  [[ -f ${debs[0]} && ${#debs[@]} == 1 ]] || { cat "$log" >&2; fail "cpack made no single wslgpu-setup_*_amd64.deb in $out"; }
-  say "package: $(basename "${debs[0]}") made by cpack in $(elapsed_since "$start") s"
-  printf '%s\n' "${debs[0]}"
-}
+# ---------------------------------------------------------------- the .deb
 
 # The control fields, the file list, and that the packaged programs are the
 # ones under test (same code, only stripped) and need only glibc 2.34.
@@ -111,83 +87,7 @@ package_check_deb() {
   [[ -z $warnings ]] || fail "lintian reports what docs/packaging.md does not explain:"$'\n'"$warnings"
 }
 
-# ---------------------------------------------------------------- the roots
-
-# Packages beyond minbase in SUITE's root: man-db, and what the package
-# recommends under SUITE's names.
-package_base_packages() {
-  case $1 in
-    bookworm) echo man-db,libcurl4,libarchive13,ca-certificates ;;
-    trixie) echo man-db,libcurl4t64,libarchive13t64,ca-certificates ;;
-    *) fail "no package list for suite $1" ;;
-  esac
-}
-
-# package_tarball SUITE: SUITE's base in the cache (built first if need be).
-package_tarball() {
-  local tarball=$REALROOT_CACHE/package-$1-$PACKAGE_BASE_VERSION.tar.zst
-  cached_tarball "$tarball" "$1 root" package_build_base "$1"
-}
-
-# What `run.sh --prepare` builds ahead of the run: both releases' bases.
-prepare_cache() {
-  local suite
-  for suite in "${PACKAGE_SUITES[@]}"; do package_tarball "$suite"; done
-}
-
-# package_release_layers SUITE DIR: DIR/base (SUITE's cached base, built
-# first if need be) and DIR/wsl (the fake WSL layer over it).
-package_release_layers() {
-  local suite=$1 dir=$2 tarball start
-  tarball=$REALROOT_CACHE/package-$suite-$PACKAGE_BASE_VERSION.tar.zst
-  mkdir -p "$dir/base"
-  package_tarball "$suite"
-  start=$EPOCHREALTIME
-  # cat drains the padding tar leaves unread (else zstd may die of SIGPIPE; lib.sh's base_root).
-  zstd -dcq "$tarball" | { tar -x --numeric-owner --xattrs --xattrs-include='*' -C "$dir/base" && cat >/dev/null; } ||
-    fail "cannot extract $tarball; delete it to rebuild"
-  (REALROOT_RUN=$dir wsl_layer)
-  say "$suite root: restored with the WSL layer in $(elapsed_since "$start") s"
-}
-
-# The base of SUITE, with the same hooks as the tier's (lib.sh): apt with no
-# sources, dpkg without fsync, the test repository's mount point, nothing of
-# this machine.
-package_build_base() {
-  local suite=$1 tarball=$2 tmp log lines mirrors
-  tmp=$REALROOT_CACHE/.building-$$-$suite.tar.zst
-  log=$REALROOT_CACHE/.building-$$-$suite.log
-  lines=$(REALROOT_SUITE=$suite base_mirror_lines) || exit 1
-  mapfile -t mirrors <<<"$lines"
-  say "$suite root: building minbase with $(package_base_packages "$suite") with mmdebstrap from this machine's apt mirror (${#mirrors[@]} suites)"
-  if ! TMPDIR=$REALROOT_SCENARIO_TMP mmdebstrap --variant=minbase --mode=root --format=tar \
-    --include="$(package_base_packages "$suite")" \
-    --aptopt='Acquire::Languages "none"' \
-    --customize-hook='rm -f "$1"/etc/apt/sources.list "$1"/etc/apt/sources.list.d/*' \
-    --customize-hook='printf "%s\n" "Acquire::Languages \"none\";" > "$1"/etc/apt/apt.conf.d/99wslgpu-test' \
-    --customize-hook='echo force-unsafe-io > "$1"/etc/dpkg/dpkg.cfg.d/99wslgpu-test' \
-    --customize-hook="mkdir -p \"\$1\"$REALROOT_REPO_IN_ROOT" \
-    --customize-hook='echo wslgpu-test > "$1"/etc/hostname; : > "$1"/etc/resolv.conf' \
-    "$suite" "$tmp" "${mirrors[@]}" >"$log" 2>&1; then
-    tail -n 30 "$log" >&2
-    rm -f "$tmp"
-    fail "mmdebstrap could not build the $suite root from this machine's apt mirror (full log: $log)"
-  fi
-  mv -f "$tmp" "$tarball"
-  rm -f "$log"
-  find "$REALROOT_CACHE" -maxdepth 1 -name "package-$suite-*.tar.zst*" ! -path "$tarball" ! -path "$tarball.lock" -delete
-}
-
 # ---------------------------------------------------------------- in a root
-
-# What a snapshot also leaves out here: man-db's index, which its trigger
-# rewrites whenever a package with manual pages comes or goes; debconf's
-# cache, where trixie's apt leaves an empty scratch folder (tmp.ci) behind
-# any package it installs; and apt's record of which packages were
-# installed automatically.
-package_snapshot() {
-  snapshot "$ROOT" "$1" --exclude /var/cache/man --exclude /var/cache/debconf --exclude /var/lib/apt/extended_states
-}
 
 package_in_root() {
   local suite=$1 deb name t=$REALROOT_SCENARIO_TMP
