@@ -602,6 +602,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   refuse_if_interrupted(tx);
 
   Resolved r = resolve(g, s, source, parse_sets(g.sets), true);
+  r.plan.since = since_provisioned(s, r);  // the plan install shows says it too
   throw_if_interrupted("while planning; nothing was changed");
   if (!saved.is_null()) {
     auto drift = plan_drift(saved, r.plan);
