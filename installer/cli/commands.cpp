@@ -163,11 +163,13 @@ Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, cons
   return {std::move(source), std::move(manifest), std::move(plan)};
 }
 
-// What today's defaults change against the transaction that last
-// provisioned the machine with R's profile (installer/manifest/defaults_changed.hpp).
-// Without root the transactions cannot be read: then nothing, as for a
-// machine never provisioned (install, which needs root, plans again).
-std::optional<DefaultsChanged> since_provisioned(Session& s, const Resolved& r) {
+// What the profile's defaults changed since the transaction that last
+// provisioned the machine with R's profile (installer/manifest/defaults_changed.hpp):
+// today's profile is loaded once more with that run's --set values, so that
+// what differs is the profile's doing. Without root the transactions cannot
+// be read: then nothing, as for a machine never provisioned (install, which
+// needs root, says it).
+std::optional<DefaultsChanged> since_provisioned(const GlobalOptions& g, Session& s, const Resolved& r) {
   std::optional<Transactions::CommittedRun> last;
   try {
     last = Transactions(s.fs, s.runner, s.host, kStateDir).last_committed(r.manifest.name);
@@ -177,7 +179,17 @@ std::optional<DefaultsChanged> since_provisioned(Session& s, const Resolved& r) 
   if (!last) return std::nullopt;
   auto then = provisioned_from(last->summary.id, last->summary.time, last->plan_record);
   if (!then) return std::nullopt;
-  return defaults_changed(r.manifest, r.source, *then);
+  // A --set of a variable the profile no longer has cannot be asked again.
+  Variables sets;
+  for (const auto& [name, value] : then->sets)
+    if (r.manifest.vars.count(name)) sets[name] = value;
+  try {
+    Manifest as_then = load_manifest(r.source, sets, s.host, LoadOptions{g.unsupported_distro, {}});
+    return defaults_changed(r.manifest, as_then, r.source, *then);
+  } catch (const InputError& e) {
+    spdlog::debug("cannot ask the profile as transaction {} did: {}", then->transaction, e.what());
+    return std::nullopt;
+  }
 }
 
 // Re-creates the manifest a transaction ran, for its step objects.
@@ -520,7 +532,7 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
   ProfileChoice choice;
   const std::string profile = profile_to_run(s, "plan", options.profile, choice);
   Resolved r = resolve(g, s, find_manifest(profile), parse_sets(g.sets), false);
-  r.plan.since = since_provisioned(s, r);
+  r.plan.since = since_provisioned(g, s, r);
   throw_if_interrupted("while planning; nothing was changed");
   if (!options.out_file.empty()) {
     std::ofstream out(options.out_file, std::ios::binary | std::ios::trunc);
@@ -602,7 +614,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   refuse_if_interrupted(tx);
 
   Resolved r = resolve(g, s, source, parse_sets(g.sets), true);
-  r.plan.since = since_provisioned(s, r);  // the plan install shows says it too
+  r.plan.since = since_provisioned(g, s, r);  // the plan install shows says it too
   throw_if_interrupted("while planning; nothing was changed");
   if (!saved.is_null()) {
     auto drift = plan_drift(saved, r.plan);

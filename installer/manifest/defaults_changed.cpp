@@ -99,27 +99,29 @@ std::string source_comment_above(const std::string& text, std::uint32_t header_l
   return comment_above(profile_text_lines(text), header_line);
 }
 
-DefaultsChanged defaults_changed(const Manifest& manifest, const ManifestSource& source, const Provisioned& then) {
+DefaultsChanged defaults_changed(const Manifest& now, const Manifest& as_then, const ManifestSource& source,
+                                 const Provisioned& then) {
   DefaultsChanged out{then.transaction, then.time, then.tool_version, {}};
-  for (const auto& [name, now] : manifest.vars) {
+  for (const auto& [name, value] : as_then.vars) {
     auto was = then.vars.find(name);
-    if (was == then.vars.end() || was->second == now) continue;
-    // Given with --set now (or built from one): asked for, not a default.
-    if (manifest.from_command_line.count(name)) continue;
+    if (was == then.vars.end() || was->second == value) continue;  // the profile gives what it gave then
+    // Only what this plan applies: not a value given with --set now (or
+    // built from one), nor one that a --set now moved elsewhere.
+    if (now.from_command_line.count(name)) continue;
+    if (auto it = now.vars.find(name); it == now.vars.end() || it->second != value) continue;
     DefaultChange c;
     c.variable = name;
     c.from = was->second;
-    c.to = now;
-    c.was_set = then.sets.count(name) > 0;
+    c.to = value;
     HeaderAt row;
     std::vector<std::string> lines;
-    if (auto w = manifest.var_where.find(name); w != manifest.var_where.end()) {
+    if (auto w = as_then.var_where.find(name); w != as_then.var_where.end()) {
       c.where = w->second.str();
-      if (const std::string* text = text_of(manifest, source, w->second.file)) {
+      if (const std::string* text = text_of(as_then, source, w->second.file)) {
         lines = profile_text_lines(*text);
         row = row_holding(lines, w->second.line);
         c.in_row = !row.header.empty();
-        if (!c.in_row) row = row_of_value(lines, name, now);
+        if (!c.in_row) row = row_of_value(lines, name, value);
       }
     }
     if (row.line) {

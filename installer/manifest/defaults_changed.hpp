@@ -2,7 +2,9 @@
 // earlier transaction provisioned: the profile's variables as that
 // transaction recorded them (its plan.json) against the same profile now,
 // each difference with the default or [matrix] row now in force and the
-// "# Source:" comment that row cites. `plan` shows it above the steps, so
+// "# Source:" comment that row cites. A value given with --set (then or
+// now) is what the user asked for, not a changed default, and is left out.
+// `plan` shows it above the steps, so
 // that after `apt upgrade` brought new release data a person sees why the
 // plan switches ROCm from 7.2.1 to 7.2.2 before install does it.
 #pragma once
@@ -31,10 +33,14 @@ struct Provisioned {
 std::optional<Provisioned> provisioned_from(const std::string& id, const std::string& time,
                                             const nlohmann::json& record);
 
-// The variables of MANIFEST (loaded from SOURCE) whose values differ from
-// THEN's and were not given with --set now: each with where its value now
-// comes from. Empty when nothing differs.
-DefaultsChanged defaults_changed(const Manifest& manifest, const ManifestSource& source, const Provisioned& then);
+// What the profile's data changed since THEN: AS_THEN is today's profile
+// loaded with THEN's --set values (the run that provisioned the machine,
+// asked again), so that each of its values that differs from THEN's comes
+// from the profile itself (a new default, a changed [matrix] row). Only
+// those that NOW (today's profile with today's --set values, the plan
+// being shown) applies are listed, each with where its value is written.
+DefaultsChanged defaults_changed(const Manifest& now, const Manifest& as_then, const ManifestSource& source,
+                                 const Provisioned& then);
 
 // The comment block just above line HEADER_LINE (1-based) of TEXT, from its
 // line starting "# Source:" (or the whole block when none does), joined

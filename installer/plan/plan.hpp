@@ -107,9 +107,10 @@ struct VariableChoice {
   std::string why;       // the table's explanation for auto and fallback, else ""
 };
 
-// A variable whose value differs from what the transaction that provisioned
-// the machine recorded (installer/manifest/defaults_changed.hpp): after an
-// upgrade, a new default or [matrix] row.
+// A variable whose value the profile now gives differently from what the
+// transaction that provisioned the machine recorded, asked the same way
+// (installer/manifest/defaults_changed.hpp): after an upgrade, a new
+// default or [matrix] row.
 struct DefaultChange {
   std::string variable;  // "rocm_version"
   std::string from;      // the value then: "7.2.1"
@@ -118,7 +119,6 @@ struct DefaultChange {
   std::string row;       // the [matrix] row behind it: "[matrix.rocm_version.\"7.2.2\"]", or ""
   bool in_row = false;   // WHERE is inside ROW (a column), not a [vars] default whose row ROW is (a selector)
   std::string source;    // that row's "# Source:" comment, or ""
-  bool was_set = false;  // FROM was given with --set then, and is not now
 };
 struct DefaultsChanged {
   std::string transaction;   // the provisioning transaction's id

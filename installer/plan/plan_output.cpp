@@ -103,13 +103,12 @@ std::string since_text(const Plan& plan) {
   const DefaultsChanged& d = *plan.since;
   std::string out = "Since transaction " + d.transaction + " (" +
                     (d.tool_version.empty() ? std::string("an earlier wslgpu-setup") : "wslgpu-setup " + d.tool_version) +
-                    ", " + d.time + ") provisioned this machine with this profile, these values changed:\n";
+                    ", " + d.time + ") provisioned this machine with this profile, its defaults changed:\n";
   std::size_t width = 0;
   for (const auto& c : d.changes) width = std::max(width, c.variable.size());
   std::vector<std::string> rows;
   for (const auto& c : d.changes) {
-    out += "  " + pad(c.variable, width + 1) + " " + (c.from.empty() ? std::string("(empty)") : c.from) +
-           (c.was_set ? " (given with --set then)" : "") + " -> " + (c.to.empty() ? std::string("(empty)") : c.to) +
+    out += "  " + pad(c.variable, width + 1) + " " + (c.from.empty() ? std::string("(empty)") : c.from) + " -> " + (c.to.empty() ? std::string("(empty)") : c.to) +
            "  (" + (c.in_row ? c.row + " at " + c.where
                              : "the default at " + c.where + (c.row.empty() ? "" : ", its row " + c.row)) +
            ")\n";
@@ -118,7 +117,9 @@ std::string since_text(const Plan& plan) {
       out += "      " + c.row + ": " + c.source + "\n";
     }
   }
-  out += "  The steps below make these changes only when install runs; --set NAME=VALUE keeps a value as it was.\n";
+  out += plan.changes_pending()
+             ? "  The steps below make these changes only when install runs; --set NAME=VALUE keeps a value as it was.\n"
+             : "  No step changes the machine for them: what is installed already matches.\n";
   return out;
 }
 
@@ -127,7 +128,7 @@ nlohmann::json since_json(const Plan& plan) {
   nlohmann::json changes = nlohmann::json::array();
   for (const auto& c : plan.since->changes)
     changes.push_back({{"variable", c.variable}, {"from", c.from}, {"to", c.to}, {"where", c.where}, {"row", c.row},
-                       {"in_row", c.in_row}, {"source", c.source}, {"was_set", c.was_set}});
+                       {"in_row", c.in_row}, {"source", c.source}});
   return {{"transaction", plan.since->transaction}, {"time", plan.since->time},
           {"tool_version", plan.since->tool_version}, {"changes", changes}};
 }

@@ -65,20 +65,21 @@ TEST_CASE("plan after an upgrade names the defaults that changed since the machi
   // The same defaults: nothing to say.
   RunResult same = run_tool(on(root, {"plan", old_profile}));
   CHECK(same.exit_code == 0);
-  CHECK(same.out.find("these values changed") == std::string::npos);
+  CHECK(same.out.find("its defaults changed") == std::string::npos);
 
   auto before = snapshot(root.path());
   RunResult text = run_tool(on(root, {"plan", new_profile}));
   CHECK(text.exit_code == 0);
   INFO(text.out);
   CHECK(text.out.find("Since transaction " + id + " (wslgpu-setup " WSLGPU_VERSION ", ") != std::string::npos);
-  CHECK(text.out.find("provisioned this machine with this profile, these values changed:") != std::string::npos);
+  CHECK(text.out.find("provisioned this machine with this profile, its defaults changed:") != std::string::npos);
   CHECK(text.out.find("  release   1.0 -> 2.0  (the default at " + new_profile + ":7:11, its row [matrix.release.\"2.0\"])") !=
         std::string::npos);
   CHECK(text.out.find("  repo_dir  r10 -> r20  ([matrix.release.\"2.0\"] at " + new_profile + ":17:12)") !=
         std::string::npos);
   CHECK(text.out.find("[matrix.release.\"2.0\"]: Source: the vendor's 2.0 release notes, which moved the repository.") !=
         std::string::npos);
+  CHECK(text.out.find("The steps below make these changes only when install runs") != std::string::npos);
   CHECK(text.out.find("-release 1.0 from r10") != std::string::npos);  // and the step that would make it so
   CHECK(text.out.find("+release 2.0 from r20") != std::string::npos);
 
@@ -91,14 +92,13 @@ TEST_CASE("plan after an upgrade names the defaults that changed since the machi
   CHECK(since["changes"][0] == nlohmann::json{{"variable", "release"}, {"from", "1.0"}, {"to", "2.0"},
                                               {"where", new_profile + ":7:11"}, {"row", "[matrix.release.\"2.0\"]"},
                                               {"in_row", false},
-                                              {"source", "Source: the vendor's 2.0 release notes, which moved the repository."},
-                                              {"was_set", false}});
+                                              {"source", "Source: the vendor's 2.0 release notes, which moved the repository."}});
   CHECK(snapshot_difference(before, snapshot(root.path())) == "");  // plan changed nothing
 
-  // Asked for with --set, the old release is no changed default.
+  // Asked for with --set now, the old release is what the user wants: no changed default.
   RunResult kept = run_tool(on(root, {"--set", "release=1.0", "plan", new_profile}));
   CHECK(kept.exit_code == 0);
-  CHECK(kept.out.find("these values changed") == std::string::npos);
+  CHECK(kept.out.find("its defaults changed") == std::string::npos);
 }
 
 TEST_CASE("plan on a machine never provisioned with the profile compares with nothing") {

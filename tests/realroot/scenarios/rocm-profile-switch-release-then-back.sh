@@ -86,6 +86,30 @@ on_rocm7() {
   assert_contains "$LAST_OUTPUT" 'gfx1100' "rocminfo on 7.2.2"
 }
 
+# defaults_since_the_install ID ARGS...: the rocm profile as a newer
+# wslgpu-setup might bundle it, its 6.4.2.1 row corrected (the packages'
+# version pattern), planned with ARGS on the root that transaction ID
+# provisioned with 6.4.2.1: the plan names the value the new row changes,
+# where it is written and the source the row cites (docs/profiles.md,
+# "After an upgrade of wslgpu-setup"), and changes nothing.
+defaults_since_the_install() {
+  local id=$1 next=$REALROOT_SCENARIO_TMP/rocm-next.toml
+  shift
+  sed 's/^rocm_package_version = "6\.4\.2\*"$/rocm_package_version = "6.4.2.1*"/' \
+    "$REALROOT_LIB_DIR/../../manifests/rocm.toml" >"$next"
+  ! cmp -s "$next" "$REALROOT_LIB_DIR/../../manifests/rocm.toml" || fail "manifests/rocm.toml has no 6.4.2.1 row to correct"
+  snap since-before
+  tool --root "$ROOT" "$@" plan "$next"
+  assert_status 0 "plan of the corrected profile"
+  assert_contains "$TOOL_OUT" "^Since transaction $id \(wslgpu-setup [^ ]+, [^)]+\) provisioned this machine with this profile, its defaults changed:" "plan of the corrected profile"
+  assert_contains "$TOOL_OUT" "^  rocm_package_version +6\.4\.2\* -> 6\.4\.2\.1\*  \(\[matrix\.rocm_version\.\"6\.4\.2\.1\"\] at ${next//./\\.}:[0-9]+:[0-9]+\)" "plan of the corrected profile"
+  assert_contains "$TOOL_OUT" "^      \[matrix\.rocm_version\.\"6\.4\.2\.1\"\]: Source: WSL support matrix: 6\.4\.2\.1 has the WSL runtime\." "plan of the corrected profile (the row's source)"
+  assert_contains "$TOOL_OUT" "No step changes the machine for them: what is installed already matches\\." "plan of the corrected profile (6.4.2.1-1 matches both patterns)"
+  assert_contains "$TOOL_OUT" "The machine already matches this profile" "plan of the corrected profile (6.4.2.1-1 matches both patterns)"
+  snap since-after
+  assert_same_snapshot "$REALROOT_SCENARIO_TMP/since-before" "$REALROOT_SCENARIO_TMP/since-after" "plan changed the root"
+}
+
 switch_release_then_back() {
   local copy legacy rocm7 first second third
   serve_https "$TESTREPO_ROCDXG_DIR"
@@ -98,6 +122,7 @@ switch_release_then_back() {
   on_legacy
   converged "${legacy[@]}"
   snap on-legacy
+  defaults_since_the_install "$first" "${legacy[@]}"
 
   # 6.4.2.1 -> 7.2.2: one transaction, shown whole in the plan.
   tool --root "$ROOT" "${rocm7[@]}" plan rocm
