@@ -151,14 +151,16 @@ report() {
 # scenario in neither counts as long): with the short ones last, the cores
 # stay busy to the end instead of one long scenario running alone.
 times_file=$REALROOT_CACHE/realroot-times
-known_times=("$here/scenario-times")
-[[ ! -f $times_file ]] || known_times+=("$times_file")
-mapfile -t scenarios < <(
+known_times=(/dev/null)
+for f in "$here/scenario-times" "$times_file"; do [[ ! -f $f ]] || known_times+=("$f"); done
+mapfile -t ordered < <(
   for file in "${scenarios[@]}"; do
     name=$(basename "$file" .sh)
     took=$(awk -v n="$name" '$1 == n { t = $2 } END { print (t == "" ? 999999 : t) }' "${known_times[@]}")
     printf '%s\t%s\n' "$took" "$file"
   done | LC_ALL=C sort -t$'\t' -k1,1gr -k2,2 | cut -f2-)
+((${#ordered[@]} == ${#scenarios[@]})) || fail "could not order the ${#scenarios[@]} scenarios by their times"
+scenarios=("${ordered[@]}")
 
 say "scenarios: ${#scenarios[@]}, $jobs at a time"
 declare -A running=()
