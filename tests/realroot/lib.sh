@@ -5,7 +5,9 @@
 #   with_root [--bare] FN ARGS...  runs FN in a fresh, disposable Debian 12
 #       root: a copy-on-write overlay of the cached base (plus the fake WSL
 #       layer unless --bare) inside private mount, network and pid namespaces.
-#       FN sees the merged root's path in $ROOT. Nothing outlives the call.
+#       FN sees the merged root's path in $ROOT. Nothing outlives the call
+#       (but --save-changes DIR keeps the root's changes for a --from-changes
+#       DIR root: two roots that start where one FN left off).
 #   in_root CMD...                 runs CMD chrooted into $ROOT with a clean environment.
 #   root_use_testrepo [signed|trusted]  points the root's apt at the local test repository.
 #   root_fake_nvidia_smi NAME      the root's nvidia-smi prints a recorded output of the corpus.
@@ -331,12 +333,19 @@ _ROOT_SEQ=0
 # has only that much room: overlayfs reports its upper layer's free space.
 # Returns FN's status. With WSLGPU_KEEP_FAILED=1, the changes a failing FN
 # made (the overlay's upper layer) are kept for inspection.
+# --save-changes DIR: when FN succeeds, the root's changes (its upper layer,
+# whiteouts and all) are moved to DIR once the root is gone; --from-changes
+# DIR starts the root with a copy of them, that is, as FN left its root (on
+# the same lower layers: same --bare or not). No process survives a root,
+# so nothing else of it is lost.
 with_root() {
-  local layers=$REALROOT_RUN/wsl:$REALROOT_RUN/base wsl=1 fs_size=""
+  local layers=$REALROOT_RUN/wsl:$REALROOT_RUN/base wsl=1 fs_size="" save="" from=""
   while [[ ${1:-} == --* ]]; do
     case $1 in
       --bare) layers=$REALROOT_RUN/base wsl=0; shift ;;
       --fs-size) fs_size=${2:?--fs-size needs a size}; shift 2 ;;
+      --save-changes) save=${2:?--save-changes needs a folder}; shift 2 ;;
+      --from-changes) from=${2:?--from-changes needs a folder}; shift 2 ;;
       *) fail "with_root: unknown option $1" ;;
     esac
   done
@@ -348,6 +357,7 @@ with_root() {
   mkdir -p "$t"
   if [[ -n $fs_size ]]; then mount -t tmpfs -o "size=$fs_size,mode=0755" wslgpu-small-root "$t"; fi
   mkdir -p "$t"/{upper,work,merged}
+  if [[ -n $from ]]; then cp -a "$from/." "$t/upper/" || fail "with_root: cannot copy the changes in $from"; fi
   printf '%s\n' "$REALROOT_WSL_KERNEL" >"$t/osrelease"
   # --kill-child: if the scenario is killed (its timeout), the namespace's
   # first process gets SIGKILL, and with it every process in the namespace.
@@ -359,6 +369,9 @@ with_root() {
   if ((status != 0)); then
     say "with_root $fn: failed (exit $status)"
     if [[ ${WSLGPU_KEEP_FAILED:-0} == 1 ]]; then _keep_failed_root "$t" "$fn" "$wsl"; fi
+  elif [[ -n $save ]]; then
+    rm -rf "$save"
+    mv "$t/upper" "$save" || fail "with_root: cannot keep the root's changes in $save"
   fi
   if [[ -n $fs_size ]]; then umount "$t"; fi
   rm -rf "$t"
@@ -828,48 +841,70 @@ assert_not_installed() {
 # and after it (WSLGPU_SETUP_CRASH_AT), then `recover --rollback` (the root
 # must be as before the run) and `recover --resume` (it must match an
 # uninterrupted run, and be converged: a plan then exits 0 and runs no
-# apt), each in a fresh root. Every point runs, so that one
-# failure does not hide the others. The scenario defines:
+# apt). Each crash point runs once, in a fresh root; each recovery then
+# runs in a root of its own that starts as the killed run left its root
+# (with_root --save-changes and --from-changes), so the two recoveries do
+# not repeat the same crash. In each, the next install must refuse (exit
+# 5) before recover runs: the root is the interrupted one.
+# Every point runs, so that one failure does not hide the others. The
+# scenario defines:
 #   crash_install_args   prints the arguments after --root, one per line,
 #                        up to the manifest (e.g. --not-wsl, install, FILE)
 #   crash_recover_args   prints the global options recover needs, one per line
 #   crash_prepare        optional: run in each fresh root first (e.g. write the manifest)
 crash_every_step_then_recover() {
   with_root crash_reference
-  local step when how total=0 failed=()
+  local step when how total=0 failed=() point crashed=$REALROOT_SCENARIO_TMP/crashed
   for step in "$@"; do
     for when in before after; do
+      point=$step:$when
+      if ! with_root --save-changes "$crashed" crash_at "$point"; then
+        total=$((total + 2))
+        failed+=("crash at $point, recover --rollback (not run: the crash failed)" "crash at $point, recover --resume (not run: the crash failed)")
+        continue
+      fi
       for how in --rollback --resume; do
         total=$((total + 1))
-        with_root crash_then_recover "$step:$when" "$how" || failed+=("crash at $step:$when, recover $how")
+        with_root --from-changes "$crashed" recover_after_crash "$point" "$how" ||
+          failed+=("crash at $point, recover $how")
       done
+      rm -rf "$crashed"
     done
   done
   ((${#failed[@]} == 0)) || fail "${#failed[@]} of $total crash points did not recover:$(printf '\n  %s' "${failed[@]}")"
 }
 
-# The state an uninterrupted install reaches, for the --resume comparisons.
+# The state of a fresh root, for the --rollback comparisons (every root of
+# crash_at starts the same: an empty upper layer over the same lower ones,
+# and crash_prepare writes only into the scenario's folder), and the state
+# an uninterrupted install reaches, for the --resume comparisons.
 crash_reference() {
   local args
   declare -F crash_prepare >/dev/null && crash_prepare
   mapfile -t args < <(crash_install_args)
+  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/before" --exclude "$REALROOT_STATE_DIR"
   tool --root "$ROOT" "${args[@]}" --yes
   assert_status 0 "the uninterrupted install"
   snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/reference" --exclude "$REALROOT_STATE_DIR"
 }
 
-# crash_then_recover STEP:WHEN --rollback|--resume
-crash_then_recover() {
-  local point=$1 how=$2 args globals
+# crash_at STEP:WHEN: in a fresh root, the run killed at STEP:WHEN.
+crash_at() {
+  local point=$1 args
   declare -F crash_prepare >/dev/null && crash_prepare
+  mapfile -t args < <(crash_install_args)
+  say "=== crash at $point"
+  WSLGPU_SETUP_CRASH_AT=$point tool --root "$ROOT" "${args[@]}" --yes
+  assert_status 137 "install killed at $point"
+}
+
+# recover_after_crash STEP:WHEN --rollback|--resume: in a root as crash_at
+# left it, the next install refuses, then recover.
+recover_after_crash() {
+  local point=$1 how=$2 args globals
   mapfile -t args < <(crash_install_args)
   mapfile -t globals < <(crash_recover_args)
   say "=== crash at $point, then recover $how"
-  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/before" --exclude "$REALROOT_STATE_DIR"
-
-  WSLGPU_SETUP_CRASH_AT=$point tool --root "$ROOT" "${args[@]}" --yes
-  assert_status 137 "install killed at $point"
-
   tool --root "$ROOT" "${args[@]}" --yes
   assert_status 5 "install after the interrupted run"
 

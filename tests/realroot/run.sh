@@ -146,18 +146,21 @@ report() {
 }
 
 # The longest first (by the times of the last run on this machine, kept in
-# the test cache; a scenario without one counts as long): with the short
-# ones last, the cores stay busy to the end instead of one long scenario
-# running alone.
+# the test cache; else by scenario-times beside this script, measured on a
+# 2-core machine, for a machine whose cache is new, as in a cold CI run; a
+# scenario in neither counts as long): with the short ones last, the cores
+# stay busy to the end instead of one long scenario running alone.
 times_file=$REALROOT_CACHE/realroot-times
-if [[ -f $times_file ]]; then
-  mapfile -t scenarios < <(
-    for file in "${scenarios[@]}"; do
-      name=$(basename "$file" .sh)
-      took=$(awk -v n="$name" '$1 == n { t = $2 } END { print (t == "" ? 999999 : t) }' "$times_file")
-      printf '%s\t%s\n' "$took" "$file"
-    done | LC_ALL=C sort -t$'\t' -k1,1gr -k2,2 | cut -f2-)
-fi
+known_times=(/dev/null)
+for f in "$here/scenario-times" "$times_file"; do [[ ! -f $f ]] || known_times+=("$f"); done
+mapfile -t ordered < <(
+  for file in "${scenarios[@]}"; do
+    name=$(basename "$file" .sh)
+    took=$(awk -v n="$name" '$1 == n { t = $2 } END { print (t == "" ? 999999 : t) }' "${known_times[@]}")
+    printf '%s\t%s\n' "$took" "$file"
+  done | LC_ALL=C sort -t$'\t' -k1,1gr -k2,2 | cut -f2-)
+((${#ordered[@]} == ${#scenarios[@]})) || fail "could not order the ${#scenarios[@]} scenarios by their times"
+scenarios=("${ordered[@]}")
 
 say "scenarios: ${#scenarios[@]}, $jobs at a time"
 declare -A running=()
