@@ -183,6 +183,8 @@ std::optional<DefaultsChanged> since_provisioned(const GlobalOptions& g, Session
   Variables sets;
   for (const auto& [name, value] : then->sets)
     if (r.manifest.vars.count(name)) sets[name] = value;
+  // Asked the same way as now (the common case): today's load is that one.
+  if (sets == parse_sets(g.sets)) return defaults_changed(r.manifest, r.manifest, r.source, *then);
   try {
     Manifest as_then = load_manifest(r.source, sets, s.host, LoadOptions{g.unsupported_distro, {}});
     return defaults_changed(r.manifest, as_then, r.source, *then);

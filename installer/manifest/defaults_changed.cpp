@@ -28,51 +28,6 @@ const std::string* text_of(const Manifest& m, const ManifestSource& source, cons
   return nullptr;
 }
 
-struct HeaderAt {
-  std::string header;  // [matrix.rocm_version."7.2.2"]
-  std::uint32_t line = 0;
-};
-
-// The [matrix] row whose table holds LINE: the nearest table header above
-// it, when that is a matrix row.
-HeaderAt row_holding(const std::vector<std::string>& lines, std::uint32_t line) {
-  for (std::size_t i = std::min<std::size_t>(line, lines.size()); i-- > 0;) {
-    std::string t = trim_blank(lines[i]);
-    if (t.empty() || t[0] != '[') continue;
-    if (t.rfind("[matrix.", 0) == 0 && t.find('"') != std::string::npos) return {t, static_cast<std::uint32_t>(i + 1)};
-    return {};
-  }
-  return {};
-}
-
-// The row of VARIABLE's own value VALUE, when VARIABLE is a [matrix] selector.
-HeaderAt row_of_value(const std::vector<std::string>& lines, const std::string& variable, const std::string& value) {
-  const std::string header = "[matrix." + variable + ".\"" + value + "\"]";
-  for (std::size_t i = 0; i < lines.size(); ++i)
-    if (trim_blank(lines[i]) == header) return {header, static_cast<std::uint32_t>(i + 1)};
-  return {};
-}
-
-}  // namespace
-
-std::optional<Provisioned> provisioned_from(const std::string& id, const std::string& time,
-                                            const nlohmann::json& record) {
-  if (!record.is_object()) return std::nullopt;
-  auto plan = record.find("plan");
-  if (plan == record.end() || !plan->is_object()) return std::nullopt;
-  auto vars = plan->find("vars");
-  if (vars == plan->end() || !vars->is_object() || vars->empty()) return std::nullopt;
-  Provisioned p{id, time, record.value("tool_version", ""), {}, {}};
-  for (const auto& [name, value] : vars->items())
-    if (value.is_string()) p.vars[name] = value.get<std::string>();
-  if (auto sets = record.find("sets"); sets != record.end() && sets->is_object())
-    for (const auto& [name, value] : sets->items())
-      if (value.is_string()) p.sets[name] = value.get<std::string>();
-  return p;
-}
-
-namespace {
-
 std::string comment_above(const std::vector<std::string>& lines, std::uint32_t header_line) {
   if (header_line < 2 || header_line > lines.size()) return "";
   std::size_t end = header_line - 1;  // index of the header
@@ -95,6 +50,22 @@ std::string comment_above(const std::vector<std::string>& lines, std::uint32_t h
 
 }  // namespace
 
+std::optional<Provisioned> provisioned_from(const std::string& id, const std::string& time,
+                                            const nlohmann::json& record) {
+  if (!record.is_object()) return std::nullopt;
+  auto plan = record.find("plan");
+  if (plan == record.end() || !plan->is_object()) return std::nullopt;
+  auto vars = plan->find("vars");
+  if (vars == plan->end() || !vars->is_object() || vars->empty()) return std::nullopt;
+  Provisioned p{id, time, record.value("tool_version", ""), {}, {}};
+  for (const auto& [name, value] : vars->items())
+    if (value.is_string()) p.vars[name] = value.get<std::string>();
+  if (auto sets = record.find("sets"); sets != record.end() && sets->is_object())
+    for (const auto& [name, value] : sets->items())
+      if (value.is_string()) p.sets[name] = value.get<std::string>();
+  return p;
+}
+
 std::string source_comment_above(const std::string& text, std::uint32_t header_line) {
   return comment_above(profile_text_lines(text), header_line);
 }
@@ -113,20 +84,13 @@ DefaultsChanged defaults_changed(const Manifest& now, const Manifest& as_then, c
     c.variable = name;
     c.from = was->second;
     c.to = value;
-    HeaderAt row;
-    std::vector<std::string> lines;
-    if (auto w = as_then.var_where.find(name); w != as_then.var_where.end()) {
-      c.where = w->second.str();
-      if (const std::string* text = text_of(as_then, source, w->second.file)) {
-        lines = profile_text_lines(*text);
-        row = row_holding(lines, w->second.line);
-        c.in_row = !row.header.empty();
-        if (!c.in_row) row = row_of_value(lines, name, value);
-      }
-    }
-    if (row.line) {
-      c.row = row.header;
-      c.source = comment_above(lines, row.line);
+    if (auto w = as_then.var_where.find(name); w != as_then.var_where.end()) c.where = w->second.str();
+    if (auto row = as_then.var_rows.find(name); row != as_then.var_rows.end()) {
+      c.row = row->second.header;
+      c.in_row = row->second.column;
+      // toml++ keeps no comments: the row's source is read from the text.
+      if (const std::string* text = text_of(as_then, source, row->second.pos.file))
+        c.source = comment_above(profile_text_lines(*text), row->second.pos.line);
     }
     out.changes.push_back(std::move(c));
   }

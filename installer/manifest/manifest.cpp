@@ -345,6 +345,7 @@ class Loader {
     MatrixChoices matrix_choices;
     apply_matrix(root, file, overrides_, raw, where, diagnostics_, machine, &matrix_choices);
     manifest_.var_where = where;
+    manifest_.var_rows = matrix_choices.rows;
     // Variables may use each other ("${rocm_version}" in a URL) and host
     // facts; resolve depth-first, refusing cycles.
     Variables scope = host_.as_variables();

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "installer/manifest/condition.hpp"
+#include "installer/manifest/matrix.hpp"
 #include "installer/host/host.hpp"
 #include "installer/manifest/substitute.hpp"
 #include "installer/manifest/supported_systems.hpp"
@@ -71,6 +72,8 @@ struct Manifest {
   // Where each variable's value in force is written: its [vars] default, the
   // [matrix] row value that replaced it, or "--set NAME".
   std::map<std::string, SourcePos> var_where;
+  // The [matrix] row behind each variable whose value one gives.
+  std::map<std::string, MatrixRowRef> var_rows;
   // The variables the user gave with --set, and those whose value uses one:
   // steps may treat a value built from them as asked for explicitly.
   std::set<std::string> from_command_line;

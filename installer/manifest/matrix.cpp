@@ -213,6 +213,8 @@ void apply_matrix(const toml::table& root, const std::string& file, const Variab
         continue;
       }
       const bool selected = row_key.str() == value;
+      const MatrixRowRef ref{"[matrix." + selector + ".\"" + key + "\"]", toml_pos(row_key.source(), file), false};
+      if (selected && chosen) chosen->rows[selector] = ref;
       for (auto&& [col_key, col_node] : *row) {
         const std::string column(col_key.str());
         const SourcePos col_pos = toml_pos(col_key.source(), file);
@@ -234,6 +236,7 @@ void apply_matrix(const toml::table& root, const std::string& file, const Variab
         if (!selected || overrides.count(column)) continue;
         raw[column] = scalar_text(col_node);
         where[column] = toml_pos(col_node, file);
+        if (chosen) chosen->rows[column] = MatrixRowRef{ref.header, ref.pos, true};
       }
     }
   }

@@ -51,6 +51,14 @@ struct MatrixMachine {
   Variables host;                              // host.* facts (the lazily probed ones included, once probed)
   std::map<std::string, std::string> recorded;  // selector -> the row a transaction chose: taken again
 };
+// The row a variable's value in force comes from: the selected row of a
+// selector (COLUMN false), or the row whose column replaced its default.
+struct MatrixRowRef {
+  std::string header;  // [matrix.rocm_version."7.2.2"]
+  SourcePos pos;       // the row's key in its header
+  bool column = false;
+};
+
 struct MatrixChoices {
   // One per selector with an `auto` condition, in file order; `why` is
   // the table's text unsubstituted (it may use variables not resolved yet),
@@ -58,6 +66,9 @@ struct MatrixChoices {
   std::vector<VariableChoice> choices;
   std::vector<SourcePos> why_pos;
   std::string refusal;  // "auto" found no row and there is no fallback: why, and what to do
+  // Per variable, the row behind its value (selectors with a row, and the
+  // columns that row gave).
+  std::map<std::string, MatrixRowRef> rows;
 };
 
 // Applies ROOT's [matrix] (if any) to RAW, the variables' unresolved texts

@@ -7,39 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
+#include "support/release_demo.hpp"
 
 using namespace wslgpu::blackbox;
 
 namespace {
-
-// The profile as two versions of the tool ship it: the newer moved the
-// default release from 1.0 to 2.0.
-std::string release_demo(const std::string& default_release) {
-  return R"([manifest]
-name = "release-demo"
-description = "a release switch driven by a matrix"
-schema_version = 1
-
-[vars]
-release = ")" + default_release + R"("
-repo_dir = "none"
-
-# Source: the vendor's 1.0 release notes.
-[matrix.release."1.0"]
-repo_dir = "r10"
-
-# Source: the vendor's 2.0 release notes,
-# which moved the repository.
-[matrix.release."2.0"]
-repo_dir = "r20"
-
-[[step]]
-id = "conf"
-kind = "file"
-path = "/etc/demo.conf"
-content = "release ${release} from ${repo_dir}\n"
-)";
-}
 
 std::vector<std::string> on(const FakeWslRoot& root, std::vector<std::string> rest) {
   std::vector<std::string> out = {"--root", root.path()};
@@ -53,8 +25,8 @@ TEST_CASE("plan after an upgrade names the defaults that changed since the machi
           needs_root()) {
   FakeWslRoot root;
   wslgpu::testing::TempDir profiles;
-  profiles.write("old/release-demo.toml", release_demo("1.0"));
-  profiles.write("new/release-demo.toml", release_demo("2.0"));
+  profiles.write("old/release-demo.toml", wslgpu::testing::release_demo_profile("1.0"));
+  profiles.write("new/release-demo.toml", wslgpu::testing::release_demo_profile("2.0"));
   const std::string old_profile = profiles.path() + "/old/release-demo.toml";
   const std::string new_profile = profiles.path() + "/new/release-demo.toml";
 
@@ -75,7 +47,7 @@ TEST_CASE("plan after an upgrade names the defaults that changed since the machi
   CHECK(text.out.find("provisioned this machine with this profile, its defaults changed:") != std::string::npos);
   CHECK(text.out.find("  release   1.0 -> 2.0  (the default at " + new_profile + ":7:11, its row [matrix.release.\"2.0\"])") !=
         std::string::npos);
-  CHECK(text.out.find("  repo_dir  r10 -> r20  ([matrix.release.\"2.0\"] at " + new_profile + ":17:12)") !=
+  CHECK(text.out.find("  repo_dir  r10 -> r20  ([matrix.release.\"2.0\"] at " + new_profile + ":18:12)") !=
         std::string::npos);
   CHECK(text.out.find("[matrix.release.\"2.0\"]: Source: the vendor's 2.0 release notes, which moved the repository.") !=
         std::string::npos);
@@ -104,7 +76,7 @@ TEST_CASE("plan after an upgrade names the defaults that changed since the machi
 TEST_CASE("plan on a machine never provisioned with the profile compares with nothing") {
   FakeWslRoot root;
   wslgpu::testing::TempDir profiles;
-  profiles.write("release-demo.toml", release_demo("2.0"));
+  profiles.write("release-demo.toml", wslgpu::testing::release_demo_profile("2.0"));
   RunResult json = run_tool(on(root, {"plan", profiles.path() + "/release-demo.toml", "--output", "json"}));
   REQUIRE(json.exit_code == 0);
   CHECK(nlohmann::json::parse(json.out)["since"].is_null());

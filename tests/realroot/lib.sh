@@ -150,39 +150,58 @@ base_mirror_lines() {
 
 base_tarball() { printf '%s/base-%s.tar.zst\n' "$REALROOT_CACHE" "$HARNESS_VERSION"; }
 
-# Builds the pristine base tarball into the cache (cached_tarball holds its
-# lock, so that two runs do not build it twice).
-_build_base_tarball() {
-  local tarball=$1 tmp mirrors log
+# debian_root_tarball SUITE PACKAGES TARBALL WHAT: a minbase root of SUITE
+# with PACKAGES (comma-separated) from this machine's apt mirror, as a tar
+# in TARBALL, named WHAT in messages. The hooks: apt inside a test may use
+# only the local repository (no sources from the mirror, no translations);
+# dpkg skips fsync (the roots are thrown away); the repository's mount
+# point exists; nothing of this machine (its host name, its resolver) ends
+# up in the tarball. The chroot is assembled in the run's tmpfs: far faster
+# than a disk.
+debian_root_tarball() {
+  local suite=$1 packages=$2 tarball=$3 what=$4 tmp log lines mirrors
   mkdir -p "$REALROOT_CACHE"
-  tmp="$REALROOT_CACHE/.building-$$.tar.zst"
-  log="$REALROOT_CACHE/.building-$$.log"
-  local lines
-  lines=$(base_mirror_lines) || exit 1
+  tmp=$REALROOT_CACHE/.building-$$-$suite.tar.zst
+  log=$REALROOT_CACHE/.building-$$-$suite.log
+  lines=$(REALROOT_SUITE=$suite base_mirror_lines) || exit 1
   mapfile -t mirrors <<<"$lines"
-  say "base root: building Debian 12 minbase with mmdebstrap from this machine's apt mirror (${#mirrors[@]} suites)"
-  # The hooks: apt inside a test may use only the local repository (no
-  # sources from the mirror, no translations); dpkg skips fsync (the roots
-  # are thrown away); the repository's mount point exists; nothing of this
-  # machine (its host name, its resolver) ends up in the tarball.
-  # The chroot is assembled in the run's tmpfs: far faster than a disk.
-  if ! TMPDIR=$REALROOT_RUN mmdebstrap --variant=minbase --mode=root --format=tar \
-    --include="$(IFS=,; echo "${REALROOT_BASE_PACKAGES[*]}")" \
+  say "$what: building $suite minbase with $packages with mmdebstrap from this machine's apt mirror (${#mirrors[@]} suites)"
+  if ! TMPDIR=${REALROOT_SCENARIO_TMP:-$REALROOT_RUN} mmdebstrap --variant=minbase --mode=root --format=tar \
+    --include="$packages" \
     --aptopt='Acquire::Languages "none"' \
     --customize-hook='rm -f "$1"/etc/apt/sources.list "$1"/etc/apt/sources.list.d/*' \
     --customize-hook='printf "%s\n" "Acquire::Languages \"none\";" > "$1"/etc/apt/apt.conf.d/99wslgpu-test' \
     --customize-hook='echo force-unsafe-io > "$1"/etc/dpkg/dpkg.cfg.d/99wslgpu-test' \
     --customize-hook="mkdir -p \"\$1\"$REALROOT_REPO_IN_ROOT" \
     --customize-hook='echo wslgpu-test > "$1"/etc/hostname; : > "$1"/etc/resolv.conf' \
-    "$REALROOT_SUITE" "$tmp" "${mirrors[@]}" >"$log" 2>&1; then
+    "$suite" "$tmp" "${mirrors[@]}" >"$log" 2>&1; then
     tail -n 30 "$log" >&2
     rm -f "$tmp"
-    fail "mmdebstrap could not build the base root from this machine's apt mirror (full log: $log)"
+    fail "mmdebstrap could not build the $what from this machine's apt mirror (full log: $log)"
   fi
   mv -f "$tmp" "$tarball"
   rm -f "$log"
-  # Bases of other harness versions are dead weight now.
-  find "$REALROOT_CACHE" -maxdepth 1 -name 'base-*.tar.zst*' ! -path "$tarball" ! -path "$tarball.lock" -delete
+}
+
+# prune_older_tarballs PREFIX VERSION: deletes the cache's PREFIX-N.tar.zst
+# (and its lock) for every N below VERSION. A newer one stays, since another
+# checkout sharing the cache (a branch not yet rebased) may still use it,
+# and deleting it would have each rebuild the other's root on every run.
+prune_older_tarballs() {
+  local prefix=$1 current=$2 old version
+  for old in "$REALROOT_CACHE/$prefix"-*.tar.zst "$REALROOT_CACHE/$prefix"-*.tar.zst.lock; do
+    [[ -e $old ]] || continue
+    version=${old##*/"$prefix"-}
+    version=${version%%.*}
+    if [[ $version =~ ^[0-9]+$ ]] && ((version < current)); then rm -f "$old"; fi
+  done
+}
+
+# Builds the pristine base tarball into the cache (cached_tarball holds its
+# lock, so that two runs do not build it twice).
+_build_base_tarball() {
+  debian_root_tarball "$REALROOT_SUITE" "$(IFS=,; echo "${REALROOT_BASE_PACKAGES[*]}")" "$1" "base root"
+  prune_older_tarballs base "$HARNESS_VERSION"
 }
 
 # cached_tarball TARBALL WHAT BUILDER ARGS...: makes sure TARBALL is in the

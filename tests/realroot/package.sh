@@ -98,37 +98,8 @@ package_release_layers() {
 # sources, dpkg without fsync, the test repository's mount point, nothing of
 # this machine.
 package_build_base() {
-  local suite=$1 tarball=$2 tmp log lines mirrors
-  tmp=$REALROOT_CACHE/.building-$$-$suite.tar.zst
-  log=$REALROOT_CACHE/.building-$$-$suite.log
-  lines=$(REALROOT_SUITE=$suite base_mirror_lines) || exit 1
-  mapfile -t mirrors <<<"$lines"
-  say "$suite root: building minbase with $(package_base_packages "$suite") with mmdebstrap from this machine's apt mirror (${#mirrors[@]} suites)"
-  if ! TMPDIR=$REALROOT_SCENARIO_TMP mmdebstrap --variant=minbase --mode=root --format=tar \
-    --include="$(package_base_packages "$suite")" \
-    --aptopt='Acquire::Languages "none"' \
-    --customize-hook='rm -f "$1"/etc/apt/sources.list "$1"/etc/apt/sources.list.d/*' \
-    --customize-hook='printf "%s\n" "Acquire::Languages \"none\";" > "$1"/etc/apt/apt.conf.d/99wslgpu-test' \
-    --customize-hook='echo force-unsafe-io > "$1"/etc/dpkg/dpkg.cfg.d/99wslgpu-test' \
-    --customize-hook="mkdir -p \"\$1\"$REALROOT_REPO_IN_ROOT" \
-    --customize-hook='echo wslgpu-test > "$1"/etc/hostname; : > "$1"/etc/resolv.conf' \
-    "$suite" "$tmp" "${mirrors[@]}" >"$log" 2>&1; then
-    tail -n 30 "$log" >&2
-    rm -f "$tmp"
-    fail "mmdebstrap could not build the $suite root from this machine's apt mirror (full log: $log)"
-  fi
-  mv -f "$tmp" "$tarball"
-  rm -f "$log"
-  # Older versions go; a newer one stays, since another checkout sharing
-  # the cache (a branch not yet rebased) may still use it, and deleting it
-  # would have each rebuild the other's root on every run.
-  local old version
-  for old in "$REALROOT_CACHE"/package-"$suite"-*.tar.zst "$REALROOT_CACHE"/package-"$suite"-*.tar.zst.lock; do
-    [[ -e $old ]] || continue
-    version=${old##*/package-"$suite"-}
-    version=${version%%.*}
-    if [[ $version =~ ^[0-9]+$ ]] && ((version < PACKAGE_BASE_VERSION)); then rm -f "$old"; fi
-  done
+  debian_root_tarball "$1" "$(package_base_packages "$1")" "$2" "$1 root"
+  prune_older_tarballs "package-$1" "$PACKAGE_BASE_VERSION"
 }
 
 # ---------------------------------------------------------------- in a root

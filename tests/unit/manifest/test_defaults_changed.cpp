@@ -7,41 +7,14 @@
 #include "installer/manifest/defaults_changed.hpp"
 #include "installer/manifest/manifest.hpp"
 #include "support/fakes.hpp"
+#include "support/release_demo.hpp"
 
 using namespace wslgpu;
 
 namespace {
 
-// The release table of a profile at two versions of the tool: 0.2.0 moved
-// the default from 1.0 to 2.0.
 std::string release_profile(const std::string& default_release) {
-  return R"([manifest]
-name = "demo"
-schema_version = 1
-
-[vars]
-release = ")" + default_release + R"("
-repo_dir = "none"
-channel = "stable"
-
-# ---------------------------------------------------------------- the matrix
-# One row per release.
-
-# Source: the vendor's 1.0 release notes.
-[matrix.release."1.0"]
-repo_dir = "r10"
-
-# Source: the vendor's 2.0 release notes,
-# which moved the repository.
-[matrix.release."2.0"]
-repo_dir = "r20"
-
-[[step]]
-id = "a"
-kind = "file"
-path = "/etc/a"
-content = "${release} ${repo_dir} ${channel}\n"
-)";
+  return wslgpu::testing::release_demo_profile(default_release);
 }
 
 struct Loaded {
@@ -90,7 +63,7 @@ TEST_CASE("a new default release shows as a change, with its row and the source 
   CHECK(release.variable == "release");
   CHECK(release.from == "1.0");
   CHECK(release.to == "2.0");
-  CHECK(release.where == "demo.toml:6:11");  // the [vars] default
+  CHECK(release.where == "demo.toml:7:11");  // the [vars] default
   CHECK_FALSE(release.in_row);
   CHECK(release.row == "[matrix.release.\"2.0\"]");
   CHECK(release.source == "Source: the vendor's 2.0 release notes, which moved the repository.");
@@ -99,7 +72,7 @@ TEST_CASE("a new default release shows as a change, with its row and the source 
   CHECK(repo.variable == "repo_dir");
   CHECK(repo.from == "r10");
   CHECK(repo.to == "r20");
-  CHECK(repo.where == "demo.toml:20:12");  // the row's value
+  CHECK(repo.where == "demo.toml:18:12");  // the row's value
   CHECK(repo.in_row);
   CHECK(repo.row == "[matrix.release.\"2.0\"]");
   CHECK(repo.source == release.source);
