@@ -47,12 +47,8 @@ die() {
   exit 1
 }
 
-# release_setting NAME: NAME's value in release.conf (read, never executed;
-# one pair of surrounding quotes is removed).
-release_setting() {
-  [[ -f $conf ]] || return 0
-  sed -n "s/^$1=//p" "$conf" | tail -n 1 | sed -e 's/^"\(.*\)"$/\1/' -e "s/^'\(.*\)'\$/\1/"
-}
+# shellcheck source=release-setting.sh
+source "$here/release-setting.sh"
 
 out="" url="" key=${WSLGPU_SIGNING_KEY:-} url_from_conf=0
 debs=()

@@ -28,11 +28,8 @@ refuse() {
 }
 usage() { echo "usage: $0 [--check] [--url URL] [--fingerprint FPR] README.md" >&2; }
 
-# release_setting NAME: NAME's value in release.conf (read, never executed).
-release_setting() {
-  [[ -f $conf ]] || return 0
-  sed -n "s/^$1=//p" "$conf" | tail -n 1 | sed -e 's/^"\(.*\)"$/\1/' -e "s/^'\(.*\)'\$/\1/"
-}
+# shellcheck source=release-setting.sh
+source "$here/release-setting.sh"
 
 check=0 readme="" url_set=0 fpr_set=0 url="" fpr=""
 while (($#)); do
