@@ -2,22 +2,22 @@
 
 #include <algorithm>
 
-#include "steps/apt_install.hpp"
-#include "steps/apt_remove.hpp"
-#include "steps/apt_repository.hpp"
-#include "steps/apt_update.hpp"
-#include "steps/cdi_spec.hpp"
-#include "steps/check.hpp"
-#include "steps/command.hpp"
-#include "steps/deb_install.hpp"
-#include "steps/download.hpp"
-#include "steps/file.hpp"
-#include "steps/json_file.hpp"
-#include "steps/profile_env.hpp"
-#include "steps/python_packages.hpp"
-#include "steps/python_venv.hpp"
-#include "steps/user_groups.hpp"
-#include "steps/wslconfig.hpp"
+#include "steps/apt/apt_install.hpp"
+#include "steps/apt/apt_remove.hpp"
+#include "steps/apt/apt_repository.hpp"
+#include "steps/apt/apt_update.hpp"
+#include "steps/containers/cdi_spec.hpp"
+#include "steps/checks/check.hpp"
+#include "steps/commands/command.hpp"
+#include "steps/apt/deb_install.hpp"
+#include "steps/files/download.hpp"
+#include "steps/files/file.hpp"
+#include "steps/files/json_file.hpp"
+#include "steps/files/profile_env.hpp"
+#include "steps/python/python_packages.hpp"
+#include "steps/python/python_venv.hpp"
+#include "steps/accounts/user_groups.hpp"
+#include "steps/windows/wslconfig.hpp"
 
 namespace wslgpu {
 

@@ -11,7 +11,7 @@
 #include "installer/doctor/checks.hpp"
 #include "installer/formats/nvidia_smi.hpp"
 #include "installer/system/text.hpp"
-#include "steps/windows_interop.hpp"
+#include "steps/windows/windows_interop.hpp"
 
 namespace wslgpu::doctor {
 

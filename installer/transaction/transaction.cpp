@@ -16,7 +16,7 @@
 #include "installer/system/interrupt.hpp"
 #include "installer/system/paths.hpp"
 #include "installer/transaction/state_format.hpp"
-#include "steps/apt_keep.hpp"
+#include "steps/apt/apt_keep.hpp"
 
 namespace wslgpu {
 

@@ -1,0 +1,87 @@
+#include "steps/python/python_common.hpp"
+
+#include <cctype>
+
+#include "installer/system/error.hpp"
+#include "installer/system/paths.hpp"
+#include "steps/commands/command.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+// As useradd accepts: letters, digits, '_', '.', '-', not starting with '-'
+// or '.', at most 32 characters (so it cannot be read as an option).
+bool valid_owner_name(const std::string& name) {
+  if (name.empty() || name.size() > 32 || name[0] == '-' || name[0] == '.') return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string read_venv_owner(StepKeys& keys) {
+  std::string owner = keys.required_string("owner");
+  const toml::node* n = keys.has("owner") ? keys.node("owner") : nullptr;
+  if (!n || !n->is_string()) return owner;  // required_string has said what is wrong
+  if (!valid_owner_name(owner))
+    keys.error("owner", "\"" + owner +
+                            "\" is not a valid user name (letters, digits, '_', '.' and '-', not starting "
+                            "with '-' or '.')");
+  else if (owner == "root")
+    keys.error("owner",
+               "a virtual environment must belong to the user who works in it, not root: root's venv is one "
+               "the user cannot pip install into; name the WSL user (for example \"${user}\")");
+  return owner;
+}
+
+std::optional<UserEntry> find_venv_owner(const Accounts& accounts, const std::string& owner, std::string& why) {
+  auto u = accounts.user(owner);
+  if (!u) {
+    why = "user " + owner +
+          " does not exist in the root's /etc/passwd: create the user first (WSL creates it at the "
+          "distribution's first start), or set owner to an existing user";
+    return std::nullopt;
+  }
+  if (u->uid == 0) {
+    why = "user " + owner + " has uid 0: a virtual environment must belong to a regular user, not root";
+    return std::nullopt;
+  }
+  return u;
+}
+
+Command as_user(const UserEntry& user, std::vector<std::string> argv, std::chrono::seconds timeout) {
+  Command c;
+  c.argv = {"runuser", "-u", user.name, "--"};
+  c.argv.insert(c.argv.end(), argv.begin(), argv.end());
+  c.env["HOME"] = user.home.empty() ? "/" : user.home;
+  c.timeout = timeout;
+  return c;
+}
+
+void make_dirs_as(StepContext& ctx, const UserEntry& user, const std::vector<std::string>& dirs) {
+  constexpr std::size_t per_command = 200;  // far below ARG_MAX, however long the paths
+  for (std::size_t i = 0; i < dirs.size(); i += per_command) {
+    std::vector<std::string> argv = {"mkdir", "-p", "--"};
+    for (std::size_t j = i; j < dirs.size() && j < i + per_command; ++j) argv.push_back(dirs[j]);
+    Command c = as_user(user, argv, std::chrono::seconds(120));
+    ProcessResult r = ctx.runner.run(c);
+    if (!r.ok()) throw StepFailure(process_failure_message(c, r));
+  }
+}
+
+std::vector<std::string> missing_parents(const FileSystem& fs, const std::string& path) {
+  std::vector<std::string> out;
+  for (std::string p = parent_path(normalize_path(path)); p != "/" && !fs.lstat(p); p = parent_path(p))
+    out.insert(out.begin(), p);
+  return out;
+}
+
+std::string user_name_of(const FileSystem& fs, std::uint32_t uid) {
+  for (const auto& u : parse_passwd_file(fs.stat("/etc/passwd") ? fs.read("/etc/passwd") : ""))
+    if (u.uid == uid) return u.name;
+  return "uid " + std::to_string(uid);
+}
+
+}  // namespace wslgpu

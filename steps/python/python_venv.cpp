@@ -1,0 +1,148 @@
+#include "steps/python/python_venv.hpp"
+
+#include "installer/formats/python_dist.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/paths.hpp"
+#include "steps/commands/command.hpp"
+#include "steps/python/python_common.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+class PythonVenvStep : public Step {
+ public:
+  std::string path;
+  std::string owner;
+  std::string python = "/usr/bin/python3";
+
+  std::string cfg_path() const { return path + "/pyvenv.cfg"; }
+
+  StepPlan plan(StepContext& ctx) const override {
+    StepPlan p;
+    auto refuse = [&](std::string why) {
+      p.verdict = Verdict::refused;
+      p.summary = std::move(why);
+      return p;
+    };
+    std::string why;
+    auto user = find_venv_owner(ctx.accounts(), owner, why);
+    p.fingerprint["user:" + owner] = user ? "uid:" + std::to_string(user->uid) : std::string("absent");
+    if (!user) return refuse(why);
+
+    auto info = ctx.fs.lstat(path);
+    auto cfg = ctx.fs.stat(cfg_path());
+    p.fingerprint["venv:" + path] =
+        !info ? std::string("absent") : "uid:" + std::to_string(info->uid) + (cfg ? " venv" : " folder");
+    if (info && info->type == FileType::symlink) return refuse(path + " is a symbolic link. " + kNoLinksWhy);
+    if (info && info->type != FileType::directory)
+      return refuse(path + " exists and is not a folder: remove it, or set path to where the venv should be");
+    if (info && info->uid != user->uid) {
+      std::string other = user_name_of(ctx.fs, info->uid);
+      return refuse(std::string(cfg ? "the virtual environment " : "the folder ") + path + " belongs to " + other +
+                    ", not " + owner + " (" + (info->uid == 0 ? "made with sudo, " : "") + "so " + owner +
+                    " could not install into it): give it to " + owner + " with `sudo chown -R " + owner + ": " + path +
+                    "`, or remove it, then run again");
+    }
+    if (cfg && cfg->type == FileType::regular) {
+      std::string version = parse_pyvenv_cfg(ctx.fs.read(cfg_path())).version;
+      p.summary =
+          "venv " + path + " (Python " + (version.empty() ? "of unknown version" : version) + "), owned by " + owner;
+      return p;
+    }
+    if (info && !ctx.fs.list(path).empty())
+      return refuse(path +
+                    " exists, is not empty and is not a virtual environment (it has no pyvenv.cfg): set "
+                    "path to another folder, or empty this one, then run again");
+
+    p.verdict = Verdict::change;
+    p.summary = "create the virtual environment " + path + " with `" + python + " -m venv` as " + owner;
+    p.activity = "creating the virtual environment " + path;
+    auto parents = missing_parents(ctx.fs, path);
+    if (!parents.empty()) p.details.push_back("create " + parents.front() + " as " + owner);
+    if (!ctx.fs.stat(python))
+      p.details.push_back(python + " is not there yet: needs python3 and python3-venv (installed by an earlier step)");
+    p.changes.push_back({{"type", "venv"}, {"action", "create"}, {"path", path}, {"owner", owner}});
+    return p;
+  }
+
+  nlohmann::json snapshot(StepContext& ctx) const override {
+    return {{"path", path},
+            {"existed", ctx.fs.lstat(path).has_value()},
+            {"was_venv", ctx.fs.stat(cfg_path()).has_value()},
+            {"missing_parents", missing_parents(ctx.fs, path)}};
+  }
+
+  nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override {
+    nlohmann::json data = {{"path", path}, {"created", false}};
+    if (plan.verdict != Verdict::change) return data;
+    std::string why;
+    auto user = find_venv_owner(Accounts(ctx.fs), owner, why);
+    if (!user) throw StepFailure(why);
+    bool existed = ctx.fs.lstat(path).has_value();
+    auto parents = missing_parents(ctx.fs, path);
+    data["existed"] = existed;
+    data["parents"] = parents;
+    data["created"] = true;  // from here on, what is at PATH is this run's
+    if (!parents.empty()) make_dirs_as(ctx, *user, {parents.back()});
+    Command c = as_user(*user, {python, "-m", "venv", path}, std::chrono::seconds(600));
+    ProcessResult r = ctx.runner.run(c);
+    if (!r.ok()) throw StepFailure(venv_failure(c, r));
+    if (!ctx.fs.stat(cfg_path()))
+      throw StepFailure("`" + c.display() + "` exited 0 but " + cfg_path() + " is not there");
+    return data;
+  }
+
+  std::string venv_failure(const Command& c, const ProcessResult& r) const {
+    std::string out = process_failure_message(c, r);
+    if ((r.err + r.out).find("ensurepip is not") != std::string::npos)
+      out +=
+          "\nThe distribution ships venv's pip separately: install python3-venv (`apt install python3-venv`, or "
+          "add it to the profile's apt_install step before this one), then run again.";
+    else if (r.not_found || r.exit_code == 126 || r.exit_code == 127 ||
+             (r.err.find("No such file or directory") != std::string::npos && r.err.find(python) != std::string::npos))
+      out += "\n" + python +
+             " is not in the root: the profile's earlier apt step must install python3 and "
+             "python3-venv.";
+    return out;
+  }
+
+  void undo(StepContext& ctx, const nlohmann::json& data) override {
+    bool existed = false;
+    std::vector<std::string> parents;
+    if (data.value("partial", false)) {
+      const nlohmann::json pre = data.value("pre", nlohmann::json::object());
+      if (pre.empty() || pre.value("was_venv", false)) return;  // the venv was there before: nothing is ours
+      existed = pre.value("existed", true);
+      parents = pre.value("missing_parents", std::vector<std::string>{});
+    } else {
+      if (!data.value("created", false)) return;
+      existed = data.value("existed", true);
+      parents = data.value("parents", std::vector<std::string>{});
+    }
+    if (existed) {
+      // An empty folder that was there: empty it again, keep it.
+      if (ctx.fs.lstat(path) && ctx.fs.lstat(path)->type == FileType::directory)
+        for (const auto& name : ctx.fs.list(path)) remove_tree(ctx.fs, path + "/" + name);
+    } else {
+      remove_tree(ctx.fs, path);
+    }
+    for (auto it = parents.rbegin(); it != parents.rend(); ++it) {
+      auto info = ctx.fs.lstat(*it);
+      if (info && info->type == FileType::directory && ctx.fs.list(*it).empty()) ctx.fs.remove(*it);
+    }
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Step> make_python_venv_step(StepKeys& keys) {
+  auto s = std::make_shared<PythonVenvStep>();
+  s->path = normalize_path(keys.required_path("path"));
+  s->owner = read_venv_owner(keys);
+  if (auto py = keys.optional_path("python")) s->python = normalize_path(*py);
+  if (s->path == "/" || s->path.empty()) keys.error("path", "the venv's folder cannot be the root itself");
+  return s;
+}
+
+}  // namespace wslgpu

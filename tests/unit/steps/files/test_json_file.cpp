@@ -1,0 +1,263 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "installer/manifest/manifest.hpp"
+#include "installer/planner/planner.hpp"
+#include "installer/system/error.hpp"
+#include "installer/transaction/journal.hpp"
+#include "installer/transaction/transaction.hpp"
+#include "unit/steps/system_step_testing.hpp"
+
+using namespace wslgpu;
+using namespace wslgpu::testing;
+
+namespace {
+
+const std::string kDaemonJson = "/etc/docker/daemon.json";
+
+// The step a containers profile writes for docker-ce.
+const char* kNvidiaRuntimeStep = R"(
+kind = "json_file"
+path = "/etc/docker/daemon.json"
+merge.runtimes.nvidia = { path = "nvidia-container-runtime", args = [] }
+)";
+
+struct DaemonJsonMachine {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepPlan plan(const Step& step) {
+    StepContext ctx{fs, runner, host, "containers"};
+    return step.plan(ctx);
+  }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "json_file: a missing daemon.json is created as nvidia-ctk writes it, 0644 root, and the plan says what it adds") {
+  DaemonJsonMachine m;
+  auto plan = m.plan(*build_ok(kNvidiaRuntimeStep));
+  CHECK(plan.verdict == Verdict::change);
+  CHECK(plan.summary == "create /etc/docker/daemon.json: add runtimes");
+  REQUIRE(plan.writes.size() == 1);
+  CHECK(plan.writes[0].path == kDaemonJson);
+  CHECK(*plan.writes[0].content ==
+        "{\n    \"runtimes\": {\n        \"nvidia\": {\n            \"args\": [],\n            \"path\": "
+        "\"nvidia-container-runtime\"\n        }\n    }\n}\n");
+  CHECK(plan.writes[0].attrs.mode == 0644);
+  CHECK(plan.writes[0].attrs.uid == 0);
+  REQUIRE_FALSE(plan.details.empty());
+  CHECK(plan.details[0] == "add runtimes = {\"nvidia\":{\"args\":[],\"path\":\"nvidia-container-runtime\"}}");
+  CHECK(m.fs.writes == 0);
+}
+
+TEST_CASE("json_file: keys the file lacks are added, everything else stays, and it keeps its mode and owner") {
+  DaemonJsonMachine m;
+  const std::string before =
+      "{\n  \"log-driver\": \"json-file\",\n  \"runtimes\": {\n    \"crun\": {\"path\": \"crun\"}\n  }\n}\n";
+  m.fs.add_file(kDaemonJson, before, 0600, 0, 999);
+  auto plan = m.plan(*build_ok(std::string(kNvidiaRuntimeStep) + "mode = \"0640\"\n"));
+  CHECK(plan.summary == "update /etc/docker/daemon.json: add runtimes.nvidia");
+  REQUIRE(plan.writes.size() == 1);
+  CHECK(
+      *plan.writes[0].content ==
+      "{\n  \"log-driver\": \"json-file\",\n  \"runtimes\": {\n    \"crun\": {\"path\": \"crun\"},\n    \"nvidia\": {\n"
+      "      \"args\": [],\n      \"path\": \"nvidia-container-runtime\"\n    }\n  }\n}\n");
+  CHECK(plan.writes[0].attrs.mode == 0600);  // mode is for a file the step creates
+  CHECK(plan.writes[0].attrs.gid == 999);
+  REQUIRE(plan.changes.size() == 2);
+  CHECK(plan.changes[0]["type"] == "file");
+  CHECK(plan.changes[1] ==
+        nlohmann::json{{"type", "json"},
+                       {"path", kDaemonJson},
+                       {"key", "runtimes.nvidia"},
+                       {"action", "add"},
+                       {"to", {{"args", nlohmann::json::array()}, {"path", "nvidia-container-runtime"}}}});
+}
+
+TEST_CASE("json_file: an already configured daemon.json is not written, and the plan says the keys are set") {
+  DaemonJsonMachine m;
+  m.fs.add_file(kDaemonJson,
+                "{\n    \"runtimes\": {\n        \"nvidia\": {\n            \"path\": \"nvidia-container-runtime\",\n"
+                "            \"args\": []\n        }\n    }\n}\n");
+  auto plan = m.plan(*build_ok(kNvidiaRuntimeStep));
+  CHECK(plan.verdict == Verdict::noop);
+  CHECK(plan.writes.empty());
+  CHECK(plan.summary == "/etc/docker/daemon.json is as wanted");
+  CHECK(plan.details == std::vector<std::string>{"already set: runtimes.nvidia.args, runtimes.nvidia.path"});
+}
+
+TEST_CASE("json_file: a value that differs is changed, and the plan shows from what to what") {
+  DaemonJsonMachine m;
+  m.fs.add_file(kDaemonJson, "{\"default-runtime\": \"runc\"}\n");
+  auto plan = m.plan(*build_ok(R"(
+kind = "json_file"
+path = "/etc/docker/daemon.json"
+merge = { default-runtime = "nvidia" }
+)"));
+  CHECK(plan.summary == "update /etc/docker/daemon.json: change default-runtime");
+  CHECK(plan.details[0] == "change default-runtime from \"runc\" to \"nvidia\"");
+}
+
+TEST_CASE("json_file: ${...} in merge's strings is substituted") {
+  std::vector<Diagnostic> d;
+  auto step = build_step(R"(
+kind = "json_file"
+path = "/etc/docker/daemon.json"
+merge.runtimes.nvidia = { path = "${runtime_path}", args = ["--debug", "${level}"] }
+)",
+                         d, Variables{{"runtime_path", "/usr/bin/nvidia-container-runtime"}, {"level", "2"}});
+  REQUIRE(d.empty());
+  DaemonJsonMachine m;
+  m.fs.add_file(kDaemonJson, "{}");
+  auto plan = m.plan(*step);
+  CHECK(*plan.writes[0].content ==
+        "{\n    \"runtimes\": {\n        \"nvidia\": {\n            \"args\": [\n                \"--debug\",\n"
+        "                \"2\"\n            ],\n            \"path\": \"/usr/bin/nvidia-container-runtime\"\n"
+        "        }\n    }\n}");
+}
+
+TEST_CASE("json_file: a variable that is not UTF-8 in merge is an error when the manifest loads") {
+  std::vector<Diagnostic> d;
+  build_step("kind = \"json_file\"\npath = \"/etc/docker/daemon.json\"\nmerge = { a = \"${x}\" }\n", d,
+             Variables{{"x", "\xFF"}});
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].str() == "m.toml:3:9: a string in \"merge\" is not valid UTF-8 (a --set value?); JSON text must be UTF-8");
+}
+
+TEST_CASE("json_file: a malformed daemon.json stops the plan with FILE:LINE:COLUMN and is not touched") {
+  DaemonJsonMachine m;
+  const std::string before = "{\n  \"debug\": true,\n}\n";
+  m.fs.add_file(kDaemonJson, before);
+  CHECK_THROWS_WITH_AS(m.plan(*build_ok(kNvidiaRuntimeStep)),
+                       "/etc/docker/daemon.json:3:1: a comma before '}' is not allowed in JSON: remove it\nThe file is "
+                       "left as it is: fix it by hand (or move it away), then run again. Nothing was changed.",
+                       StepFailure);
+  CHECK(m.fs.read(kDaemonJson) == before);
+  CHECK(m.fs.writes == 0);
+}
+
+TEST_CASE("json_file: \"runtimes\": [] stops the plan naming the key path and where its value is") {
+  DaemonJsonMachine m;
+  m.fs.add_file(kDaemonJson, "{\n  \"runtimes\": []\n}\n");
+  CHECK_THROWS_WITH_AS(
+      m.plan(*build_ok(kNvidiaRuntimeStep)),
+      "/etc/docker/daemon.json:2:15: runtimes is an array, not an object, so runtimes.nvidia cannot be "
+      "merged into it (replacing it would lose what it holds): make it an object, or remove it, then "
+      "run again\nThe file is left as it is: fix it by hand (or move it away), then run again. "
+      "Nothing was changed.",
+      StepFailure);
+  CHECK(m.fs.writes == 0);
+}
+
+TEST_CASE("json_file: a folder where the file should be refuses, and a link is refused by its guard") {
+  DaemonJsonMachine m;
+  m.fs.add_dir(kDaemonJson);
+  auto plan = m.plan(*build_ok(kNvidiaRuntimeStep));
+  CHECK(plan.verdict == Verdict::refused);
+  CHECK(plan.summary == "/etc/docker/daemon.json exists but is not a regular file; move it away, then run again");
+
+  // Links are real only on a real file system.
+  TempDir root;
+  root.write("etc/shadow", "root:*:1::::::\n");
+  std::filesystem::create_directories(root.path() + "/etc/docker");
+  std::filesystem::create_symlink("/etc/shadow", root.path() + "/etc/docker/daemon.json");
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "containers"};
+  CHECK_THROWS_WITH_AS(build_ok(kNvidiaRuntimeStep)->plan(ctx),
+                       doctest::Contains("refused by guard no-writes-through-links: /etc/docker/daemon.json is a "
+                                         "symbolic link to /etc/shadow"),
+                       Refusal);
+}
+
+TEST_CASE("json_file: its keys are checked when the manifest loads, with FILE:LINE:COLUMN") {
+  CHECK(build_errors("kind = \"json_file\"\npath = \"etc/docker/daemon.json\"\nmerge = { debug = true }\n") ==
+        "m.toml:2:8: path \"etc/docker/daemon.json\" is not absolute (it must start with /)");
+  CHECK(build_errors("kind = \"json_file\"\npath = \"/etc/docker/daemon.json\"\nmerge = \"runtimes\"\n") ==
+        "m.toml:3:9: \"merge\" must be a table of the keys to set, such as merge.runtimes.nvidia = { path = "
+        "\"nvidia-container-runtime\", args = [] }, not a string");
+  CHECK(build_errors("kind = \"json_file\"\npath = \"/etc/docker/daemon.json\"\nmerge = {}\n") ==
+        "m.toml:3:9: \"merge\" must be a table of the keys to set, such as merge.runtimes.nvidia = { path = "
+        "\"nvidia-container-runtime\", args = [] }, not an empty table");
+  CHECK(build_errors("kind = \"json_file\"\npath = \"/etc/docker/daemon.json\"\n") ==
+        "m.toml:1:1: step kind \"json_file\" needs the key \"merge\", a table of the keys to set, such as "
+        "merge.runtimes.nvidia = { path = \"nvidia-container-runtime\", args = [] }");
+  CHECK(build_errors("kind = \"json_file\"\npath = \"/etc/docker/daemon.json\"\nmerge.a = { when = 1979-05-27, "
+                     "n = [nan] }\n") ==
+        "m.toml:3:20: \"merge.a.when\" is a date or time, which JSON has no form for: write it as a string\n"
+        "m.toml:3:37: \"merge.a.n[0]\" is nan, which JSON cannot hold: write a number");
+  CHECK(build_errors(std::string(kNvidiaRuntimeStep) + "mode = 644\n") ==
+        "m.toml:5:8: \"mode\" must be an octal mode written as a string, such as \"0644\", not an integer (TOML reads "
+        "644 as a decimal number)");
+}
+
+TEST_CASE("json_file: install through a transaction, then rollback, leaves daemon.json byte for byte as it was") {
+  TempDir root;
+  const std::string before = "{\r\n  \"log-driver\": \"json-file\",\r\n  \"log-opts\": {\"max-size\": \"10m\"}\r\n}";
+  root.write("etc/docker/daemon.json", before);
+  std::filesystem::permissions(root.path() + "/etc/docker/daemon.json", std::filesystem::perms(0600));
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  host.root = root.path();
+  Manifest manifest = load_manifest({"t.toml", R"(
+[manifest]
+name = "t"
+schema_version = 1
+[[step]]
+id = "docker-nvidia-runtime"
+kind = "json_file"
+path = "/etc/docker/daemon.json"
+merge.runtimes.nvidia = { path = "nvidia-container-runtime", args = [] }
+)",
+                                     false},
+                                    {}, host);
+  Plan plan = resolve_plan(manifest, "t.toml", fs, runner, host);
+  Transactions tx(fs, runner, host, "/var/lib/wslgpu-setup");
+  RunResult r = tx.run(manifest, plan, nlohmann::json::object(), {});
+  REQUIRE_FALSE(r.failed);
+  CHECK(r.changed);
+  CHECK(
+      fs.read("/etc/docker/daemon.json") ==
+      "{\r\n  \"log-driver\": \"json-file\",\r\n  \"log-opts\": {\"max-size\": \"10m\"},\r\n  \"runtimes\": {\r\n"
+      "    \"nvidia\": {\r\n      \"args\": [],\r\n      \"path\": \"nvidia-container-runtime\"\r\n    }\r\n  }\r\n}");
+
+  // A second plan finds it converged.
+  Plan again = resolve_plan(manifest, "t.toml", fs, runner, host);
+  CHECK(again.steps[0].plan.verdict == Verdict::noop);
+
+  Journal j = Journal::open(tx.tx_root(), r.transaction_id);
+  CHECK(tx.rollback(j, manifest, {}) == std::vector<std::string>{"docker-nvidia-runtime"});
+  CHECK(fs.read("/etc/docker/daemon.json") == before);
+  CHECK(fs.stat("/etc/docker/daemon.json")->mode == 0600);
+}
+
+TEST_CASE("json_file: rollback of an install that created daemon.json removes it") {
+  TempDir root;
+  root.write("etc/hostname", "wsl\n");
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  host.root = root.path();
+  Manifest manifest = load_manifest({"t.toml", std::string(R"(
+[manifest]
+name = "t"
+schema_version = 1
+[[step]]
+id = "docker-nvidia-runtime"
+)") + kNvidiaRuntimeStep,
+                                     false},
+                                    {}, host);
+  Plan plan = resolve_plan(manifest, "t.toml", fs, runner, host);
+  Transactions tx(fs, runner, host, "/var/lib/wslgpu-setup");
+  RunResult r = tx.run(manifest, plan, nlohmann::json::object(), {});
+  REQUIRE_FALSE(r.failed);
+  CHECK(fs.stat("/etc/docker/daemon.json")->mode == 0644);
+  Journal j = Journal::open(tx.tx_root(), r.transaction_id);
+  tx.rollback(j, manifest, {});
+  CHECK_FALSE(fs.stat("/etc/docker/daemon.json"));
+}

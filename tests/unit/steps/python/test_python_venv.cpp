@@ -1,0 +1,124 @@
+#include <doctest/doctest.h>
+
+#include "installer/system/error.hpp"
+#include "unit/steps/python/python_step_testing.hpp"
+
+using namespace wslgpu;
+using namespace wslgpu::testing;
+
+namespace {
+
+const char* const kVenvStep = R"(
+id = "venv"
+kind = "python_venv"
+path = "/home/alice/envs/torch"
+owner = "alice"
+)";
+
+}  // namespace
+
+TEST_CASE("a venv owned by its user is a no-op that runs nothing") {
+  PythonRoot root;
+  root.fs.add_file("/home/alice/envs/torch/pyvenv.cfg", "home = /usr/bin\nversion = 3.12.3\n", 0644, 1000, 1000);
+  root.fs.set_owner("/home/alice/envs/torch", 1000, 1000);
+  auto step = build_ok(kVenvStep);
+  StepPlan p = step->plan(root.ctx);
+  CHECK(p.verdict == Verdict::noop);
+  CHECK(p.summary == "venv /home/alice/envs/torch (Python 3.12.3), owned by alice");
+  CHECK(root.runner.calls.empty());
+}
+
+TEST_CASE("a venv that root owns after a sudo pip refuses the plan with the chown that mends it") {
+  PythonRoot root;
+  root.fs.add_file("/home/alice/envs/torch/pyvenv.cfg", "version = 3.12.3\n");
+  StepPlan p = build_ok(kVenvStep)->plan(root.ctx);
+  CHECK(p.verdict == Verdict::refused);
+  CHECK(contains(p.summary, "the virtual environment /home/alice/envs/torch belongs to root, not alice"));
+  CHECK(contains(p.summary, "`sudo chown -R alice: /home/alice/envs/torch`"));
+}
+
+TEST_CASE("a folder that is neither empty nor a venv refuses the plan") {
+  PythonRoot root;
+  root.fs.add_file("/home/alice/envs/torch/notes.txt", "mine", 0644, 1000, 1000);
+  root.fs.set_owner("/home/alice/envs/torch", 1000, 1000);
+  StepPlan p = build_ok(kVenvStep)->plan(root.ctx);
+  CHECK(p.verdict == Verdict::refused);
+  CHECK(contains(p.summary, "is not empty and is not a virtual environment"));
+}
+
+TEST_CASE("a missing venv is made as its owner with the parents it needs, and undo removes exactly those") {
+  PythonRoot root;
+  root.fs.add_file("/usr/bin/python3", "");
+  auto before = snapshot(root.fs);
+  auto step = build_ok(kVenvStep);
+  StepPlan p = step->plan(root.ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "create the virtual environment /home/alice/envs/torch with `/usr/bin/python3 -m venv` as alice");
+  CHECK(root.runner.calls.empty());  // plan runs nothing
+
+  auto pre = step->snapshot(root.ctx);
+  auto data = step->apply(root.ctx, p);
+  REQUIRE(root.runner.calls.size() == 2);
+  CHECK(root.runner.calls[0].argv ==
+        std::vector<std::string>{"runuser", "-u", "alice", "--", "mkdir", "-p", "--", "/home/alice/envs"});
+  CHECK(root.runner.calls[1].argv == std::vector<std::string>{"runuser", "-u", "alice", "--", "/usr/bin/python3", "-m",
+                                                              "venv", "/home/alice/envs/torch"});
+  CHECK(root.runner.calls[1].env.at("HOME") == "/home/alice");
+  CHECK(root.runner.calls[1].in_root);
+  CHECK(root.fs.stat("/home/alice/envs/torch/pyvenv.cfg")->uid == 1000);
+  CHECK(data["parents"] == nlohmann::json::array({"/home/alice/envs"}));
+
+  step->undo(root.ctx, data);
+  CHECK(snapshot(root.fs) == before);
+  step->undo(root.ctx, data);  // idempotent
+  CHECK(snapshot(root.fs) == before);
+  // And from the snapshot alone, as after a killed run.
+  step->apply(root.ctx, p);
+  step->undo(root.ctx, {{"partial", true}, {"pre", pre}});
+  CHECK(snapshot(root.fs) == before);
+}
+
+TEST_CASE("undo never removes a venv that was there before the run") {
+  PythonRoot root;
+  root.fs.add_file("/home/alice/envs/torch/pyvenv.cfg", "version = 3.12.3\n", 0644, 1000, 1000);
+  root.fs.set_owner("/home/alice/envs/torch", 1000, 1000);
+  auto step = build_ok(kVenvStep);
+  auto pre = step->snapshot(root.ctx);
+  step->undo(root.ctx, {{"partial", true}, {"pre", pre}});
+  step->undo(root.ctx, step->apply(root.ctx, step->plan(root.ctx)));
+  CHECK(root.fs.stat("/home/alice/envs/torch/pyvenv.cfg"));
+}
+
+TEST_CASE("a Python not there yet is a detail of the plan, and apply says which package brings it") {
+  PythonRoot root;
+  auto step = build_ok(kVenvStep);
+  StepPlan p = step->plan(root.ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(std::find(p.details.begin(), p.details.end(),
+                  "/usr/bin/python3 is not there yet: needs python3 and python3-venv (installed by an earlier step)") !=
+        p.details.end());
+  root.venv_answer = exited(127, "runuser: failed to execute /usr/bin/python3: No such file or directory\n");
+  CHECK_THROWS_WITH_AS(step->apply(root.ctx, p), doctest::Contains("must install python3 and python3-venv"),
+                       StepFailure);
+}
+
+TEST_CASE("a venv without ensurepip is answered with apt install python3-venv") {
+  PythonRoot root;
+  root.fs.add_file("/usr/bin/python3", "");
+  root.venv_answer = exited(1,
+                                      "The virtual environment was not created successfully because ensurepip is not\n"
+                                      "available.  On Debian/Ubuntu systems, you need to install the python3-venv\n"
+                                      "package using the following command.\n\n    apt install python3.12-venv\n");
+  auto step = build_ok(kVenvStep);
+  CHECK_THROWS_WITH_AS(step->apply(root.ctx, step->plan(root.ctx)),
+                       doctest::Contains("install python3-venv (`apt install python3-venv`"), StepFailure);
+}
+
+TEST_CASE("a venv for root is refused when the manifest loads") {
+  CHECK(build_errors("id = \"v\"\nkind = \"python_venv\"\npath = \"/opt/venv\"\nowner = \"root\"\n")
+            .rfind("m.toml:4:9: a virtual environment must belong to the user who works in it, not root", 0) == 0);
+  CHECK(
+      contains(build_errors("id = \"v\"\nkind = \"python_venv\"\npath = \"venv\"\nowner = \"alice\"\n"), "m.toml:3:8"));
+  CHECK(contains(build_errors("id = \"v\"\nkind = \"python_venv\"\npath = \"/v\"\nowner = \"-rf\"\n"),
+                 "m.toml:4:9: \"-rf\" is not a valid user name"));
+}
