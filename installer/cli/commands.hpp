@@ -2,8 +2,12 @@
 // people. Includes everything.
 //
 // The commands, one function each, called by main.cpp once the command line
-// is parsed. Each returns an exit status (see error.hpp) or throws an Error
-// that main turns into a message and a status.
+// is parsed, and defined one file per verb or family of verbs
+// (plan_command.cpp, install_command.cpp, rollback_command.cpp for rollback
+// and recover, ...); what several share has a file named for its concept
+// (session, plan_record, resolve, terminal, run_report). Each returns an
+// exit status (see error.hpp) or throws an Error that main turns into a
+// message and a status.
 #pragma once
 #include <map>
 #include <string>

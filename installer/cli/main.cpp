@@ -1,7 +1,8 @@
 // wslgpu-setup: the command line. Only wiring lives here: options are parsed
-// with CLI11, logging is set up, and each subcommand calls its function in
-// installer/cli/commands.cpp. Every error reaches the one catch chain below,
-// which prints it and returns its exit status.
+// with CLI11, logging is set up, and each subcommand calls its function
+// (installer/cli/commands.hpp; one file per verb, as plan_command.cpp).
+// Every error reaches the one catch chain below, which prints it and
+// returns its exit status.
 #include <unistd.h>
 
 #include <cstdlib>

@@ -5,7 +5,7 @@
 // while downloading, package N of M while unpacking and configuring), or a
 // line per 10 % when the output is a file or a pipe, so that a log shows
 // the run moving without a line per package. JSON mode and -q show none
-// of it (installer/cli/commands.cpp does not make one).
+// of it (installer/cli/terminal.cpp does not make one).
 #pragma once
 #include <chrono>
 #include <cstdint>
