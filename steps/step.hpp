@@ -19,6 +19,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -50,6 +51,9 @@ struct StepContext {
   // during apply and undo; nullptr during plan and for a transaction that
   // kept none (one made before the store existed).
   UndoStore* undo_store = nullptr;
+  // The id of the step being applied or undone ("" during plan): what names
+  // its part of the undo store.
+  std::string step_id = "";
 
   // The target's users and groups, read once per plan rather than once per
   // step (a plan of a thousand file steps spent half its time re-reading
@@ -78,6 +82,13 @@ class Step {
   virtual void undo(StepContext& /*ctx*/, const nlohmann::json& /*undo_data*/) {}
 
   virtual nlohmann::json snapshot(StepContext& /*ctx*/) const { return nlohmann::json::object(); }
+
+  // What changed since apply left the machine, in state undo would act on
+  // (UNDO_DATA is apply's data): one line each ("torch 2.14.1+cu130, now
+  // 2.15.0"). A rollback says it, with the files that changed since, before
+  // anything is undone, and goes on only with --force. Most kinds have
+  // none beyond their files, which the runner checks itself.
+  virtual std::vector<std::string> drift(StepContext& /*ctx*/, const nlohmann::json& /*undo_data*/) const { return {}; }
 };
 
 }  // namespace wslgpu

@@ -150,7 +150,7 @@ int run_install(const GlobalOptions& given, const InstallOptions& options) {
   throw_if_interrupted("before the first step; nothing was changed");
   lock.record_holder(g.command_line);
   tx.set_allow_partial_undo(o.allow_partial_undo);
-  RunResult result = tx.run(r.manifest, r.plan, plan_record(g, r.source, r.plan),
+  RunResult result = tx.run(r.manifest, r.plan, plan_record(g, r.source, r.plan, s.host),
                             text_callbacks(g, o.output == OutputFormat::text));
   if (result.rc == 0) keep_remembered(s.fs, r.plan);
   nlohmann::json extra = choice_json(choice);

@@ -48,7 +48,7 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
   if (!options.out_file.empty()) {
     std::ofstream out(options.out_file, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(SourcePos{"--out", 0, 0}, "cannot write \"" + options.out_file + "\"");
-    out << plan_record(g, r.source, r.plan).dump(2) << "\n";
+    out << plan_record(g, r.source, r.plan, s.host).dump(2) << "\n";
   }
   if (options.output == OutputFormat::json) {
     nlohmann::json doc = plan_to_json(r.plan);

@@ -10,7 +10,8 @@
 
 namespace wslgpu {
 
-nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source, const Plan& plan) {
+nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source, const Plan& plan,
+                           const HostFacts& host) {
   nlohmann::json chosen = nlohmann::json::object();
   for (const auto& c : plan.choices) chosen[c.variable] = c.value;
   nlohmann::json fingerprints = nlohmann::json::object();
@@ -27,6 +28,8 @@ nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source,
           {"base_text", source.base_text},
           {"sets", parse_sets(g.sets)},
           {"user", g.user},
+          {"host_user",
+           {{"user", host.user}, {"user_home", host.user_home}, {"uid", host.user_uid}, {"gid", host.user_gid}}},
           {"windows_home", g.windows_home},
           {"not_wsl", g.not_wsl},
           {"unsupported_distro", g.unsupported_distro},
@@ -40,10 +43,22 @@ ManifestSource recorded_source(const nlohmann::json& record) {
           record.value("base_text", "")};
 }
 
+HostFacts host_as_recorded(const HostFacts& now, const nlohmann::json& record) {
+  HostFacts h = now;
+  if (!record.contains("host_user") || !record["host_user"].is_object()) return h;  // recorded before it was kept
+  const nlohmann::json& u = record["host_user"];
+  h.user = u.value("user", h.user);
+  h.user_home = u.value("user_home", h.user_home);
+  h.user_uid = u.value("uid", h.user_uid);
+  h.user_gid = u.value("gid", h.user_gid);
+  if (h.user != now.user) h.user_source = "the transaction's record";
+  return h;
+}
+
 Manifest manifest_of(const Journal& journal, Session& s) {
   nlohmann::json record = journal.read_plan();
   ManifestSource source = recorded_source(record);
-  return load_manifest(source, record.value("sets", Variables{}), s.host,
+  return load_manifest(source, record.value("sets", Variables{}), host_as_recorded(s.host, record),
                        LoadOptions{record.value("unsupported_distro", false),
                                    record.value("choices", std::map<std::string, std::string>{})});
 }

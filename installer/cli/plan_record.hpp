@@ -20,13 +20,24 @@ namespace wslgpu {
 // The format of a saved plan; a saved plan of another is stale (exit 3).
 constexpr int kSavedPlanFormat = 1;
 
-// The record of PLAN, resolved from SOURCE with G's options.
-nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source, const Plan& plan);
+// The record of PLAN, resolved from SOURCE with G's options on HOST (whose
+// user facts it keeps: see host_as_recorded).
+nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source, const Plan& plan,
+                           const HostFacts& host);
+
+// NOW with the user facts (host.user, host.user_home, uid, gid) that RECORD
+// was resolved with, where it has them: what `${host.user}` meant for the
+// transaction. Rollback and recover re-create its manifest with them (a
+// rollback run through another sudo user must undo the venv of the user it
+// was installed for), and `plan` compares today's defaults with them, so
+// that a change of user is not blamed on the profile.
+HostFacts host_as_recorded(const HostFacts& now, const nlohmann::json& record);
 
 // The manifest a saved plan or a transaction recorded (a layer with its base).
 ManifestSource recorded_source(const nlohmann::json& record);
 
-// Re-creates the manifest a transaction ran, for its step objects.
+// Re-creates the manifest a transaction ran, for its step objects, with the
+// user facts it recorded.
 Manifest manifest_of(const Journal& journal, Session& s);
 
 // Reads the saved plan at PATH (`install --plan`). Throws InputError (exit 2)

@@ -1,5 +1,7 @@
 #include "installer/cli/resolve.hpp"
 
+#include "installer/cli/plan_record.hpp"
+
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
@@ -42,10 +44,14 @@ std::optional<DefaultsChanged> since_provisioned(const GlobalOptions& g, Session
   Variables sets;
   for (const auto& [name, value] : then->sets)
     if (r.manifest.vars.count(name)) sets[name] = value;
+  // Today's profile with that run's user: a venv under another home is the
+  // user's change, not the profile's.
+  HostFacts host_then = host_as_recorded(s.host, last->plan_record);
   // Asked the same way as now (the common case): today's load is that one.
-  if (sets == parse_sets(g.sets)) return defaults_changed(r.manifest, r.manifest, r.source, *then);
+  if (sets == parse_sets(g.sets) && host_then.user == s.host.user && host_then.user_home == s.host.user_home)
+    return defaults_changed(r.manifest, r.manifest, r.source, *then);
   try {
-    Manifest as_then = load_manifest(r.source, sets, s.host, LoadOptions{g.unsupported_distro, {}});
+    Manifest as_then = load_manifest(r.source, sets, host_then, LoadOptions{g.unsupported_distro, {}});
     return defaults_changed(r.manifest, as_then, r.source, *then);
   } catch (const InputError& e) {
     spdlog::debug("cannot ask the profile as transaction {} did: {}", then->transaction, e.what());

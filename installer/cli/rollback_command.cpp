@@ -72,9 +72,14 @@ int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOpti
   }
   if (summary.status == "interrupted")
     throw Error(ExitCode::needs_recovery, "transaction " + id + " was interrupted; use `wslgpu-setup recover --rollback`");
-  auto drift = tx.drifted_files(journal);
+  // The manifest as the transaction ran it (its user), whose steps say what
+  // changed since in what they undo (a venv's distributions).
+  Manifest manifest = manifest_of(journal, s);
+  auto drift = tx.drifted(journal, manifest);
   if (!drift.empty() && !o.force) {
-    std::string msg = "files that transaction " + id + " wrote have changed since:";
+    std::string msg = drift.size() == tx.drifted_files(journal).size()
+                          ? "files that transaction " + id + " wrote have changed since:"
+                          : "what transaction " + id + " changed has changed since:";
     for (const auto& d : drift) msg += "\n  " + d;
     throw Error(ExitCode::refused, msg + "\nRolling back would overwrite those changes. Nothing was changed; "
                                          "pass --force to roll back anyway.");
@@ -85,7 +90,6 @@ int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOpti
   }
   throw_if_interrupted("before the rollback began; nothing was changed");
   lock.record_holder(g.command_line);
-  Manifest manifest = manifest_of(journal, s);
   tx.set_allow_partial_undo(o.allow_partial_undo);
   RunResult r = undo_transaction(tx, journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
   return finish_rollback(g, o, r);

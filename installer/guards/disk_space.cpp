@@ -38,7 +38,13 @@ std::vector<std::string> guard_disk_space(const Plan& plan, const FileSystem& fs
     if (k.from.empty()) continue;
     (k.from == "apt cache" ? store_linked : store_new) += k.bytes;
   }
-  if (download == 0 && installed == 0 && store_new + store_linked == 0) return {};  // the converged path reads nothing
+  std::vector<const DiskNeed*> step_needs;
+  for (const auto& st : plan.steps)
+    if (st.plan.verdict == Verdict::change)
+      for (const auto& n : st.plan.disk_needs)
+        if (n.bytes) step_needs.push_back(&n);
+  if (download == 0 && installed == 0 && store_new + store_linked == 0 && step_needs.empty())
+    return {};  // the converged path reads nothing
   auto root = probe(fs.host_path("/"));
   if (!root) return {};
   auto archives = probe(fs.host_path("/var/cache/apt/archives"));
@@ -81,6 +87,23 @@ std::vector<std::string> guard_disk_space(const Plan& plan, const FileSystem& fs
   add(*archives, "/var/cache/apt/archives", download, "apt needs " + fetch);
   add(*root, "/", installed, "apt needs " + more);
   add(*state, std::string(kStateDir), store, kept);
+  // The folder itself may not exist yet (a venv an earlier step makes): its
+  // nearest parent that does is on the same filesystem.
+  auto probe_folder = [&](const std::string& path) {
+    std::string p = path;
+    while (p != "/" && !fs.stat(p)) p = parent_path(p);
+    auto got = probe(fs.host_path(p));
+    return got ? *got : *root;
+  };
+  std::vector<FreeSpace> step_fs;  // kept alive: NEEDS points into it
+  step_fs.reserve(step_needs.size());
+  for (const auto* n : step_needs) {
+    FreeSpace on = probe_folder(n->path);
+    if (!n->free_on_filesystem_of.empty() && probe_folder(n->free_on_filesystem_of).filesystem == on.filesystem)
+      continue;
+    step_fs.push_back(on);
+    add(step_fs.back(), n->path, n->bytes, n->what);
+  }
   for (const auto& n : needs)
     if (n.bytes && n.fs->free_bytes < with_margin(n.bytes)) out.push_back(refusal(n.what, n.bytes, n.where, n.fs->free_bytes));
   return out;

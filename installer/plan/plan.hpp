@@ -71,6 +71,17 @@ struct UndoKeep {
   std::string why;           // when FROM is "": why no copy can be had
 };
 
+// Room a step's apply needs beyond apt's figures: BYTES on the filesystem
+// of the target folder PATH (its nearest existing parent), for the
+// disk-space guard. When FREE_ON_FILESYSTEM_OF is set, the bytes cost
+// nothing if PATH is on that folder's filesystem (hard links there).
+struct DiskNeed {
+  std::string path;
+  std::uint64_t bytes = 0;
+  std::string what;  // "pip needs 3.2 GB to download and unpack into /home/alice/.venvs/pytorch"
+  std::string free_on_filesystem_of;
+};
+
 struct StepPlan {
   Verdict verdict = Verdict::noop;
   std::string summary;                 // one line: "add /etc/profile.d/wslgpu-rocm.sh"
@@ -96,6 +107,7 @@ struct StepPlan {
   std::vector<FileWrite> remember;
   // What undo of this step needs kept before the transaction changes anything.
   std::vector<UndoKeep> keeps;
+  std::vector<DiskNeed> disk_needs;
 };
 
 // How the selector of a [matrix.VAR] table with auto got its value, for the plan's

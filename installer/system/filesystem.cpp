@@ -296,6 +296,43 @@ void copy_host_file(const std::string& from, const std::string& to) {
 
 }  // namespace
 
+bool FileSystem::link_or_copy(const std::string& from, const std::string& to) {
+  auto info = stat(from);
+  if (!info || info->type != FileType::regular) throw StepFailure("cannot keep " + from + ": not a regular file");
+  write_atomic(to, read(from), FileAttrs{info->mode, info->uid, info->gid});
+  return false;
+}
+
+bool RootedFileSystem::link_or_copy(const std::string& from, const std::string& to) {
+  std::string from_host = resolve_under_root(root_, from, false);
+  std::string to_host = resolve_under_root(root_, to, false);
+  struct stat st {};
+  if (::lstat(from_host.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw StepFailure("cannot keep " + from + ": not a regular file");
+  // Beside TO, then renamed over it: a run killed here leaves TO as it was.
+  std::string tmp = to_host + ".wslgpu-link";
+  ::unlink(tmp.c_str());
+  bool linked = ::link(from_host.c_str(), tmp.c_str()) == 0;
+  if (!linked) {
+    if (errno != EXDEV && errno != EPERM && errno != EMLINK)
+      throw StepFailure("cannot link " + from + " to " + to + ": " + errno_text());
+    copy_host_file(from_host, tmp);
+    struct timespec times[2] = {st.st_atim, st.st_mtim};
+    if (::chown(tmp.c_str(), st.st_uid, st.st_gid) != 0 || ::chmod(tmp.c_str(), st.st_mode & 07777) != 0 ||
+        ::utimensat(AT_FDCWD, tmp.c_str(), times, 0) != 0) {
+      std::string why = errno_text();
+      ::unlink(tmp.c_str());
+      throw StepFailure("cannot give the copy of " + from + " its owner, mode and time: " + why);
+    }
+  }
+  if (::rename(tmp.c_str(), to_host.c_str()) != 0) {
+    std::string why = errno_text();
+    ::unlink(tmp.c_str());
+    throw StepFailure("cannot put " + to + " in place: " + why);
+  }
+  return linked;
+}
+
 void link_or_copy_host_file(const std::string& from, const std::string& to) {
   ::unlink(to.c_str());  // a leftover of a run killed here
   if (::link(from.c_str(), to.c_str()) == 0) return;

@@ -82,6 +82,16 @@ class FileSystem {
   // Where PATH lives on the machine running the tool (for libraries that
   // want a real path, such as libarchive). Same rules as the other calls.
   virtual std::string host_path(const std::string& path) const = 0;
+
+  // Makes TO (whose folder must exist) the same file as the regular file
+  // FROM: a hard link where both are on one file system (instant, no
+  // space: the inode, its mode, owner and mtime are FROM's), else a copy
+  // with FROM's mode, owner and mtime. A file already at TO is replaced.
+  // Returns true for a link, false for a copy. For keeping a venv's files
+  // in the undo store and putting them back (steps/python/venv_snapshot.hpp):
+  // gigabytes that pip only ever replaces by unlinking, never in place.
+  // By default a copy through read() and write_atomic().
+  virtual bool link_or_copy(const std::string& from, const std::string& to);
 };
 
 // The real file system under ROOT ("/" for the running machine).
@@ -98,6 +108,7 @@ class RootedFileSystem : public FileSystem {
   void remove(const std::string& path) override;
   void make_dirs(const std::string& path, std::uint32_t mode) override;
   void rename(const std::string& from, const std::string& to) override;
+  bool link_or_copy(const std::string& from, const std::string& to) override;
   std::string host_path(const std::string& path) const override;
 
  private:

@@ -367,6 +367,7 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
     last_step = ps.id;
     const ManifestStep* ms = find_step(manifest, ps.id);
     if (ms) ctx.manifest_name = step_manifest_name(manifest, *ms);
+    ctx.step_id = ps.id;
     try {
       if (!ms) throw StepFailure("the plan names step \"" + ps.id + "\", which the manifest does not have");
       if (ps.plan.verdict == Verdict::refused) throw StepFailure("refused: " + ps.plan.summary);
@@ -530,6 +531,7 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
     };
     if (!ms) fail("the manifest no longer has this step");
     ctx.manifest_name = step_manifest_name(manifest, *ms);
+    ctx.step_id = s.id;
     crash_point(s.id, "undo");
     nlohmann::json data = s.undo ? *s.undo : nlohmann::json{{"partial", true}, {"pre", s.pre}};
     if (callbacks.undo_started) callbacks.undo_started(s.id);
@@ -556,6 +558,19 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
     spdlog::warn("{}", e.what());
   }
   return undone;
+}
+
+std::vector<std::string> Transactions::drifted(const Journal& journal, const Manifest& manifest) {
+  std::vector<std::string> out = drifted_files(journal);
+  StepContext ctx{fs_, runner_, host_, manifest.name, state_dir_};
+  for (const auto& s : fold(journal.records())) {
+    if (s.undone || !s.undo) continue;
+    const ManifestStep* ms = find_step(manifest, s.id);
+    if (!ms) continue;
+    ctx.step_id = s.id;
+    for (const auto& d : ms->step->drift(ctx, *s.undo)) out.push_back(d);
+  }
+  return out;
 }
 
 std::vector<std::string> Transactions::drifted_files(const Journal& journal) const {

@@ -103,6 +103,9 @@ class Transactions {
   // among the steps not yet undone: those a rollback killed half way already
   // put back are not drift.
   std::vector<std::string> drifted_files(const Journal& journal) const;
+  // drifted_files(), then what each step not yet undone says changed since
+  // in the state its undo acts on (Step::drift: a venv's distributions).
+  std::vector<std::string> drifted(const Journal& journal, const Manifest& manifest);
 
   // The unfinished transaction, if any: the newest that is interrupted (no
   // end record) or half undone (a rollback began and did not end). State

@@ -32,7 +32,7 @@ std::string read_venv_owner(StepKeys& keys) {
   else if (owner == "root")
     keys.error("owner",
                "a virtual environment must belong to the user who works in it, not root: root's venv is one "
-               "the user cannot pip install into; name the WSL user (for example \"${user}\")");
+               "the user cannot pip install into; name the WSL user (for example \"${host.user}\")");
   return owner;
 }
 

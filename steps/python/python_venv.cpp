@@ -68,13 +68,16 @@ class PythonVenvStep : public Step {
 
   nlohmann::json snapshot(StepContext& ctx) const override {
     return {{"path", path},
+            {"owner", owner},
             {"existed", ctx.fs.lstat(path).has_value()},
             {"was_venv", ctx.fs.stat(cfg_path()).has_value()},
             {"missing_parents", missing_parents(ctx.fs, path)}};
   }
 
   nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override {
-    nlohmann::json data = {{"path", path}, {"created", false}};
+    // Undo removes what this records, never the path of a manifest loaded
+    // again later with another user.
+    nlohmann::json data = {{"path", path}, {"owner", owner}, {"created", false}};
     if (plan.verdict != Verdict::change) return data;
     std::string why;
     auto user = find_venv_owner(Accounts(ctx.fs), owner, why);
@@ -110,7 +113,10 @@ class PythonVenvStep : public Step {
   void undo(StepContext& ctx, const nlohmann::json& data) override {
     bool existed = false;
     std::vector<std::string> parents;
-    if (data.value("partial", false)) {
+    const bool partial = data.value("partial", false);
+    const std::string at = partial ? data.value("pre", nlohmann::json::object()).value("path", this->path)
+                                     : data.value("path", this->path);
+    if (partial) {
       const nlohmann::json pre = data.value("pre", nlohmann::json::object());
       if (pre.empty() || pre.value("was_venv", false)) return;  // the venv was there before: nothing is ours
       existed = pre.value("existed", true);
@@ -122,10 +128,10 @@ class PythonVenvStep : public Step {
     }
     if (existed) {
       // An empty folder that was there: empty it again, keep it.
-      if (ctx.fs.lstat(path) && ctx.fs.lstat(path)->type == FileType::directory)
-        for (const auto& name : ctx.fs.list(path)) remove_tree(ctx.fs, path + "/" + name);
+      if (ctx.fs.lstat(at) && ctx.fs.lstat(at)->type == FileType::directory)
+        for (const auto& name : ctx.fs.list(at)) remove_tree(ctx.fs, at + "/" + name);
     } else {
-      remove_tree(ctx.fs, path);
+      remove_tree(ctx.fs, at);
     }
     for (auto it = parents.rbegin(); it != parents.rend(); ++it) {
       auto info = ctx.fs.lstat(*it);

@@ -4,8 +4,8 @@
 //   [[step]]
 //   id = "venv"
 //   kind = "python_venv"
-//   path = "/home/${user}/.venvs/pytorch"   # the venv folder (a target path)
-//   owner = "${user}"                       # who it belongs to; never root
+//   path = "${host.user_home}/.venvs/pytorch"   # the venv folder (a target path)
+//   owner = "${host.user}"                       # who it belongs to; never root
 //   python = "/usr/bin/python3"             # optional; the interpreter (target path)
 //
 // Plan reads PATH/pyvenv.cfg and the folder's owner and runs nothing: a

@@ -18,10 +18,14 @@ struct PythonRoot {
   FakeProcessRunner runner;
   HostFacts host = fake_wsl_host();
   StepContext ctx{fs, runner, host, "pytorch"};
+  // The transaction's undo store, where python_packages keeps the venv.
+  UndoStore store{"/fake/var/lib/wslgpu-setup/tx/T/undo", "/var/lib/wslgpu-setup/tx/T/undo"};
   // When set, what `python3 -m venv` answers instead of making the venv.
   std::optional<ProcessResult> venv_answer;
 
   PythonRoot() {
+    ctx.undo_store = &store;
+    ctx.step_id = "torch";
     fs.add_file("/etc/passwd",
                 "root:x:0:0:root:/root:/bin/bash\n"
                 "alice:x:1000:1000:Alice:/home/alice:/bin/bash\n"

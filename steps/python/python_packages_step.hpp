@@ -1,0 +1,69 @@
+// The python_packages step's class, shared by the files that make it up:
+// python_packages.cpp (plan, apply, undo), python_packages_keys.cpp (its
+// keys, read when the manifest loads), pip_run.cpp (pip's command line and
+// what it prints) and wheel_fetch.cpp (the wheels the tool downloads
+// itself). The kind's contract is in python_packages.hpp.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "installer/formats/python_dist.hpp"
+#include "installer/formats/wheel_name.hpp"
+#include "steps/python/venv_snapshot.hpp"
+#include "steps/step.hpp"
+
+namespace wslgpu {
+
+struct WantedPackage {
+  std::string name;     // as pip is given it ("torch", "pytorch_triton_rocm")
+  std::string key;      // normalize_project_name(name)
+  std::string version;  // "" for an index package without one
+  std::string url;      // "" for an index package
+  std::string sha256;   // lowercase hex, "" when none
+};
+
+class PythonPackagesStep : public Step {
+ public:
+  std::string venv;
+  std::string owner;
+  std::string python_text;  // "3.12"
+  PythonTarget target;
+  std::vector<WantedPackage> packages;
+  std::string index_url;
+  std::vector<std::string> find_links;
+  std::vector<std::string> remove_files;
+  std::string unverified_note;
+  // The local version label (PEP 440, "cu126") every index package of the
+  // step must carry: an installed one with another label is reinstalled,
+  // so that a switch of PyTorch's CUDA build is one.
+  std::string build;
+
+  std::string site() const { return venv + "/lib/python" + python_text + "/site-packages"; }
+
+  StepPlan plan(StepContext& ctx) const override;
+  nlohmann::json snapshot(StepContext& ctx) const override;
+  nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override;
+  void undo(StepContext& ctx, const nlohmann::json& data) override;
+  std::vector<std::string> drift(StepContext& ctx, const nlohmann::json& data) const override;
+
+  // Whether W is installed as the step wants it, among DISTS.
+  bool converged(const FileSystem& fs, const WantedPackage& w, const std::vector<InstalledDist>& dists) const;
+  // The files of site-packages matching remove_files now, relative to it.
+  std::vector<std::string> remove_matches(const FileSystem& fs) const;
+};
+
+// The undo store folder (a target path) of the step STEP_ID in CTX's transaction.
+std::string venv_store_dir(const StepContext& ctx, const std::string& step_id);
+
+// PEP 440's `==` for what pip is given: a wanted version without a local
+// part ("2.14.1") is satisfied by the same public version with one
+// ("2.14.1+cu130"); one with a local part, or a URL package's version,
+// must match exactly.
+bool version_satisfies(const std::string& installed, const WantedPackage& w);
+
+// The local label of VERSION ("cu130" of "2.14.1+cu130"), "" when none.
+std::string local_label(const std::string& version);
+
+}  // namespace wslgpu
