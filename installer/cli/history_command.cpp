@@ -35,6 +35,10 @@ std::set<std::string> packages_changed(const std::vector<nlohmann::json>& record
       if (r["undo"].contains(list) && r["undo"][list].is_array())
         for (const auto& p : r["undo"][list])
           if (p.is_object()) out.insert(p.value("name", ""));
+    // A venv a python_packages step kept: a later transaction that changed
+    // the same venv supersedes it, as one over the same packages does.
+    if (r["undo"].contains("store") && r["undo"].contains("venv") && r["undo"]["venv"].is_string())
+      out.insert("venv:" + r["undo"]["venv"].get<std::string>());
   }
   out.erase("");
   return out;

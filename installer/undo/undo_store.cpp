@@ -1,5 +1,7 @@
 #include "installer/undo/undo_store.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -160,6 +162,17 @@ std::uint64_t store_folder_bytes(const std::string& host_dir) {
   for (std::filesystem::directory_iterator it(host_dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code e2;
     if (it->is_regular_file(e2) && it->path().extension() == ".deb") total += it->file_size(e2);
+    // A kept venv (steps/python/venv_snapshot.hpp): the files only the
+    // store still holds, which are what removing it frees; a link the venv
+    // shares costs nothing.
+    if (it->is_directory(e2) && it->path().filename().string().rfind("venv-", 0) == 0) {
+      for (std::filesystem::recursive_directory_iterator f(it->path(), ec), fend; !ec && f != fend; f.increment(ec)) {
+        struct stat st {};
+        if (::lstat(f->path().c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1)
+          total += static_cast<std::uint64_t>(st.st_size);
+      }
+      ec.clear();
+    }
   }
   return total;
 }

@@ -1,0 +1,115 @@
+# realroot-timeout: 600
+# A rollback of a transaction with python_packages gives back the venv
+# exactly, from the undo store, with the network down (issue 35):
+#   - install pytorch on ROCm 7.2 (the legacy wheels; the venv is new): T1;
+#   - install pytorch again on 7.2.2: T2, a release switch of every wheel,
+#     downloaded by the tool itself (the plan and the progress say so);
+#     the undo store holds the 7.2 venv, nothing of it is left in the venv;
+#   - the user adds a distribution of their own (triton), then removes one
+#     of T2's (torchaudio): the rollback of T2 says the venv changed since,
+#     exits 3 and changes nothing; torchaudio back, it goes on;
+#   - with no network at all, the rollback of T2 gives back the 7.2 venv:
+#     the same `name==version` set (`pip list`), the same files with the
+#     same bytes (bytecode caches aside), the user's triton kept;
+#   - the rollback of T1 removes the venv whole: the root is as before.
+
+scenario() {
+  require_tool_command install
+  require_tool_command rollback
+  require_step_kinds python_venv python_packages
+  with_root venv_rolled_back_exactly_offline
+}
+
+# venv_tree: every file of the venv but bytecode caches, with its SHA-256,
+# and the folders, sorted.
+venv_tree() {
+  (cd "$ROOT$PYTORCH_VENV" && find . \( -name __pycache__ -prune \) -o \( -type f -print0 \) | sort -z |
+    xargs -0 sha256sum && find . -name __pycache__ -prune -o -type d -print | sort)
+}
+
+# venv_freeze: `pip list --format=freeze` as the user, the network down or not.
+venv_freeze() {
+  as_user_login "$PYTORCH_VENV/bin/python -m pip list --disable-pip-version-check --format=freeze" >/dev/null ||
+    fail "pip list failed in the venv"
+  sort <<<"$LAST_OUTPUT"
+}
+
+venv_rolled_back_exactly_offline() {
+  local tmp=$REALROOT_SCENARIO_TMP t1 t2 site
+  root_as_amd_machine
+  pytorch_www --legacy-bundled-hsa=yes
+  local sets72 sets722
+  mapfile -t sets72 < <(pytorch_rocm_args 7.2)
+  mapfile -t sets722 < <(pytorch_rocm_args 7.2.2)
+  snapshot "$ROOT" "$tmp/before" --exclude "$REALROOT_STATE_DIR"
+  site=$PYTORCH_VENV/lib/python$PYTORCH_PYTHON/site-packages
+
+  tool --root "$ROOT" "${sets72[@]}" install pytorch --yes
+  assert_status 0 "install pytorch on ROCm 7.2 (T1)"
+  t1=$(tool --root "$ROOT" history --output json >/dev/null; jq -r 'map(.id) | max' <<<"$TOOL_OUT")
+  local freeze1 tree1
+  freeze1=$(venv_freeze)
+  tree1=$(venv_tree)
+  assert_contains "$freeze1" '^torch==2\.' "pip list after T1"
+
+  tool --root "$ROOT" "${sets722[@]}" plan pytorch
+  assert_status 0 "plan pytorch on 7.2.2 over the 7.2 venv"
+  assert_contains "$TOOL_OUT" "keeps the venv's [0-9]+ files" "plan: what undo keeps of the venv"
+  tool --root "$ROOT" "${sets722[@]}" install pytorch --yes
+  assert_status 0 "install pytorch on ROCm 7.2.2 (T2)"
+  assert_contains "$TOOL_OUT" 'committed' "install pytorch on 7.2.2"
+  t2=$(tool --root "$ROOT" history --output json >/dev/null; jq -r 'map(.id) | max' <<<"$TOOL_OUT")
+  [[ $t2 != "$t1" ]] || fail "T2 has T1's id: $t2"
+  local freeze2
+  freeze2=$(venv_freeze)
+  [[ $freeze2 != "$freeze1" ]] || fail "the switch to 7.2.2 changed nothing in the venv: $freeze2"
+  # The old venv is in the store, never in the venv.
+  [[ ! -e $ROOT$PYTORCH_VENV/.wslgpu-setup-undo && ! -e $ROOT$PYTORCH_VENV/.wslgpu-setup-wheels ]] ||
+    fail "apply left its folders in the venv: $(ls -A "$ROOT$PYTORCH_VENV")"
+  ls -d "$ROOT$REALROOT_STATE_DIR/tx/$t2/undo/"venv-* >/dev/null 2>&1 || fail "T2 has no venv in its undo store"
+  # The wheels were the tool's own downloads.
+  ls "$ROOT$REALROOT_STATE_DIR/cache/wheels/" | grep -q '^.*torch-2\.' || fail "no torch wheel in the tool's cache"
+
+  # The user's own changes since: one distribution added, one of T2's removed.
+  local triton
+  triton=$(find "$tmp/www/whl" -name 'triton-*.whl' | head -n 1)
+  [[ -n $triton ]] || fail "no triton wheel to install as the user"
+  cp "$triton" "$ROOT/tmp/" && chmod 0644 "$ROOT/tmp/${triton##*/}"
+  as_user_login "$PYTORCH_VENV/bin/python -m pip install --no-index --no-deps --disable-pip-version-check /tmp/${triton##*/}" ||
+    fail "the user's pip install of triton failed"
+  as_user_login "$PYTORCH_VENV/bin/python -m pip uninstall -y --disable-pip-version-check torchaudio" ||
+    fail "the user's pip uninstall of torchaudio failed"
+  snapshot "$ROOT" "$tmp/drifted" --exclude "$REALROOT_STATE_DIR"
+  tool --root "$ROOT" rollback "$t2" --yes
+  assert_status 3 "rollback of T2 with torchaudio removed since"
+  assert_contains "$TOOL_ERR" "$PYTORCH_VENV: torchaudio .*, removed since \\(changed since\\)" "rollback: the drift, named"
+  snapshot "$ROOT" "$tmp/drifted-after" --exclude "$REALROOT_STATE_DIR"
+  assert_same_snapshot "$tmp/drifted" "$tmp/drifted-after" "a refused rollback changed the root"
+  local audio
+  audio=$(find "$tmp/www/manylinux/rocm-rel-7.2.2" -name 'torchaudio-*.whl' | head -n 1)
+  cp "$audio" "$ROOT/tmp/" && chmod 0644 "$ROOT/tmp/${audio##*/}"
+  as_user_login "$PYTORCH_VENV/bin/python -m pip install --no-index --no-deps --disable-pip-version-check /tmp/${audio##*/}" ||
+    fail "the user's pip install of torchaudio back failed"
+  rm -f "$ROOT/tmp/"*.whl
+
+  # With no network at all: the 7.2 venv back, exactly, the user's triton kept.
+  network_off
+  tool --root "$ROOT" rollback "$t2" --yes
+  assert_status 0 "rollback of T2 with the network down"
+  local freeze_back tree_back
+  freeze_back=$(venv_freeze)
+  assert_contains "$freeze_back" '^triton==' "pip list after the rollback: the user's triton is kept"
+  assert_eq "$(grep -v '^triton==' <<<"$freeze_back")" "$freeze1" "pip list after the rollback of T2 (the user's triton aside)"
+  tree_back=$(venv_tree | grep -v -e '/triton' -e 'triton-[0-9.]*\.dist-info')
+  if [[ $tree_back != "$tree1" ]]; then
+    diff <(printf '%s\n' "$tree1") <(printf '%s\n' "$tree_back") >&2 || true
+    fail "the venv's files after the rollback of T2 are not those after T1 (bytecode caches and the user's triton aside)"
+  fi
+  [[ ! -e $ROOT$REALROOT_STATE_DIR/tx/$t2/undo ]] || fail "the rollback left T2's undo store"
+
+  # The venv T1 made goes whole, the user's triton with it.
+  tool --root "$ROOT" rollback "$t1" --yes
+  assert_status 0 "rollback of T1"
+  snapshot "$ROOT" "$tmp/after" --exclude "$REALROOT_STATE_DIR"
+  assert_same_snapshot "$tmp/before" "$tmp/after" "the rollbacks left the root different from before T1"
+}
