@@ -68,13 +68,25 @@ PyvenvCfg parse_pyvenv_cfg(std::string_view cfg) {
 DistMetadata parse_metadata(std::string_view t) {
   DistMetadata out;
   bool have_name = false, have_version = false;
+  bool in_requires_dist = false;  // the field above is a Requires-Dist
   for (auto line : text_lines(t)) {
-    if (line.empty()) break;                                    // the body (the long description) starts here
-    if (line.front() == ' ' || line.front() == '\t') continue;  // a continuation of the field above
+    if (line.empty()) break;  // the body (the long description) starts here
+    if (line.front() == ' ' || line.front() == '\t') {
+      // A continuation of the field above; only a requirement's is kept.
+      std::string_view more = text::trim(line, text::kBlanks);
+      if (in_requires_dist && !more.empty()) out.requires_dist.back() += " " + std::string(more);
+      continue;
+    }
+    in_requires_dist = false;
     auto colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     std::string key = text::lower(text::trim(line.substr(0, colon), text::kBlanks));
     std::string value(text::trim(line.substr(colon + 1), text::kBlanks));
+    if (key == "requires-dist") {
+      out.requires_dist.push_back(value);
+      in_requires_dist = true;
+      continue;
+    }
     // The first of each counts, as email.parser's msg["Name"] gives it.
     if (key == "name" && !have_name) {
       out.name = value;

@@ -25,11 +25,14 @@ struct PyvenvCfg {
 };
 PyvenvCfg parse_pyvenv_cfg(std::string_view text);
 
-// METADATA's Name and Version ("" when absent). Only the header is read:
-// it ends at the first empty line.
+// METADATA's Name and Version ("" when absent), and every Requires-Dist
+// (a PEP 508 requirement each, read by installer/formats/
+// python_requirement.hpp), in order, with a folded one joined into one
+// line. Only the header is read: it ends at the first empty line.
 struct DistMetadata {
   std::string name;
   std::string version;
+  std::vector<std::string> requires_dist;
 };
 DistMetadata parse_metadata(std::string_view text);
 

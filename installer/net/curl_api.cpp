@@ -16,6 +16,9 @@ CurlApi load_curl() {
   library.bind(api.easy_perform, "curl_easy_perform");
   library.bind(api.easy_getinfo, "curl_easy_getinfo");
   library.bind(api.easy_strerror, "curl_easy_strerror");
+  library.bind(api.easy_reset, "curl_easy_reset");
+  library.bind(api.slist_append, "curl_slist_append");
+  library.bind(api.slist_free_all, "curl_slist_free_all");
   api.global_init(CURL_GLOBAL_DEFAULT);
   return api;
 }
@@ -27,6 +30,27 @@ const CurlApi& curl_api() {
   // the next call tries again.
   static const CurlApi api = load_curl();
   return api;
+}
+
+bool curl_failure_is_transient(CURLcode code, long http_status) {
+  switch (code) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    case CURLE_HTTP_RETURNED_ERROR:
+      return http_status >= 500 || http_status == 408 || http_status == 429;
+    default:
+      return false;
+  }
 }
 
 }  // namespace wslgpu

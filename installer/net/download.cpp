@@ -151,27 +151,6 @@ int on_progress(void* userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
   return 0;
 }
 
-bool transient(CURLcode code, long http_status) {
-  switch (code) {
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_GOT_NOTHING:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-      return true;
-    case CURLE_HTTP_RETURNED_ERROR:
-      return http_status >= 500 || http_status == 408 || http_status == 429;
-    default:
-      return false;
-  }
-}
-
 // Fetches REQUEST.url with libcurl into T, after the bytes T already holds
 // (an earlier run's partial file), with retries and resumption. Throws
 // StepFailure when no attempt succeeded.
@@ -287,7 +266,7 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
         continue;
       }
     }
-    if (!transient(code, status)) break;
+    if (!curl_failure_is_transient(code, status)) break;
   }
   if (!done) {
     throw StepFailure("could not download " + request.url + " after " + std::to_string(result.attempts) +

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -93,6 +94,88 @@ std::string missing_fetch_helper_warning(const std::vector<std::string>& looked_
          "); downloading inside wslgpu-setup instead, which loads libcurl and OpenSSL into it. To keep downloads "
          "in their own program, install the wslgpu-setup package, or keep the two programs together "
          "(`cmake --install` puts the helper in libexec/wslgpu-setup/)";
+}
+
+namespace {
+
+// Runs QUERIES (network URLs) in the helper at HELPER once. Every answer an
+// error when the helper cannot say.
+std::vector<UrlAnswer> ask_helper(const std::string& helper, const std::vector<UrlQuery>& queries,
+                                  const QueryOptions& options) {
+  Command cmd;
+  cmd.argv = {helper};
+  cmd.in_root = false;
+  cmd.stdin_data = encode_query_request(queries, options);
+  auto attempts = static_cast<long long>(std::max(options.retries, 0) + 1);
+  // Two transfers per probe at most (HEAD, then a GET of one byte).
+  cmd.timeout = static_cast<long long>(queries.size()) * 2 * attempts *
+                    (options.total_timeout + options.connect_timeout + options.backoff * 2) +
+                std::chrono::minutes(1);
+  cmd.on_stderr_line = relay_log_line_as_debug;
+  cmd.env = fetch_environment();
+  cmd.stop_on_interrupt = true;
+  RealProcessRunner runner("/");
+  ProcessResult r = runner.run(cmd);
+  if (r.interrupted) throw_interrupted("while asking servers about " + std::to_string(queries.size()) + " URLs");
+  std::string error;
+  auto answers = decode_query_answer(r.out, error);
+  if (answers && answers->size() == queries.size()) return std::move(*answers);
+  if (error.empty())
+    error = "the download helper " + helper + " failed (" +
+            (r.timed_out   ? std::string("timed out")
+             : r.not_found ? std::string("cannot be run")
+             : r.ok()      ? std::string("its answer makes no sense")
+                           : "exit status " + std::to_string(r.exit_code)) +
+            "); reinstall wslgpu-setup";
+  std::vector<UrlAnswer> failed(queries.size());
+  for (UrlAnswer& a : failed) a.error = error;
+  return failed;
+}
+
+}  // namespace
+
+std::vector<UrlAnswer> ask_urls_with(const std::string& helper, const std::vector<UrlQuery>& queries,
+                                     const QueryOptions& options) {
+  std::vector<UrlAnswer> answers(queries.size());
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    // No TLS to keep out of this process: answered here, as fetch_file() copies.
+    if (queries[i].url.rfind("file://", 0) == 0 && download_url_problem(queries[i].url, false).empty())
+      answers[i] = answer_file_query(queries[i], options);
+    else
+      pending.push_back(i);
+  }
+  while (!pending.empty()) {
+    std::vector<UrlQuery> batch;
+    for (std::size_t i : pending) batch.push_back(queries[i]);
+    std::vector<UrlAnswer> got = helper.empty() ? query_urls(batch, options) : ask_helper(helper, batch, options);
+    std::vector<std::size_t> again;
+    for (std::size_t k = 0; k < pending.size(); ++k) {
+      // A text is deferred only after another was answered, so each round
+      // answers one at least; a first one deferred is an answer that makes
+      // no sense.
+      if (got[k].deferred && k > 0) {
+        again.push_back(pending[k]);
+        continue;
+      }
+      if (got[k].deferred) got[k].error = "the download helper " + helper + " deferred a query it had to answer";
+      answers[pending[k]] = std::move(got[k]);
+    }
+    pending = std::move(again);
+  }
+  return answers;
+}
+
+std::vector<UrlAnswer> ask_urls(const std::vector<UrlQuery>& queries, const QueryOptions& options) {
+  static const std::string helper = fetch_helper_path();
+  if (helper.empty()) {
+    bool network = std::any_of(queries.begin(), queries.end(),
+                               [](const UrlQuery& q) { return q.url.rfind("file://", 0) != 0; });
+    static std::once_flag warned;
+    if (network)
+      std::call_once(warned, [] { spdlog::warn("{}", missing_fetch_helper_warning(fetch_helper_candidates())); });
+  }
+  return ask_urls_with(helper, queries, options);
 }
 
 DownloadResult fetch_file(const DownloadRequest& request) {

@@ -19,8 +19,22 @@
 #include <vector>
 
 #include "installer/net/download.hpp"
+#include "installer/net/url_query.hpp"
 
 namespace wslgpu {
+
+// What the python_packages plan calls to ask about URLs
+// (installer/net/url_query.hpp): file:// ones are answered here, the rest
+// by the helper in one run (or here when it is not installed, with the
+// same warning as fetch_file()), again for the ones it deferred, until
+// every query has its answer. Never throws but for a caught signal
+// (Interrupted): a helper that fails or answers nonsense makes every query
+// it was given an error answer that says so.
+std::vector<UrlAnswer> ask_urls(const std::vector<UrlQuery>& queries, const QueryOptions& options);
+
+// The same with the helper at HELPER ("" to answer in this process).
+std::vector<UrlAnswer> ask_urls_with(const std::string& helper, const std::vector<UrlQuery>& queries,
+                                     const QueryOptions& options);
 
 // What the download steps call. file:// URLs are copied here (no libcurl,
 // nothing to isolate); network URLs go to the helper, or are fetched here

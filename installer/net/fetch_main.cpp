@@ -7,12 +7,13 @@
 
 #include <cerrno>
 #include <string>
+#include <string_view>
 
 #include "installer/net/fetch_protocol.hpp"
 
 namespace {
 
-void write_all(int fd, const std::string& text) {
+void write_all(int fd, std::string_view text) {
   std::size_t done = 0;
   while (done < text.size()) {
     ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -38,7 +39,8 @@ int main() {
       request,
       [](bool warning, const std::string& message) { write_all(2, wslgpu::fetch_log_line(warning, message) + "\n"); },
       failed,
-      [](std::uint64_t done, std::uint64_t total) { write_all(2, wslgpu::fetch_progress_line(done, total) + "\n"); });
+      [](std::uint64_t done, std::uint64_t total) { write_all(2, wslgpu::fetch_progress_line(done, total) + "\n"); },
+      [](std::string_view body) { write_all(1, body); });
   write_all(1, answer + "\n");
   return failed ? 1 : 0;
 }

@@ -121,9 +121,198 @@ std::optional<DownloadResult> decode_fetch_answer(const std::string& text, std::
   return result;
 }
 
+std::string encode_query_request(const std::vector<UrlQuery>& queries, const QueryOptions& o) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const UrlQuery& q : queries)
+    list.push_back({{"kind", q.kind == UrlQuery::Kind::probe ? "probe" : "text"},
+                    {"url", q.url},
+                    {"accept", q.accept},
+                    {"max_bytes", q.max_bytes}});
+  return nlohmann::json{{"op", "query"},
+                        {"queries", std::move(list)},
+                        {"insecure_http", o.insecure_http},
+                        {"ca_file", o.ca_file},
+                        {"file_root", o.file_root},
+                        {"connect_timeout_ms", o.connect_timeout.count()},
+                        {"total_timeout_ms", o.total_timeout.count()},
+                        {"retries", o.retries},
+                        {"backoff_ms", o.backoff.count()},
+                        {"body_budget", o.body_budget}}
+      .dump();
+}
+
+std::optional<QueryRequest> decode_query_request(const std::string& text, std::string& problem) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) {
+    problem = "it is not a JSON object";
+    return std::nullopt;
+  }
+  QueryRequest out;
+  QueryOptions& o = out.options;
+  const char* bad = nullptr;
+  auto take = [&]<typename T>(const nlohmann::json& from, const char* key, T& into, std::optional<T> fallback) {
+    auto v = field<T>(from, key);
+    if (!v && !(fallback && !from.contains(key))) bad = bad ? bad : key;
+    into = v ? *v : fallback.value_or(T{});
+  };
+  std::string op;
+  long long connect = 0, total = 0, backoff = 0;
+  take(j, "op", op, std::optional<std::string>());
+  if (op != "query") bad = bad ? bad : "op";
+  take(j, "insecure_http", o.insecure_http, std::optional<bool>());
+  take(j, "ca_file", o.ca_file, std::optional<std::string>(""));
+  take(j, "file_root", o.file_root, std::optional<std::string>(""));
+  take(j, "connect_timeout_ms", connect, std::optional<long long>());
+  take(j, "total_timeout_ms", total, std::optional<long long>());
+  take(j, "retries", o.retries, std::optional<int>());
+  take(j, "backoff_ms", backoff, std::optional<long long>());
+  take(j, "body_budget", o.body_budget, std::optional<std::uint64_t>());
+  auto list = j.find("queries");
+  if (list == j.end() || !list->is_array()) bad = bad ? bad : "queries";
+  if (!bad) {
+    for (const auto& item : *list) {
+      UrlQuery q;
+      std::string kind;
+      if (!item.is_object()) {
+        bad = "queries";
+        break;
+      }
+      take(item, "kind", kind, std::optional<std::string>());
+      take(item, "url", q.url, std::optional<std::string>());
+      take(item, "accept", q.accept, std::optional<std::string>(""));
+      take(item, "max_bytes", q.max_bytes, std::optional<std::uint64_t>());
+      if (kind != "probe" && kind != "text") bad = bad ? bad : "kind";
+      if (bad) break;
+      q.kind = kind == "probe" ? UrlQuery::Kind::probe : UrlQuery::Kind::text;
+      out.queries.push_back(std::move(q));
+    }
+  }
+  if (bad) {
+    problem = std::string("\"") + bad + "\" is missing or not of its type";
+    return std::nullopt;
+  }
+  o.connect_timeout = std::chrono::milliseconds(connect);
+  o.total_timeout = std::chrono::milliseconds(total);
+  o.backoff = std::chrono::milliseconds(backoff);
+  return out;
+}
+
+std::string encode_query_answer(const std::vector<UrlAnswer>& answers) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const UrlAnswer& a : answers) {
+    if (!a.error.empty()) {
+      list.push_back({{"error", a.error}});
+    } else if (a.deferred) {
+      list.push_back({{"deferred", true}});
+    } else {
+      nlohmann::json one{{"why_unknown", a.why_unknown},
+                         {"content_type", a.content_type},
+                         {"final_url", a.final_url},
+                         {"body_bytes", a.body.size()}};
+      one["size"] = a.size ? nlohmann::json(*a.size) : nlohmann::json(nullptr);
+      list.push_back(std::move(one));
+    }
+  }
+  return nlohmann::json{{"answers", std::move(list)}}.dump();
+}
+
+std::optional<std::vector<UrlAnswer>> decode_query_answer(std::string& out, std::string& error) {
+  error.clear();
+  // BODIES "\n" JSON "\n", or JSON "\n" alone (no bodies, or an error).
+  std::size_t end = out.size();
+  if (end > 0 && out[end - 1] == '\n') --end;
+  std::size_t newline = end == 0 ? std::string::npos : out.rfind('\n', end - 1);
+  std::size_t json_start = newline == std::string::npos ? 0 : newline + 1;
+  std::size_t bodies_end = newline == std::string::npos ? 0 : newline;
+  nlohmann::json j = nlohmann::json::parse(out.begin() + static_cast<std::ptrdiff_t>(json_start),
+                                           out.begin() + static_cast<std::ptrdiff_t>(end), nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  if (auto e = field<std::string>(j, "error")) {
+    error = *e;
+    return std::nullopt;
+  }
+  auto list = j.find("answers");
+  if (list == j.end() || !list->is_array()) return std::nullopt;
+  std::vector<UrlAnswer> answers;
+  std::uint64_t offset = 0;
+  for (const auto& item : *list) {
+    if (!item.is_object()) return std::nullopt;
+    UrlAnswer a;
+    if (item.contains("error")) {
+      auto e = field<std::string>(item, "error");
+      if (!e) return std::nullopt;
+      a.error = *e;
+    } else if (item.contains("deferred")) {
+      auto d = field<bool>(item, "deferred");
+      if (!d) return std::nullopt;
+      a.deferred = *d;
+    } else {
+      auto why = field<std::string>(item, "why_unknown");
+      auto type = field<std::string>(item, "content_type");
+      auto url = field<std::string>(item, "final_url");
+      auto bytes = field<std::uint64_t>(item, "body_bytes");
+      auto size = item.find("size");
+      if (!why || !type || !url || !bytes || size == item.end()) return std::nullopt;
+      if (!size->is_null()) {
+        auto n = field<std::uint64_t>(item, "size");
+        if (!n) return std::nullopt;
+        a.size = *n;
+      }
+      if (*bytes > bodies_end - offset) return std::nullopt;
+      a.why_unknown = *why;
+      a.content_type = *type;
+      a.final_url = *url;
+      a.body = out.substr(offset, *bytes);
+      offset += *bytes;
+    }
+    answers.push_back(std::move(a));
+  }
+  if (offset != bodies_end) return std::nullopt;
+  out.clear();
+  out.shrink_to_fit();
+  return answers;
+}
+
+namespace {
+
+std::string answer_query_request(const std::string& text, bool& failed,
+                                 const std::function<void(std::string_view)>& write) {
+  std::string problem;
+  auto decoded = decode_query_request(text, problem);
+  if (!decoded) return nlohmann::json{{"error", "the download helper got a malformed request: " + problem}}.dump();
+  std::vector<UrlAnswer> answers;
+  try {
+    answers = query_urls(decoded->queries, decoded->options);
+  } catch (const std::exception& e) {
+    return nlohmann::json{{"error", e.what()}}.dump();
+  }
+  failed = false;
+  std::string json = encode_query_answer(answers);
+  std::string out;
+  for (UrlAnswer& a : answers) {
+    if (write)
+      write(a.body);
+    else
+      out += a.body;
+    std::string().swap(a.body);  // freed now, not with the rest
+  }
+  if (write) {
+    write("\n");
+    return json;
+  }
+  return out + "\n" + json;
+}
+
+}  // namespace
+
 std::string answer_fetch_request(const std::string& text, const decltype(DownloadRequest::log)& log, bool& failed,
-                                 const decltype(DownloadRequest::on_progress)& progress) {
+                                 const decltype(DownloadRequest::on_progress)& progress,
+                                 const std::function<void(std::string_view)>& write) {
   failed = true;
+  {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_object() && j.contains("op")) return answer_query_request(text, failed, write);
+  }
   std::string problem;
   auto decoded = decode_fetch_request(text, problem);
   if (!decoded) return nlohmann::json{{"error", "the download helper got a malformed request: " + problem}}.dump();

@@ -1,7 +1,8 @@
 // What wslgpu-setup and its download helper wslgpu-setup-fetch say to each
 // other (installer/net/fetch_protocol.hpp), read on both sides: the request
-// (helper), the answer (caller) and the progress lines (caller). Nothing
-// here throws; what decodes encodes back to the same values.
+// (helper), the answer (caller) and the progress lines (caller), for a
+// download and for a query about URLs. Nothing here throws; what decodes
+// encodes back to the same values.
 #include "fuzz/fuzz_support.hpp"
 #include "installer/net/fetch_protocol.hpp"
 
@@ -38,6 +39,34 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto again = decode_fetch_answer(encode_fetch_answer(*result), error);
     FUZZ_CHECK(again && again->bytes == result->bytes && again->sha256 == result->sha256 &&
                again->attempts == result->attempts && again->resumed == result->resumed);
+  }
+
+  // The query operation (installer/net/url_query.hpp) both ways too.
+  if (auto query = decode_query_request(text, problem)) {
+    auto again = decode_query_request(encode_query_request(query->queries, query->options), problem);
+    FUZZ_CHECK(again && again->queries.size() == query->queries.size());
+    for (std::size_t i = 0; i < query->queries.size(); ++i) {
+      const UrlQuery &a = query->queries[i], &b = again->queries[i];
+      FUZZ_CHECK(a.kind == b.kind && a.url == b.url && a.accept == b.accept && a.max_bytes == b.max_bytes);
+    }
+    const QueryOptions &x = query->options, &y = again->options;
+    FUZZ_CHECK(x.insecure_http == y.insecure_http && x.ca_file == y.ca_file && x.file_root == y.file_root &&
+               x.connect_timeout == y.connect_timeout && x.total_timeout == y.total_timeout &&
+               x.retries == y.retries && x.backoff == y.backoff && x.body_budget == y.body_budget);
+  }
+  std::string out = text;
+  if (auto answers = decode_query_answer(out, error)) {
+    FUZZ_CHECK(error.empty() && out.empty());
+    std::string bodies;
+    for (const auto& a : *answers) bodies += a.body;
+    std::string written = bodies + "\n" + encode_query_answer(*answers) + "\n";
+    auto again = decode_query_answer(written, error);
+    FUZZ_CHECK(again && again->size() == answers->size());
+    for (std::size_t i = 0; i < answers->size(); ++i) {
+      const UrlAnswer &a = (*answers)[i], &b = (*again)[i];
+      FUZZ_CHECK(a.error == b.error && a.deferred == b.deferred && a.size == b.size && a.body == b.body &&
+                 a.content_type == b.content_type && a.final_url == b.final_url && a.why_unknown == b.why_unknown);
+    }
   }
 
   for (std::string_view line : fuzz::lines_with_ends(text)) {

@@ -57,6 +57,25 @@ TEST_CASE("METADATA's name and version come from the header, never the body") {
   CHECK(none.name.empty());
 }
 
+TEST_CASE("METADATA's Requires-Dist lines are kept in order, a folded one joined, the body's never") {
+  auto m = parse_metadata(
+      "Metadata-Version: 2.1\n"
+      "Name: torch\n"
+      "Requires-Dist: filelock\n"
+      "Requires-Dist: typing-extensions>=4.10.0\n"
+      "requires-dist: nvidia-cuda-runtime-cu12==12.8.90; platform_system == \"Linux\" and\n"
+      "\t platform_machine == \"x86_64\"\n"
+      "Requires-Python: >=3.9.0\n"
+      "Description: a long\n"
+      "        Requires-Dist: continued text that looks like a field\n"
+      "\n"
+      "Requires-Dist: body text\n");
+  CHECK(m.requires_dist == std::vector<std::string>{
+                               "filelock", "typing-extensions>=4.10.0",
+                               "nvidia-cuda-runtime-cu12==12.8.90; platform_system == \"Linux\" and "
+                               "platform_machine == \"x86_64\""});
+}
+
 TEST_CASE("RECORD rows keep quoted commas, doubled quotes and paths that leave site-packages") {
   auto rows = parse_record(
       "torch/__init__.py,sha256=AbC-_12,1234\n"
