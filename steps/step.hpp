@@ -17,6 +17,7 @@
 //               of apply's data.
 // Kinds that only write files implement plan() alone.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 
 #include "installer/host/accounts.hpp"
 #include "installer/host/host.hpp"
+#include "installer/net/url_query.hpp"
 #include "installer/plan/plan.hpp"
 #include "installer/system/filesystem.hpp"
 #include "installer/system/paths.hpp"
@@ -51,6 +53,10 @@ struct StepContext {
   // during apply and undo; nullptr during plan and for a transaction that
   // kept none (one made before the store existed).
   UndoStore* undo_store = nullptr;
+  // How a plan asks servers about URLs without downloading (a size, an
+  // index page: installer/net/url_query.hpp); empty for the real
+  // ask_urls() of installer/net/fetch_helper.hpp. Tests answer from a table.
+  std::function<std::vector<UrlAnswer>(const std::vector<UrlQuery>&, const QueryOptions&)> ask_urls = nullptr;
   // The id of the step being applied or undone ("" during plan): what names
   // its part of the undo store.
   std::string step_id = "";

@@ -7,6 +7,7 @@
 
 #include "installer/formats/glob.hpp"
 #include "installer/formats/python_dist.hpp"
+#include "installer/net/wheel_sizes.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/paths.hpp"
 #include "installer/system/text.hpp"
@@ -202,6 +203,7 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
   for (const auto& m : matches) p.details.push_back("remove " + m + " from site-packages (kept for undo)");
   if (n > 0)
     for (const auto& r : remove_files) p.details.push_back("after pip: remove what matches " + r);
+  add_download_estimate(ctx, p, dists);
   // What undo needs: the venv as it is, kept before pip runs.
   if (venv_there) {
     VenvTree tree = walk_venv(ctx.fs, venv, site());
@@ -223,6 +225,60 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
       find_links.empty())
     p.details.push_back("no index_url or find_links: pip runs with --no-index and finds only what is given by URL");
   return p;
+}
+
+void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
+                                               const std::vector<InstalledDist>& dists) const {
+  std::vector<WantedWheel> wanted;
+  std::map<std::string, std::string> installed;
+  for (const auto& d : dists) installed[d.key] = d.version;
+  for (const auto& w : packages) {
+    if (converged(ctx.fs, w, dists)) continue;
+    wanted.push_back({w.name, w.version, w.url});
+    installed.erase(w.key);  // reinstalled: pip downloads it whatever is there
+  }
+  if (wanted.empty()) return;
+  SizeOptions options;
+  options.query.file_root = ctx.fs.host_path("/");
+  options.ask = ctx.ask_urls;
+  DownloadEstimate est = estimate_downloads(wanted, index_url, find_links, target, installed, options);
+  std::uint64_t by_url = 0;  // what the tool downloads itself, into its cache
+  std::vector<std::string> known, unknown;
+  for (const auto& w : est.wheels) {
+    std::string name = w.name + (w.version.empty() ? "" : " " + w.version);
+    if (w.dependency) name += " (for " + w.required_by + ")";
+    if (!w.bytes) {
+      unknown.push_back(name + ": size unknown, " + w.why_unknown);
+      continue;
+    }
+    known.push_back(name + " " + human_size(*w.bytes) + (w.local ? ", a local file" : ""));
+    if (!w.local && w.url.rfind("https://", 0) == 0 &&
+        std::any_of(packages.begin(), packages.end(), [&](const auto& x) { return x.url == w.url; }))
+      by_url += *w.bytes;
+  }
+  std::string line = "downloads " + human_size(est.known_bytes) + " (" + std::to_string(est.wheels.size()) +
+                     " wheel" + (est.wheels.size() == 1 ? "" : "s");
+  if (est.unknown > 0) line += ", " + std::to_string(est.unknown) + " of them of unknown size";
+  line += ", asked of the servers; pip resolves the exact set): " + joined(known);
+  p.details.push_back(line);
+  for (const auto& u : unknown) p.details.push_back("  " + u);
+  for (const auto& n : est.notes) p.details.push_back("  " + n);
+  p.fingerprint["python_download_bytes"] = std::to_string(est.known_bytes);
+  // Room: the tool's own downloads in its cache; pip's into its temporary
+  // folder, then every wheel unpacked into the venv.
+  const std::uint64_t wheels = est.known_bytes + est.local_bytes;
+  const std::uint64_t unpacked = wheels * kUnpackedPerWheelByte10 / 10;
+  if (by_url > 0)
+    p.disk_needs.push_back({ctx.state_dir, by_url,
+                            "wslgpu-setup downloads " + human_size(by_url) + " of wheels into " + ctx.state_dir +
+                                "/cache/wheels",
+                            ""});
+  p.disk_needs.push_back({venv, (est.known_bytes - by_url) + unpacked,
+                          "pip needs " + human_size(est.known_bytes - by_url) + " to download and about " +
+                              human_size(unpacked) + " unpacked into " + venv + " (" +
+                              std::to_string(kUnpackedPerWheelByte10 / 10) + "." +
+                              std::to_string(kUnpackedPerWheelByte10 % 10) + " times the wheels' size)",
+                          ""});
 }
 
 nlohmann::json PythonPackagesStep::snapshot(StepContext& ctx) const {

@@ -2,6 +2,7 @@
 // where it is written, when the manifest loads.
 #include <algorithm>
 
+#include "installer/formats/python_requirement.hpp"
 #include "installer/formats/wheel_name.hpp"
 #include "installer/system/text.hpp"
 #include "steps/files/download.hpp"
@@ -14,21 +15,6 @@ namespace wslgpu {
 namespace {
 
 bool is_alnum_ascii(char c) { return text::is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-// PEP 508's name: ^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$, case-insensitive.
-bool valid_pep508_name(const std::string& n) {
-  if (n.empty() || !is_alnum_ascii(n.front()) || !is_alnum_ascii(n.back())) return false;
-  return std::all_of(n.begin(), n.end(), [](char c) { return is_alnum_ascii(c) || c == '.' || c == '_' || c == '-'; });
-}
-
-// A PEP 440 version or its prefix pattern as pip reads after "==":
-// letters, digits and . + ! _ * , starting with a letter or digit.
-bool valid_pip_version(const std::string& v) {
-  if (v.empty() || !is_alnum_ascii(v.front())) return false;
-  return std::all_of(v.begin(), v.end(), [](char c) {
-    return is_alnum_ascii(c) || c == '.' || c == '+' || c == '!' || c == '_' || c == '*';
-  });
-}
 
 bool is_hex64(const std::string& s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {

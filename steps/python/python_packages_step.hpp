@@ -50,9 +50,18 @@ class PythonPackagesStep : public Step {
 
   // Whether W is installed as the step wants it, among DISTS.
   bool converged(const FileSystem& fs, const WantedPackage& w, const std::vector<InstalledDist>& dists) const;
+  // The plan's download sizes, asked of the servers (installer/net/
+  // wheel_sizes.hpp), and the room they need for the disk-space guard.
+  void add_download_estimate(StepContext& ctx, StepPlan& p, const std::vector<InstalledDist>& dists) const;
   // The files of site-packages matching remove_files now, relative to it.
   std::vector<std::string> remove_matches(const FileSystem& fs) const;
 };
+
+// What a wheel takes unpacked in the venv, in tenths of its own size: 2.5
+// times. Inferred, not published: wheels are zip archives whose shared
+// libraries (most of torch's bytes) deflate to about 40 %; the disk-space
+// guard counts this with its margin (installer/guards/disk_space.hpp).
+inline constexpr std::uint64_t kUnpackedPerWheelByte10 = 25;
 
 // The undo store folder (a target path) of the step STEP_ID in CTX's transaction.
 std::string venv_store_dir(const StepContext& ctx, const std::string& step_id);

@@ -3,6 +3,10 @@
 #include <doctest/doctest.h>
 
 #include "installer/guards/disk_space.hpp"
+
+#include <algorithm>
+
+#include "installer/system/units.hpp"
 #include "support/fakes.hpp"
 
 using namespace wslgpu;
@@ -34,6 +38,8 @@ FreeSpaceProbe probe(std::uint64_t root_free, std::uint64_t archives_free, std::
     return FreeSpace{root_free, 1};
   };
 }
+
+std::uint64_t with_margin_for_test(std::uint64_t need) { return need + need * kMarginPercent / 100 + kMarginBytes; }
 
 }  // namespace
 
@@ -85,4 +91,45 @@ TEST_CASE("what the undo store fetches or rebuilds counts on the state folder's 
                           "3.0 GB for undo in /var/lib/wslgpu-setup, 3.5 GB with a margin",
                           0) == 0);
   CHECK(guard_disk_space(plan, fs, probe(4'000'000'000, 0, 1)).empty());
+}
+
+TEST_CASE("a step's own needs count on the filesystem of their folder, and hard links on the same one cost nothing") {
+  MemoryFileSystem fs;
+  fs.add_dir("/home/alice/.venvs");
+  fs.add_dir("/var/lib/wslgpu-setup");
+  Plan plan;
+  PlannedStep s;
+  s.id = "torch";
+  s.plan.verdict = Verdict::change;
+  // The venv does not exist yet: its nearest parent's filesystem is asked.
+  s.plan.disk_needs.push_back({"/home/alice/.venvs/pytorch", 11'000'000'000,
+                               "pip needs 0 B to download and about 11.0 GB unpacked into /home/alice/.venvs/pytorch",
+                               ""});
+  // A copy of the venv for undo, free where the state folder shares its filesystem.
+  s.plan.disk_needs.push_back({"/var/lib/wslgpu-setup", 5'000'000'000, "wslgpu-setup keeps a copy of the venv",
+                               "/home/alice/.venvs/pytorch"});
+  plan.steps.push_back(s);
+  std::vector<std::string> asked;
+  auto small = [&](const std::string& path) -> std::optional<FreeSpace> {
+    asked.push_back(path);
+    return FreeSpace{8'000'000'000, 1};
+  };
+  auto out = guard_disk_space(plan, fs, small);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0] ==
+        "not enough disk space: pip needs 0 B to download and about 11.0 GB unpacked into /home/alice/.venvs/pytorch, " +
+            human_size(with_margin_for_test(11'000'000'000)) + " with a margin of " +
+            human_size(with_margin_for_test(11'000'000'000) - 11'000'000'000) +
+            ", but the filesystem of / has " + human_size(8'000'000'000) + " free.\n"
+            "Nothing was changed. Free some space and run again: `sudo apt-get clean` empties apt's cache of "
+            "downloaded packages, and WSL's virtual disk also needs room to grow on the Windows drive that holds it.");
+  CHECK(std::find(asked.begin(), asked.end(), "/fake/home/alice/.venvs") != asked.end());
+  // The state folder on another filesystem: the copy counts there.
+  auto two = [&](const std::string& path) -> std::optional<FreeSpace> {
+    if (path.rfind("/fake/var/lib", 0) == 0) return FreeSpace{1'000'000'000, 2};
+    return FreeSpace{100'000'000'000, 1};
+  };
+  out = guard_disk_space(plan, fs, two);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].rfind("not enough disk space: wslgpu-setup keeps a copy of the venv, ", 0) == 0);
 }
