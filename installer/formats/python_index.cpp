@@ -124,7 +124,7 @@ std::string resolve_url(const std::string& base, const std::string& reference) {
 
 namespace {
 
-bool is_hex(std::string_view s) {
+bool is_hex_text(std::string_view s) {
   return !s.empty() && s.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
 }
 
@@ -136,7 +136,7 @@ void set_location(IndexFile& file, const std::string& base, const std::string& h
   if (hash != std::string::npos) {
     std::string fragment = url.substr(hash + 1);
     url.erase(hash);
-    if (fragment.rfind("sha256=", 0) == 0 && is_hex(fragment.substr(7)) && file.sha256.empty())
+    if (fragment.rfind("sha256=", 0) == 0 && is_hex_text(fragment.substr(7)) && file.sha256.empty())
       file.sha256 = text::lower(fragment.substr(7));
   }
   std::string path = split_url(url).path;
@@ -151,7 +151,7 @@ void set_metadata(IndexFile& file, const std::string& value) {
     file.has_metadata = true;
   } else if (eq != std::string::npos && eq > 0 && eq + 1 < value.size()) {
     file.has_metadata = true;
-    if (value.compare(0, eq, "sha256") == 0 && is_hex(value.substr(eq + 1)))
+    if (value.compare(0, eq, "sha256") == 0 && is_hex_text(value.substr(eq + 1)))
       file.metadata_sha256 = text::lower(value.substr(eq + 1));
   }
 }
@@ -173,9 +173,9 @@ namespace {
 
 class IndexJsonReader : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit IndexJsonReader(const std::string& page_url) : page_url_(page_url) {}
+  IndexJsonReader(const std::string& page_url, const IndexFileSink& on_file) : page_url_(page_url), on_file_(on_file) {}
 
-  IndexPage page;
+  std::string name;
   std::string api_version;
   bool top_is_object = false;
   bool has_files = false;
@@ -200,7 +200,7 @@ class IndexJsonReader : public nlohmann::json_sax<nlohmann::json> {
   bool binary(binary_t&) override { return note_value(); }
   bool string(string_t& value) override {
     if (!note_value()) return false;
-    if (at({"name"})) page.name = value;
+    if (at({"name"})) name = value;
     if (at({"meta", "api-version"})) api_version = value;
     if (at({"files", "[]", "filename"})) filename_ = value;
     if (at({"files", "[]", "url"})) href_ = value;
@@ -209,9 +209,9 @@ class IndexJsonReader : public nlohmann::json_sax<nlohmann::json> {
       file_.yanked = true;
       file_.yanked_reason = value;
     }
-    if (at({"files", "[]", "hashes", "sha256"}) && is_hex(value)) sha256_ = text::lower(value);
-    if (at({"files", "[]", "core-metadata", "sha256"}) && is_hex(value)) core_sha256_ = text::lower(value);
-    if (at({"files", "[]", "dist-info-metadata", "sha256"}) && is_hex(value)) dist_info_sha256_ = text::lower(value);
+    if (at({"files", "[]", "hashes", "sha256"}) && is_hex_text(value)) sha256_ = text::lower(value);
+    if (at({"files", "[]", "core-metadata", "sha256"}) && is_hex_text(value)) core_sha256_ = text::lower(value);
+    if (at({"files", "[]", "dist-info-metadata", "sha256"}) && is_hex_text(value)) dist_info_sha256_ = text::lower(value);
     return true;
   }
   bool start_object(std::size_t) override {
@@ -283,10 +283,11 @@ class IndexJsonReader : public nlohmann::json_sax<nlohmann::json> {
     bool core = core_ != Present::absent;
     file_.has_metadata = (core ? core_ : dist_info_) == Present::yes;
     if (file_.has_metadata) file_.metadata_sha256 = core ? core_sha256_ : dist_info_sha256_;
-    page.files.push_back(std::move(file_));
+    on_file_(std::move(file_));
   }
 
   const std::string& page_url_;
+  IndexFileSink on_file_;  // a copy: callers pass lambdas
   std::vector<std::string> path_;  // the keys down to the current value; "[]" for an array's element
   bool seen_top_ = false;
   IndexFile file_;
@@ -295,31 +296,45 @@ class IndexJsonReader : public nlohmann::json_sax<nlohmann::json> {
   Present core_ = Present::absent, dist_info_ = Present::absent;
 };
 
-}  // namespace
-
-std::optional<IndexPage> parse_index_json(std::string_view text, const std::string& page_url, std::string& error) {
-  IndexJsonReader reader(page_url);
+bool read_page(std::string_view text, const std::string& page_url, IndexJsonReader& reader, std::string& error) {
   bool parsed = nlohmann::json::sax_parse(text.begin(), text.end(), &reader);
   std::string what = "the index page at " + page_url + " is not PEP 691 JSON: ";
   if (reader.failed) {
     error = what + "it stops being JSON at byte " + std::to_string(reader.error_at);
-    return std::nullopt;
+    return false;
   }
   if (!parsed || !reader.top_is_object) {
     error = what + "it is not a JSON object";
-    return std::nullopt;
+    return false;
   }
   std::string major = reader.api_version.substr(0, reader.api_version.find('.'));
   if (!reader.api_version.empty() && major != "1") {
     error = what + "it speaks version " + reader.api_version + " of the simple API, and this tool reads version 1";
-    return std::nullopt;
+    return false;
   }
   if (!reader.has_files) {
     error = what + "it has no \"files\" array";
-    return std::nullopt;
+    return false;
   }
-  return std::move(reader.page);
+  return true;
 }
+
+}  // namespace
+
+std::optional<IndexPage> parse_index_json(std::string_view text, const std::string& page_url, std::string& error) {
+  IndexPage page;
+  IndexJsonReader reader(page_url, [&](IndexFile f) { page.files.push_back(std::move(f)); });
+  if (!read_page(text, page_url, reader, error)) return std::nullopt;
+  page.name = reader.name;
+  return page;
+}
+
+bool read_index_json(std::string_view text, const std::string& page_url, const IndexFileSink& on_file,
+                     std::string& error) {
+  IndexJsonReader reader(page_url, on_file);
+  return read_page(text, page_url, reader, error);
+}
+
 
 // ---- PEP 503 HTML and find-links listings
 
@@ -376,14 +391,14 @@ std::string decode_entities(std::string_view s) {
   return out;
 }
 
-struct Tag {
+struct HtmlTag {
   std::string name;  // lowercase; "" for a closing tag or a declaration
   std::vector<std::pair<std::string, std::optional<std::string>>> attributes;  // lowercase names, decoded values
 };
 
 // Reads the tag at TEXT[I] == '<' up to its '>' (I is left after it).
-Tag read_tag(std::string_view s, std::size_t& i) {
-  Tag tag;
+HtmlTag read_html_tag(std::string_view s, std::size_t& i) {
+  HtmlTag tag;
   ++i;
   auto space = [&](std::size_t at) { return at < s.size() && text::is_space(s[at]); };
   if (i < s.size() && (s[i] == '/' || s[i] == '!' || s[i] == '?')) {
@@ -433,7 +448,7 @@ std::size_t closing_tag(std::string_view s, std::size_t from, const std::string&
   return s.size();
 }
 
-const std::optional<std::string>* attribute(const Tag& tag, std::string_view name) {
+const std::optional<std::string>* attribute(const HtmlTag& tag, std::string_view name) {
   for (const auto& [n, v] : tag.attributes)
     if (n == name) return &v;
   return nullptr;
@@ -443,6 +458,11 @@ const std::optional<std::string>* attribute(const Tag& tag, std::string_view nam
 
 IndexPage parse_index_html(std::string_view s, const std::string& page_url) {
   IndexPage page;
+  read_index_html(s, page_url, [&](IndexFile f) { page.files.push_back(std::move(f)); });
+  return page;
+}
+
+void read_index_html(std::string_view s, const std::string& page_url, const IndexFileSink& on_file) {
   std::string base = page_url;
   bool base_seen = false;
   std::size_t i = 0;
@@ -452,7 +472,7 @@ IndexPage parse_index_html(std::string_view s, const std::string& page_url) {
       i = end == std::string_view::npos ? s.size() : end + 3;
       continue;
     }
-    Tag tag = read_tag(s, i);
+    HtmlTag tag = read_html_tag(s, i);
     if (tag.name == "script" || tag.name == "style") {  // text that may hold "<a"
       i = closing_tag(s, i, tag.name);
       continue;
@@ -477,9 +497,8 @@ IndexPage parse_index_html(std::string_view s, const std::string& page_url) {
     auto* metadata = attribute(tag, "data-core-metadata");
     if (!metadata) metadata = attribute(tag, "data-dist-info-metadata");
     if (metadata) set_metadata(file, metadata->value_or(""));
-    page.files.push_back(std::move(file));
+    on_file(std::move(file));
   }
-  return page;
 }
 
 }  // namespace wslgpu

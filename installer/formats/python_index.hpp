@@ -16,6 +16,7 @@
 // (installer/net/wheel_sizes.hpp), never to choose what is installed.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,6 +62,15 @@ std::optional<IndexPage> parse_index_json(std::string_view text, const std::stri
 // A PEP 503 project page or a find-links listing: every <a> with an href
 // (outside comments), in order. Never fails: what is not an anchor is text.
 IndexPage parse_index_html(std::string_view text, const std::string& page_url);
+
+// The same two, handing each file to ON_FILE as it is read instead of
+// keeping them: a page of thousands of files (PyPI's numpy) is never held
+// whole next to its text. The JSON one returns false, with ERROR, when the
+// other would return nullopt (files already handed over stay handed over).
+using IndexFileSink = std::function<void(IndexFile)>;
+bool read_index_json(std::string_view text, const std::string& page_url, const IndexFileSink& on_file,
+                     std::string& error);
+void read_index_html(std::string_view text, const std::string& page_url, const IndexFileSink& on_file);
 
 // REFERENCE resolved against BASE as RFC 3986 section 5.2 says (dot
 // segments removed): "../x.whl" of "https://h/a/b/" is "https://h/a/x.whl".

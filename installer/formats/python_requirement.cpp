@@ -1,3 +1,6 @@
+// Over 700 lines on purpose: versions, specifiers, markers and requirements
+// are one grammar (PEP 508 builds on PEP 440 and markers compare versions),
+// and each part is read only through this file's header.
 #include "installer/formats/python_requirement.hpp"
 
 #include <algorithm>
@@ -168,14 +171,14 @@ int pre_rank(const PythonVersion& v) {
   return v.pre_kind == "a" ? 0 : v.pre_kind == "b" ? 1 : 2;
 }
 
-bool all_digits(const std::string& s) { return !s.empty() && std::all_of(s.begin(), s.end(), text::is_digit); }
+bool all_ascii_digits(const std::string& s) { return !s.empty() && std::all_of(s.begin(), s.end(), text::is_digit); }
 
 // Local labels: segment by segment, numbers as numbers (of any length) and
 // above any word, words as lowercase text; a label that is a prefix of the
 // other is lower ("Local version identifiers").
 int compare_local(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    bool na = all_digits(a[i]), nb = all_digits(b[i]);
+    bool na = all_ascii_digits(a[i]), nb = all_ascii_digits(b[i]);
     if (na != nb) return na ? 1 : -1;
     if (na) {
       std::string x = a[i].substr(std::min(a[i].find_first_not_of('0'), a[i].size()));

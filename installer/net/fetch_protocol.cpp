@@ -234,6 +234,7 @@ std::optional<std::vector<UrlAnswer>> decode_query_answer(std::string& out, std:
   auto list = j.find("answers");
   if (list == j.end() || !list->is_array()) return std::nullopt;
   std::vector<UrlAnswer> answers;
+  std::vector<std::pair<std::size_t, std::uint64_t>> bodies;  // answer, length, in order
   std::uint64_t offset = 0;
   for (const auto& item : *list) {
     if (!item.is_object()) return std::nullopt;
@@ -262,14 +263,25 @@ std::optional<std::vector<UrlAnswer>> decode_query_answer(std::string& out, std:
       a.why_unknown = *why;
       a.content_type = *type;
       a.final_url = *url;
-      a.body = out.substr(offset, *bytes);
+      if (*bytes > 0) bodies.emplace_back(answers.size(), *bytes);
       offset += *bytes;
     }
     answers.push_back(std::move(a));
   }
   if (offset != bodies_end) return std::nullopt;
+  // The bodies after the first are copied out; the first takes OUT itself,
+  // cut to its length: one page, the usual batch, is never copied.
+  offset = 0;
+  for (std::size_t k = 0; k < bodies.size(); ++k) {
+    if (k > 0) answers[bodies[k].first].body = out.substr(offset, bodies[k].second);
+    offset += bodies[k].second;
+  }
+  if (!bodies.empty()) {
+    std::string& first = answers[bodies.front().first].body;
+    first = std::move(out);
+    first.resize(bodies.front().second);
+  }
   out.clear();
-  out.shrink_to_fit();
   return answers;
 }
 

@@ -110,7 +110,7 @@ struct Capture {
   }
 };
 
-size_t on_header(char* data, size_t size, size_t count, void* userdata) {
+size_t on_query_header(char* data, size_t size, size_t count, void* userdata) {
   auto& c = *static_cast<Capture*>(userdata);
   std::string_view line(data, size * count);
   if (line.rfind("HTTP/", 0) == 0) {  // a new response: a redirect's headers are not this one's
@@ -127,7 +127,7 @@ size_t on_header(char* data, size_t size, size_t count, void* userdata) {
   return size * count;
 }
 
-size_t on_body(char* data, size_t size, size_t count, void* userdata) {
+size_t on_query_body(char* data, size_t size, size_t count, void* userdata) {
   auto& c = *static_cast<Capture*>(userdata);
   std::size_t n = size * count;
   if (c.first_byte_only) {
@@ -142,7 +142,7 @@ size_t on_body(char* data, size_t size, size_t count, void* userdata) {
   return n;
 }
 
-int on_progress(void*, curl_off_t, curl_off_t, curl_off_t, curl_off_t) { return interrupt_signal() ? 1 : 0; }
+int on_query_progress(void*, curl_off_t, curl_off_t, curl_off_t, curl_off_t) { return interrupt_signal() ? 1 : 0; }
 
 // "bytes 0-0/1234" -> 1234; nullopt for "bytes 0-0/*" or anything else.
 std::optional<std::uint64_t> range_total(const std::string& content_range) {
@@ -252,11 +252,11 @@ class Querier {
     lc_.easy_setopt(c, CURLOPT_USERAGENT, "wslgpu-setup/" WSLGPU_VERSION);
     lc_.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
     lc_.easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout.count()));
-    lc_.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    lc_.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_query_header);
     lc_.easy_setopt(c, CURLOPT_HEADERDATA, &capture);
-    lc_.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    lc_.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_query_body);
     lc_.easy_setopt(c, CURLOPT_WRITEDATA, &capture);
-    lc_.easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    lc_.easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_query_progress);
     lc_.easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     lc_.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf_);
     if (q.kind == UrlQuery::Kind::probe) {

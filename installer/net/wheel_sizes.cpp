@@ -75,16 +75,24 @@ int tag_rank(const WheelName& w, const PythonTarget& t) {
   return best;
 }
 
+// A wheel that runs on the target, kept from a page (the rest of a page is
+// dropped as it is read: PyPI's numpy page lists thousands of files).
 struct Candidate {
-  IndexFile file;
-  WheelName wheel;
+  IndexFile file;            // without the hashes and Requires-Python, which are not needed any more
+  std::string distribution;  // as the file name spells it
   PythonVersion version;
   int rank = 0;
 };
 
+// What the pages say about one project.
+struct ProjectFiles {
+  std::vector<Candidate> runs;  // the wheels that run on the target
+  bool any_file = false;        // a page listed some file of it (a source distribution, a wheel for Windows)
+};
+
 // What one package needs: from the manifest, or a requirement of a wheel
 // already chosen.
-struct Need {
+struct PackageNeed {
   std::string key;   // normalized
   std::string name;  // as written
   VersionSpecifier spec;
@@ -121,13 +129,13 @@ class Estimator {
   }
 
   DownloadEstimate run(const std::vector<WantedWheel>& wanted) {
-    std::vector<Need> level;
+    std::vector<PackageNeed> level;
     for (const WantedWheel& w : wanted) {
       if (!w.url.empty()) {
         add_direct(w.url, "", false);
         continue;
       }
-      Need n;
+      PackageNeed n;
       n.key = normalize_project_name(w.name);
       n.name = w.name;
       std::string error;
@@ -146,9 +154,10 @@ class Estimator {
     while (!level.empty() || !sizes_.empty() || !metadata_.empty()) {
       fetch_pages(level, first);
       first = false;
-      for (Need& n : level) resolve(n);
+      for (PackageNeed& n : level) resolve(n);
       level = fetch_sizes_and_metadata();
     }
+    note_refused();
     for (const WheelSize& w : estimate_.wheels) {
       if (!w.bytes)
         ++estimate_.unknown;
@@ -163,7 +172,13 @@ class Estimator {
  private:
   std::vector<UrlAnswer> ask(const std::vector<UrlQuery>& queries) {
     if (queries.empty()) return {};
-    return options_.ask ? options_.ask(queries, options_.query) : ask_urls(queries, options_.query);
+    auto answers = options_.ask ? options_.ask(queries, options_.query) : ask_urls(queries, options_.query);
+    if (answers.size() != queries.size()) {  // a fake that forgot some: each missing one an error
+      std::size_t given = std::min(answers.size(), queries.size());
+      answers.resize(queries.size());
+      for (std::size_t i = given; i < answers.size(); ++i) answers[i].error = "no answer was given for this query";
+    }
+    return answers;
   }
 
   void note(const std::string& text) {
@@ -183,15 +198,24 @@ class Estimator {
       ++fetched_;
       return true;
     }
-    note("stopped after " + std::to_string(options_.max_pages) +
-         " index pages and metadata files (the most one estimate fetches): " + what + " and what it requires not "
-         "counted");
+    if (std::find(refused_.begin(), refused_.end(), what) == refused_.end()) refused_.push_back(what);
     return false;
+  }
+
+  // The note on what the page limit left out, once, naming all of it.
+  void note_refused() {
+    if (refused_.empty()) return;
+    std::string names;
+    for (std::size_t i = 0; i < refused_.size(); ++i)
+      names += (i == 0 ? "" : i + 1 == refused_.size() ? " and " : ", ") + refused_[i];
+    note("stopped after " + std::to_string(options_.max_pages) +
+         " index pages and metadata files (the most one estimate fetches): " + names +
+         (refused_.size() == 1 ? " and what it requires" : " and what they require") + " not counted");
   }
 
   // ---- pages
 
-  void fetch_pages(const std::vector<Need>& level, bool with_find_links) {
+  void fetch_pages(const std::vector<PackageNeed>& level, bool with_find_links) {
     std::vector<UrlQuery> queries;
     std::vector<std::string> keys;  // "" for a find-links page
     if (with_find_links) {
@@ -204,14 +228,14 @@ class Estimator {
     }
     if (!index_url_.empty()) {
       std::set<std::string> asked;
-      for (const Need& n : level) {
-        if (pages_.count(n.key) || chosen_.count(n.key) || installed_satisfies(n.key, n.spec) ||
+      for (const PackageNeed& n : level) {
+        if (paged_.count(n.key) || chosen_.count(n.key) || installed_satisfies(n.key, n.spec) ||
             !asked.insert(n.key).second)
           continue;
         if (!may_fetch(n.name)) {
           page_error_[n.key] = "not looked up: the estimate's limit of " + std::to_string(options_.max_pages) +
                                " pages was reached";
-          pages_[n.key];
+          paged_.insert(n.key);
           continue;
         }
         std::string base = index_url_ + (index_url_.back() == '/' ? "" : "/");
@@ -223,7 +247,7 @@ class Estimator {
     for (std::size_t i = 0; i < answers.size(); ++i) {
       UrlAnswer& a = answers[i];
       const std::string& key = keys[i];
-      if (!key.empty()) pages_[key];
+      if (!key.empty()) paged_.insert(key);
       if (!a.error.empty()) {
         if (key.empty())
           note("the find-links page " + queries[i].url + " could not be read, and its wheels are not counted: " +
@@ -233,32 +257,46 @@ class Estimator {
         continue;
       }
       std::string url = a.final_url.empty() ? queries[i].url : a.final_url;
-      std::optional<IndexPage> page;
-      if (index_page_is_json(a.content_type, a.body)) {
-        std::string error;
-        page = parse_index_json(a.body, url, error);
-        if (!page) {
-          if (key.empty())
-            note(error);
-          else
-            page_error_[key] = error;
-          continue;
-        }
-      } else {
-        page = parse_index_html(a.body, url);
+      // A find-links page lists any project's files; a project page its own.
+      auto sink = [&](IndexFile f) { keep(key, std::move(f)); };
+      std::string error;
+      bool read = true;
+      if (index_page_is_json(a.content_type, a.body))
+        read = read_index_json(a.body, url, sink, error);
+      else
+        read_index_html(a.body, url, sink);
+      if (!read) {
+        if (key.empty())
+          note(error);
+        else
+          page_error_[key] = error;
       }
       std::string().swap(a.body);
-      for (IndexFile& f : page->files) {
-        if (key.empty()) {
-          // A find-links page lists any project's files.
-          std::string error;
-          auto wheel = parse_wheel_name(f.filename, error);
-          if (wheel) link_files_[normalize_project_name(wheel->distribution)].push_back(std::move(f));
-        } else {
-          pages_[key].push_back(std::move(f));
-        }
-      }
     }
+  }
+
+  // Keeps F, listed on the page of KEY ("" for a find-links page), when it
+  // is a wheel of KEY that runs on the target.
+  void keep(const std::string& key, IndexFile f) {
+    std::string error;
+    auto wheel = parse_wheel_name(f.filename, error);
+    if (!key.empty()) projects_[key].any_file = true;
+    if (!wheel) return;
+    std::string wheel_key = normalize_project_name(wheel->distribution);
+    if (!key.empty() && wheel_key != key) return;
+    projects_[wheel_key].any_file = true;
+    if (!wheel_runs_on(*wheel, target_, error)) return;
+    auto version = parse_python_version(wheel->version);
+    if (!version) return;
+    if (!f.requires_python.empty() && python_) {
+      // An invalid Requires-Python is ignored, as pip ignores it.
+      auto rp = parse_version_specifier(f.requires_python, error);
+      if (rp && !version_satisfies(*python_, *rp, PreReleases::allowed)) return;
+    }
+    f.sha256.clear();
+    f.requires_python.clear();
+    int rank = tag_rank(*wheel, target_);
+    projects_[wheel_key].runs.push_back(Candidate{std::move(f), wheel->distribution, std::move(*version), rank});
   }
 
   // A find-links entry that is a folder of this machine (pip lists its
@@ -278,9 +316,7 @@ class Estimator {
       f.filename = entry.path().filename().string();
       f.url = base + url_escape(f.filename);
       f.size = static_cast<std::uint64_t>(entry.file_size(e2));
-      std::string error;
-      if (auto wheel = parse_wheel_name(f.filename, error))
-        link_files_[normalize_project_name(wheel->distribution)].push_back(std::move(f));
+      keep("", std::move(f));
     }
     if (ec) note("the find-links folder " + folder + " could not be listed: " + ec.message());
     return true;
@@ -301,26 +337,9 @@ class Estimator {
   // The wheel of KEY to take under CONSTRAINTS, or nullopt with WHY.
   std::optional<Candidate> pick(const std::string& key, const std::string& name,
                                 const std::vector<VersionSpecifier>& constraints, std::string& why) {
-    std::vector<const IndexFile*> files;
-    for (const auto* list : {&pages_[key], &link_files_[key]})
-      for (const IndexFile& f : *list) files.push_back(&f);
-    std::vector<Candidate> runs;
-    bool any_file = false;
-    for (const IndexFile* f : files) {
-      any_file = true;
-      std::string error;
-      auto wheel = parse_wheel_name(f->filename, error);
-      if (!wheel || normalize_project_name(wheel->distribution) != key) continue;
-      if (!wheel_runs_on(*wheel, target_, error)) continue;
-      auto version = parse_python_version(wheel->version);
-      if (!version) continue;
-      if (!f->requires_python.empty() && python_) {
-        // An invalid Requires-Python is ignored, as pip ignores it.
-        auto rp = parse_version_specifier(f->requires_python, error);
-        if (rp && !version_satisfies(*python_, *rp, PreReleases::allowed)) continue;
-      }
-      runs.push_back(Candidate{*f, *wheel, std::move(*version), tag_rank(*wheel, target_)});
-    }
+    const ProjectFiles& project = projects_[key];
+    const std::vector<Candidate>& runs = project.runs;
+    bool any_file = project.any_file;
     std::string asked;
     for (const auto& c : constraints)
       if (!c.clauses.empty()) asked += (asked.empty() ? "" : ", ") + c.str();
@@ -398,7 +417,7 @@ class Estimator {
          " (PEP 658), and the wheel is not downloaded to read it");
   }
 
-  void resolve(const Need& n) {
+  void resolve(const PackageNeed& n) {
     auto found = chosen_.find(n.key);
     if (found != chosen_.end()) {
       Chosen& c = found->second;
@@ -416,7 +435,7 @@ class Estimator {
     std::vector<VersionSpecifier> constraints{n.spec};
     auto pick_result = pick(n.key, n.name, constraints, why);
     WheelSize row;
-    row.name = pick_result ? pick_result->wheel.distribution : n.name;
+    row.name = pick_result ? pick_result->distribution : n.name;
     row.dependency = n.dependency;
     row.required_by = n.required_by;
     Chosen c;
@@ -437,14 +456,14 @@ class Estimator {
     set_size_from(c.row, pick_result->file);
     c.metadata_url = pick_result->file.url + ".metadata";
     c.metadata_sha256 = pick_result->file.metadata_sha256;
-    std::string what = pick_result->wheel.distribution + " " + pick_result->version.text;
+    std::string what = pick_result->distribution + " " + pick_result->version.text;
     chosen_.emplace(n.key, std::move(c));
     want_metadata(n.key, what, pick_result->file);
   }
 
   // A dependency asks a version of N.key that the one chosen is not: choose
   // again with every constraint so far (twice at most), or say why not.
-  void rechoose(const Need& n, Chosen& c) {
+  void rechoose(const PackageNeed& n, Chosen& c) {
     WheelSize& row = estimate_.wheels[c.row];
     std::string conflict = n.required_by + " requires " + n.name + " " + n.spec.str() + ", and " + row.name + " " +
                            row.version;
@@ -522,7 +541,7 @@ class Estimator {
 
   // ---- sizes and dependencies
 
-  std::vector<Need> fetch_sizes_and_metadata() {
+  std::vector<PackageNeed> fetch_sizes_and_metadata() {
     std::vector<UrlQuery> queries;
     for (const auto& [row, url] : sizes_) queries.push_back({UrlQuery::Kind::probe, url, "", 0});
     for (const std::string& key : metadata_)
@@ -539,7 +558,7 @@ class Estimator {
       else
         w.why_unknown = a.why_unknown.empty() ? "the server does not say how large it is" : a.why_unknown;
     }
-    std::vector<Need> next;
+    std::vector<PackageNeed> next;
     std::swap(next, next_);
     for (const std::string& key : metadata_) {
       UrlAnswer& a = answers[i++];
@@ -575,7 +594,7 @@ class Estimator {
   }
 
   // The requirements of C (KEY) for its extras not walked yet, into NEXT.
-  void walk(const std::string& key, Chosen& c, std::vector<Need>& next) {
+  void walk(const std::string& key, Chosen& c, std::vector<PackageNeed>& next) {
     const std::string by = estimate_.wheels[c.row].name;
     for (const std::string& extra : c.extras_pending) {
       std::vector<std::string> extras;
@@ -587,7 +606,7 @@ class Estimator {
           add_direct(r.url, by, true);
           continue;
         }
-        Need n;
+        PackageNeed n;
         n.key = normalize_project_name(r.name);
         n.name = r.name;
         n.spec = r.specifier;
@@ -610,14 +629,15 @@ class Estimator {
   std::optional<PythonVersion> python_;
 
   DownloadEstimate estimate_;
-  std::map<std::string, std::vector<IndexFile>> pages_;       // key -> its project page's files
+  std::map<std::string, ProjectFiles> projects_;  // key -> its wheels on the index and find-links pages
+  std::set<std::string> paged_;                   // keys whose project page was asked for
   std::map<std::string, std::string> page_error_;             // key -> why its page could not be read
-  std::map<std::string, std::vector<IndexFile>> link_files_;  // key -> its files on the find-links pages
   std::map<std::string, Chosen> chosen_;
   std::vector<std::pair<std::size_t, std::string>> sizes_;  // rows to probe, and where
   std::vector<std::string> metadata_;                       // keys whose METADATA to fetch
-  std::vector<Need> next_;  // requirements found while resolving (a new extra of a wheel already read)
+  std::vector<PackageNeed> next_;  // requirements found while resolving (a new extra of a wheel already read)
   std::size_t fetched_ = 0;
+  std::vector<std::string> refused_;  // what the page limit left out
 };
 
 }  // namespace

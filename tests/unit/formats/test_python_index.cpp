@@ -11,7 +11,7 @@ using namespace wslgpu;
 
 namespace {
 
-IndexPage json_page(const std::string& text, const std::string& url = "https://pypi.example/simple/torch/") {
+IndexPage parsed_json_page(const std::string& text, const std::string& url = "https://pypi.example/simple/torch/") {
   std::string error;
   auto page = parse_index_json(text, url, error);
   INFO(error);
@@ -19,13 +19,13 @@ IndexPage json_page(const std::string& text, const std::string& url = "https://p
   return *page;
 }
 
-std::string json_error(const std::string& text) {
+std::string json_page_error(const std::string& text) {
   std::string error;
   CHECK_FALSE(parse_index_json(text, "https://pypi.example/simple/x/", error).has_value());
   return error;
 }
 
-const std::string kSha = "a3b1c2d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9";
+const std::string kIndexSha = "a3b1c2d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9";
 
 }  // namespace
 
@@ -53,15 +53,15 @@ TEST_CASE("relative URLs resolve as RFC 3986 resolves them, dot segments removed
 }
 
 TEST_CASE("a PEP 691 page gives each file's URL, hash, size and metadata file, and yanked ones say so") {
-  auto page = json_page(R"({
+  auto page = parsed_json_page(R"({
     "meta": {"api-version": "1.1", "_last-serial": 1},
     "name": "torch",
     "versions": ["2.9.0", "2.9.1"],
     "files": [
       {"filename": "torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64.whl",
        "url": "../../packages/ab/torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64.whl",
-       "hashes": {"sha256": ")" + kSha + R"(", "md5": "00"}, "size": 899764322,
-       "requires-python": ">=3.9.0", "core-metadata": {"sha256": ")" + kSha + R"("}, "yanked": false},
+       "hashes": {"sha256": ")" + kIndexSha + R"(", "md5": "00"}, "size": 899764322,
+       "requires-python": ">=3.9.0", "core-metadata": {"sha256": ")" + kIndexSha + R"("}, "yanked": false},
       {"filename": "torch-2.9.0-cp312-cp312-win_amd64.whl", "url": "https://files.example/torch-2.9.0-cp312-cp312-win_amd64.whl",
        "hashes": {}, "dist-info-metadata": true, "yanked": "broken CUDA libraries"},
       {"filename": "torch-2.8.0.tar.gz", "url": "https://files.example/torch-2.8.0.tar.gz", "hashes": {},
@@ -74,11 +74,11 @@ TEST_CASE("a PEP 691 page gives each file's URL, hash, size and metadata file, a
   const IndexFile& wheel = page.files[0];
   CHECK(wheel.filename == "torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64.whl");
   CHECK(wheel.url == "https://pypi.example/packages/ab/torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64.whl");
-  CHECK(wheel.sha256 == kSha);
+  CHECK(wheel.sha256 == kIndexSha);
   CHECK(wheel.size == 899764322u);
   CHECK(wheel.requires_python == ">=3.9.0");
   CHECK(wheel.has_metadata);
-  CHECK(wheel.metadata_sha256 == kSha);
+  CHECK(wheel.metadata_sha256 == kIndexSha);
   CHECK_FALSE(wheel.yanked);
 
   const IndexFile& windows = page.files[1];
@@ -95,17 +95,17 @@ TEST_CASE("a PEP 691 page gives each file's URL, hash, size and metadata file, a
 }
 
 TEST_CASE("what is not a PEP 691 project page is refused with the reason") {
-  CHECK(json_error("{\"files\": [}") ==
+  CHECK(json_page_error("{\"files\": [}") ==
         "the index page at https://pypi.example/simple/x/ is not PEP 691 JSON: it stops being JSON at byte 12");
-  CHECK(json_error("[]") == "the index page at https://pypi.example/simple/x/ is not PEP 691 JSON: it is not a JSON object");
-  CHECK(json_error("\"files\"") ==
+  CHECK(json_page_error("[]") == "the index page at https://pypi.example/simple/x/ is not PEP 691 JSON: it is not a JSON object");
+  CHECK(json_page_error("\"files\"") ==
         "the index page at https://pypi.example/simple/x/ is not PEP 691 JSON: it is not a JSON object");
-  CHECK(json_error("{\"meta\": {\"api-version\": \"2.0\"}, \"files\": []}") ==
+  CHECK(json_page_error("{\"meta\": {\"api-version\": \"2.0\"}, \"files\": []}") ==
         "the index page at https://pypi.example/simple/x/ is not PEP 691 JSON: it speaks version 2.0 of the simple "
         "API, and this tool reads version 1");
-  CHECK(json_error("{\"name\": \"x\", \"files\": {}}") ==
+  CHECK(json_page_error("{\"name\": \"x\", \"files\": {}}") ==
         "the index page at https://pypi.example/simple/x/ is not PEP 691 JSON: it has no \"files\" array");
-  CHECK(json_page("{\"files\": []}").files.empty());
+  CHECK(parsed_json_page("{\"files\": []}").files.empty());
 }
 
 TEST_CASE("a PEP 503 page gives each anchor's file, with its hash fragment and decoded data attributes") {
@@ -113,8 +113,8 @@ TEST_CASE("a PEP 503 page gives each anchor's file, with its hash fragment and d
 <html><head><meta name="pypi:repository-version" content="1.1"><title>Links for numpy</title></head>
 <body><h1>Links for numpy</h1>
 <!-- <a href="commented-out-1.0-py3-none-any.whl">no</a> -->
-<a href="../../packages/numpy-2.1.0-cp312-cp312-manylinux_2_17_x86_64.whl#sha256=)" + kSha +
-                               R"(" data-requires-python="&gt;=3.10" data-core-metadata="sha256=)" + kSha + R"(">numpy-2.1.0-cp312-cp312-manylinux_2_17_x86_64.whl</a><br/>
+<a href="../../packages/numpy-2.1.0-cp312-cp312-manylinux_2_17_x86_64.whl#sha256=)" + kIndexSha +
+                               R"(" data-requires-python="&gt;=3.10" data-core-metadata="sha256=)" + kIndexSha + R"(">numpy-2.1.0-cp312-cp312-manylinux_2_17_x86_64.whl</a><br/>
 <A HREF=https://files.example/numpy-2.0.0-cp312-cp312-win_amd64.whl data-yanked DATA-DIST-INFO-METADATA="true">numpy-2.0.0</A>
 <a href='numpy-1.26.4.tar.gz' data-yanked="bad &amp; broken" data-dist-info-metadata="true" data-core-metadata="false">x</a>
 <script>var s = '<a href="script-1.0-py3-none-any.whl">';</script>
@@ -124,10 +124,10 @@ TEST_CASE("a PEP 503 page gives each anchor's file, with its hash fragment and d
   REQUIRE(page.files.size() == 3);
   CHECK(page.files[0].url == "https://pypi.example/packages/numpy-2.1.0-cp312-cp312-manylinux_2_17_x86_64.whl");
   CHECK(page.files[0].filename == "numpy-2.1.0-cp312-cp312-manylinux_2_17_x86_64.whl");
-  CHECK(page.files[0].sha256 == kSha);
+  CHECK(page.files[0].sha256 == kIndexSha);
   CHECK(page.files[0].requires_python == ">=3.10");
   CHECK(page.files[0].has_metadata);
-  CHECK(page.files[0].metadata_sha256 == kSha);
+  CHECK(page.files[0].metadata_sha256 == kIndexSha);
   CHECK_FALSE(page.files[0].size.has_value());  // HTML never says
   CHECK(page.files[1].url == "https://files.example/numpy-2.0.0-cp312-cp312-win_amd64.whl");
   CHECK(page.files[1].yanked);

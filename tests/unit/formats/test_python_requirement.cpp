@@ -13,14 +13,14 @@ using namespace wslgpu;
 
 namespace {
 
-PythonVersion version(const std::string& text) {
+PythonVersion pep440(const std::string& text) {
   auto v = parse_python_version(text);
   INFO(text);
   REQUIRE(v.has_value());
   return *v;
 }
 
-VersionSpecifier specifier(const std::string& text) {
+VersionSpecifier specifier_of(const std::string& text) {
   std::string error;
   auto s = parse_version_specifier(text, error);
   INFO(text << ": " << error);
@@ -34,18 +34,18 @@ std::string specifier_error(const std::string& text) {
   return error;
 }
 
-bool satisfies(const std::string& v, const std::string& spec, PreReleases pre = PreReleases::when_named) {
-  return version_satisfies(version(v), specifier(spec), pre);
+bool version_meets(const std::string& v, const std::string& spec, PreReleases pre = PreReleases::when_named) {
+  return version_satisfies(pep440(v), specifier_of(spec), pre);
 }
 
-MarkerEnvironment cpython(int minor, const std::string& full = "") {
+MarkerEnvironment cpython_env(int minor, const std::string& full = "") {
   PythonTarget t;
   t.minor = minor;
   return marker_environment(t, full);
 }
 
-bool holds(const std::string& marker, const std::vector<std::string>& extras = {},
-           const MarkerEnvironment& env = cpython(12, "3.12.3")) {
+bool marker_true(const std::string& marker, const std::vector<std::string>& extras = {},
+           const MarkerEnvironment& env = cpython_env(12, "3.12.3")) {
   std::string error;
   auto m = parse_marker(marker, error);
   INFO(marker << ": " << error);
@@ -59,7 +59,7 @@ std::string marker_error(const std::string& marker) {
   return error;
 }
 
-PythonRequirement requirement(const std::string& line) {
+PythonRequirement requirement_of(const std::string& line) {
   std::string error;
   auto r = parse_python_requirement(line, error);
   INFO(line << ": " << error);
@@ -84,24 +84,24 @@ TEST_CASE("a name or a pip version that could be read as an option or a shell wo
 }
 
 TEST_CASE("versions are read the permissive way PEP 440 allows and written normalized") {
-  CHECK(version("1.0.0RC1").str() == "1.0.0rc1");
-  CHECK(version(" v1.0 ").str() == "1.0");
-  CHECK(version("1.0-1").str() == "1.0.post1");
-  CHECK(version("1.0.alpha").str() == "1.0a0");
-  CHECK(version("1.0-preview_2").str() == "1.0rc2");
-  CHECK(version("1.0c3").str() == "1.0rc3");
-  CHECK(version("1.0.r4").str() == "1.0.post4");
-  CHECK(version("1.0-rev").str() == "1.0.post0");
-  CHECK(version("1.0_DEV").str() == "1.0.dev0");
-  CHECK(version("1!2.0b2.post3.dev4").str() == "1!2.0b2.post3.dev4");
-  auto rocm = version("2.9.1+rocm7.2.2.lw.git127a149a");
+  CHECK(pep440("1.0.0RC1").str() == "1.0.0rc1");
+  CHECK(pep440(" v1.0 ").str() == "1.0");
+  CHECK(pep440("1.0-1").str() == "1.0.post1");
+  CHECK(pep440("1.0.alpha").str() == "1.0a0");
+  CHECK(pep440("1.0-preview_2").str() == "1.0rc2");
+  CHECK(pep440("1.0c3").str() == "1.0rc3");
+  CHECK(pep440("1.0.r4").str() == "1.0.post4");
+  CHECK(pep440("1.0-rev").str() == "1.0.post0");
+  CHECK(pep440("1.0_DEV").str() == "1.0.dev0");
+  CHECK(pep440("1!2.0b2.post3.dev4").str() == "1!2.0b2.post3.dev4");
+  auto rocm = pep440("2.9.1+rocm7.2.2.lw.git127a149a");
   CHECK(rocm.release == std::vector<std::uint64_t>{2, 9, 1});
   CHECK(rocm.local == std::vector<std::string>{"rocm7", "2", "2", "lw", "git127a149a"});
   CHECK(rocm.text == "2.9.1+rocm7.2.2.lw.git127a149a");
-  CHECK(version("1.0+Ubuntu-1_2").str() == "1.0+ubuntu.1.2");
-  CHECK_FALSE(version("1.0").is_prerelease());
-  CHECK(version("1.0.dev1").is_prerelease());
-  CHECK(version("1.0b1").is_prerelease());
+  CHECK(pep440("1.0+Ubuntu-1_2").str() == "1.0+ubuntu.1.2");
+  CHECK_FALSE(pep440("1.0").is_prerelease());
+  CHECK(pep440("1.0.dev1").is_prerelease());
+  CHECK(pep440("1.0b1").is_prerelease());
   for (const char* bad : {"", "not a version", "1.0+", "1..0", "1.0-", "1.0 1", "+cu130", "1.0++a", "-1",
                           "99999999999999999999.0"})
     CHECK_MESSAGE(!parse_python_version(bad).has_value(), bad);
@@ -114,67 +114,67 @@ TEST_CASE("versions are ordered as PEP 440 orders them, local labels last and nu
       "2.14.1",   "2.14.1+cu126", "2.14.1+cu130", "1!0.1"};
   for (std::size_t i = 0; i + 1 < ascending.size(); ++i) {
     INFO(ascending[i] << " < " << ascending[i + 1]);
-    CHECK(compare_python_versions(version(ascending[i]), version(ascending[i + 1])) < 0);
-    CHECK(compare_python_versions(version(ascending[i + 1]), version(ascending[i])) > 0);
+    CHECK(compare_python_versions(pep440(ascending[i]), pep440(ascending[i + 1])) < 0);
+    CHECK(compare_python_versions(pep440(ascending[i + 1]), pep440(ascending[i])) > 0);
   }
-  CHECK(compare_python_versions(version("1.0"), version("1.0.0")) == 0);
-  CHECK(compare_python_versions(version("1.0+abc"), version("1.0+ABC")) == 0);
+  CHECK(compare_python_versions(pep440("1.0"), pep440("1.0.0")) == 0);
+  CHECK(compare_python_versions(pep440("1.0+abc"), pep440("1.0+ABC")) == 0);
 }
 
 TEST_CASE("== ignores the local label unless it names one, so ==2.14.1 is met by a cu130 build") {
-  CHECK(satisfies("2.14.1+cu130", "==2.14.1"));
-  CHECK(satisfies("2.14.1", "==2.14.1.0"));
-  CHECK(satisfies("2.14.1+cu130", "==2.14.1+cu130"));
-  CHECK_FALSE(satisfies("2.14.1+cu130", "==2.14.1+cu126"));
-  CHECK_FALSE(satisfies("2.14.1", "==2.14.1+cu126"));
-  CHECK_FALSE(satisfies("2.14.1+cu130", "!=2.14.1"));
-  CHECK(satisfies("2.14.1+cu130", "!=2.14.1+cu126"));
-  CHECK(satisfies("2.14.3", "==2.14.*"));
-  CHECK(satisfies("2.14", "==2.14.*"));
-  CHECK(satisfies("2.14.0+cu130", "==2.14.*"));
-  CHECK_FALSE(satisfies("2.15.0", "==2.14.*"));
-  CHECK_FALSE(satisfies("2.1", "==2.14.*"));
-  CHECK(satisfies("2.15.0", "!=2.14.*"));
-  CHECK(satisfies("1.0rc1.post2", "==1.0rc1.*", PreReleases::allowed));
-  CHECK(satisfies("1.0", "===1.0"));
-  CHECK(satisfies("1.0", "===1.0 "));
-  CHECK_FALSE(satisfies("1.0.0", "===1.0"));
+  CHECK(version_meets("2.14.1+cu130", "==2.14.1"));
+  CHECK(version_meets("2.14.1", "==2.14.1.0"));
+  CHECK(version_meets("2.14.1+cu130", "==2.14.1+cu130"));
+  CHECK_FALSE(version_meets("2.14.1+cu130", "==2.14.1+cu126"));
+  CHECK_FALSE(version_meets("2.14.1", "==2.14.1+cu126"));
+  CHECK_FALSE(version_meets("2.14.1+cu130", "!=2.14.1"));
+  CHECK(version_meets("2.14.1+cu130", "!=2.14.1+cu126"));
+  CHECK(version_meets("2.14.3", "==2.14.*"));
+  CHECK(version_meets("2.14", "==2.14.*"));
+  CHECK(version_meets("2.14.0+cu130", "==2.14.*"));
+  CHECK_FALSE(version_meets("2.15.0", "==2.14.*"));
+  CHECK_FALSE(version_meets("2.1", "==2.14.*"));
+  CHECK(version_meets("2.15.0", "!=2.14.*"));
+  CHECK(version_meets("1.0rc1.post2", "==1.0rc1.*", PreReleases::allowed));
+  CHECK(version_meets("1.0", "===1.0"));
+  CHECK(version_meets("1.0", "===1.0 "));
+  CHECK_FALSE(version_meets("1.0.0", "===1.0"));
 }
 
 TEST_CASE("~=, the ordered comparisons and their exceptions for pre-, post- and local releases") {
-  CHECK(satisfies("2.3", "~=2.2"));
-  CHECK_FALSE(satisfies("3.0", "~=2.2"));
-  CHECK_FALSE(satisfies("2.1", "~=2.2"));
-  CHECK(satisfies("1.4.9", "~=1.4.5"));
-  CHECK_FALSE(satisfies("1.5.0", "~=1.4.5"));
-  CHECK(satisfies("2.2.post4", "~=2.2.post3"));
-  CHECK(satisfies("1.5", ">=1.0, <2"));
-  CHECK_FALSE(satisfies("2.0", ">=1.0,<2"));
-  CHECK(satisfies("1.0+local", "<=1.0"));
-  CHECK(satisfies("1.0+local", ">=1.0"));
-  CHECK_FALSE(satisfies("2.0rc1", "<2.0", PreReleases::allowed));  // <2.0 is not met by 2.0's own pre-release
-  CHECK(satisfies("1.9rc1", "<2.0", PreReleases::allowed));
-  CHECK(satisfies("2.0rc1", "<2.0rc2"));
-  CHECK_FALSE(satisfies("1.0.post1", ">1.0"));  // >1.0 is not met by 1.0's post-release
-  CHECK_FALSE(satisfies("1.0+local", ">1.0"));
-  CHECK(satisfies("1.0.post2", ">1.0.post1"));
-  CHECK(satisfies("1.1", ">1.0"));
+  CHECK(version_meets("2.3", "~=2.2"));
+  CHECK_FALSE(version_meets("3.0", "~=2.2"));
+  CHECK_FALSE(version_meets("2.1", "~=2.2"));
+  CHECK(version_meets("1.4.9", "~=1.4.5"));
+  CHECK_FALSE(version_meets("1.5.0", "~=1.4.5"));
+  CHECK(version_meets("2.2.post4", "~=2.2.post3"));
+  CHECK(version_meets("1.5", ">=1.0, <2"));
+  CHECK_FALSE(version_meets("2.0", ">=1.0,<2"));
+  CHECK(version_meets("1.0+local", "<=1.0"));
+  CHECK(version_meets("1.0+local", ">=1.0"));
+  CHECK_FALSE(version_meets("2.0rc1", "<2.0", PreReleases::allowed));  // <2.0 is not met by 2.0's own pre-release
+  CHECK(version_meets("1.9rc1", "<2.0", PreReleases::allowed));
+  CHECK(version_meets("2.0rc1", "<2.0rc2"));
+  CHECK_FALSE(version_meets("1.0.post1", ">1.0"));  // >1.0 is not met by 1.0's post-release
+  CHECK_FALSE(version_meets("1.0+local", ">1.0"));
+  CHECK(version_meets("1.0.post2", ">1.0.post1"));
+  CHECK(version_meets("1.1", ">1.0"));
 }
 
 TEST_CASE("pre-releases satisfy a specifier only when it names one, or when the caller allows them") {
-  CHECK_FALSE(satisfies("2.0rc1", ">=1.0"));
-  CHECK(satisfies("2.0rc1", ">=1.0", PreReleases::allowed));
-  CHECK(satisfies("2.0rc2", ">=2.0rc1"));
-  CHECK(satisfies("2.0rc1", "==2.0rc1"));
-  CHECK_FALSE(satisfies("2.1.dev3", ""));
-  CHECK(satisfies("2.1.dev3", "", PreReleases::allowed));
-  CHECK(specifier(">=2.0rc1").names_prerelease());
-  CHECK_FALSE(specifier(">=2.0, !=2.1rc1").names_prerelease());
+  CHECK_FALSE(version_meets("2.0rc1", ">=1.0"));
+  CHECK(version_meets("2.0rc1", ">=1.0", PreReleases::allowed));
+  CHECK(version_meets("2.0rc2", ">=2.0rc1"));
+  CHECK(version_meets("2.0rc1", "==2.0rc1"));
+  CHECK_FALSE(version_meets("2.1.dev3", ""));
+  CHECK(version_meets("2.1.dev3", "", PreReleases::allowed));
+  CHECK(specifier_of(">=2.0rc1").names_prerelease());
+  CHECK_FALSE(specifier_of(">=2.0, !=2.1rc1").names_prerelease());
 }
 
 TEST_CASE("a malformed version specifier says which clause is wrong and why") {
-  CHECK(specifier(" >= 1.0 , < 2 ").str() == ">=1.0, <2");
-  CHECK(specifier("").clauses.empty());
+  CHECK(specifier_of(" >= 1.0 , < 2 ").str() == ">=1.0, <2");
+  CHECK(specifier_of("").clauses.empty());
   CHECK(specifier_error("~=1") == "\"~=1\": ~= needs a version of two or more numbers, such as ~=1.0");
   CHECK(specifier_error(">=1.0, >=") == "\">=\": no version after >=");
   CHECK(specifier_error("=>1.0") ==
@@ -187,29 +187,29 @@ TEST_CASE("a malformed version specifier says which clause is wrong and why") {
 }
 
 TEST_CASE("markers compare versions as versions, other values as text, for CPython on x86_64 Linux") {
-  CHECK(holds("python_version >= \"3.9\""));  // as text, "3.12" < "3.9"
-  CHECK_FALSE(holds("python_version < '3.10'"));
-  CHECK_FALSE(holds("sys_platform == \"win32\""));
-  CHECK(holds("platform_system == \"Windows\" or platform_machine == \"x86_64\""));
-  CHECK(holds("(os_name == \"nt\" or sys_platform == \"linux\") and python_full_version < \"3.13\""));
-  CHECK_FALSE(holds("os_name == \"nt\" or sys_platform == \"linux\" and python_full_version >= \"3.13\""));
-  CHECK(holds("\"linux\" in sys_platform"));
-  CHECK(holds("platform_machine not in \"arm64 aarch64\""));
-  CHECK(holds("implementation_name == \"cpython\" and platform_python_implementation == 'CPython'"));
-  CHECK(holds("sys.platform == 'linux'"));  // the older dotted spelling
-  CHECK(holds("python_full_version >= \"3.12.1\""));
+  CHECK(marker_true("python_version >= \"3.9\""));  // as text, "3.12" < "3.9"
+  CHECK_FALSE(marker_true("python_version < '3.10'"));
+  CHECK_FALSE(marker_true("sys_platform == \"win32\""));
+  CHECK(marker_true("platform_system == \"Windows\" or platform_machine == \"x86_64\""));
+  CHECK(marker_true("(os_name == \"nt\" or sys_platform == \"linux\") and python_full_version < \"3.13\""));
+  CHECK_FALSE(marker_true("os_name == \"nt\" or sys_platform == \"linux\" and python_full_version >= \"3.13\""));
+  CHECK(marker_true("\"linux\" in sys_platform"));
+  CHECK(marker_true("platform_machine not in \"arm64 aarch64\""));
+  CHECK(marker_true("implementation_name == \"cpython\" and platform_python_implementation == 'CPython'"));
+  CHECK(marker_true("sys.platform == 'linux'"));  // the older dotted spelling
+  CHECK(marker_true("python_full_version >= \"3.12.1\""));
   // Without the venv's full version, "3.12" stands for 3.12.0.
-  CHECK_FALSE(holds("python_full_version >= \"3.12.1\"", {}, cpython(12)));
-  CHECK(holds("python_full_version == \"3.12.0\"", {}, cpython(12)));
-  CHECK(holds("platform_release == ''"));  // unknown from a venv's files
+  CHECK_FALSE(marker_true("python_full_version >= \"3.12.1\"", {}, cpython_env(12)));
+  CHECK(marker_true("python_full_version == \"3.12.0\"", {}, cpython_env(12)));
+  CHECK(marker_true("platform_release == ''"));  // unknown from a venv's files
 }
 
 TEST_CASE("extra markers hold only for a requested extra, its name compared normalized") {
-  CHECK_FALSE(holds("extra == \"test\""));
-  CHECK(holds("extra == \"test\"", {"test"}));
-  CHECK(holds("extra == \"Dev_Tools\"", {"docs", "dev-tools"}));
-  CHECK(holds("extra != \"test\""));
-  CHECK_FALSE(holds("sys_platform == 'linux' and extra == 'test'", {"docs"}));
+  CHECK_FALSE(marker_true("extra == \"test\""));
+  CHECK(marker_true("extra == \"test\"", {"test"}));
+  CHECK(marker_true("extra == \"Dev_Tools\"", {"docs", "dev-tools"}));
+  CHECK(marker_true("extra != \"test\""));
+  CHECK_FALSE(marker_true("sys_platform == 'linux' and extra == 'test'", {"docs"}));
 }
 
 TEST_CASE("a malformed marker names the column and what was expected there") {
@@ -233,35 +233,35 @@ TEST_CASE("a malformed marker names the column and what was expected there") {
 }
 
 TEST_CASE("a requirement is read with its extras, its specifier in either spelling, its URL and its marker") {
-  auto r = requirement("requests [security,tests] >= 2.8.1, == 2.8.* ; python_version < \"2.7\"");
+  auto r = requirement_of("requests [security,tests] >= 2.8.1, == 2.8.* ; python_version < \"2.7\"");
   CHECK(r.name == "requests");
   CHECK(r.extras == std::vector<std::string>{"security", "tests"});
   CHECK(r.specifier.str() == ">=2.8.1, ==2.8.*");
   CHECK(r.url.empty());
   REQUIRE(r.marker.has_value());
-  CHECK_FALSE(requirement_applies(r, cpython(12)));
+  CHECK_FALSE(requirement_applies(r, cpython_env(12)));
 
-  auto old = requirement("numpy (>=1.22,<3)");
+  auto old = requirement_of("numpy (>=1.22,<3)");
   CHECK(old.name == "numpy");
   CHECK(old.specifier.str() == ">=1.22, <3");
   CHECK_FALSE(old.marker.has_value());
-  CHECK(requirement_applies(old, cpython(12)));
+  CHECK(requirement_applies(old, cpython_env(12)));
 
-  auto bare = requirement("filelock");
+  auto bare = requirement_of("filelock");
   CHECK(bare.specifier.clauses.empty());
 
-  auto url = requirement("pip @ https://github.com/pypa/pip/archive/1.3.1.zip#sha1=da9234ee ; os_name == 'posix'");
+  auto url = requirement_of("pip @ https://github.com/pypa/pip/archive/1.3.1.zip#sha1=da9234ee ; os_name == 'posix'");
   CHECK(url.url == "https://github.com/pypa/pip/archive/1.3.1.zip#sha1=da9234ee");
-  CHECK(requirement_applies(url, cpython(12)));
+  CHECK(requirement_applies(url, cpython_env(12)));
 
   // A dependency only for Windows does not apply here.
-  auto windows = requirement("pywin32>=300; sys_platform == \"win32\"");
+  auto windows = requirement_of("pywin32>=300; sys_platform == \"win32\"");
   CHECK(windows.name == "pywin32");
-  CHECK_FALSE(requirement_applies(windows, cpython(12)));
+  CHECK_FALSE(requirement_applies(windows, cpython_env(12)));
   // One for an extra applies when the extra is asked for.
-  auto extra = requirement("pytest; extra == 'test'");
-  CHECK_FALSE(requirement_applies(extra, cpython(12)));
-  CHECK(requirement_applies(extra, cpython(12), {"test"}));
+  auto extra = requirement_of("pytest; extra == 'test'");
+  CHECK_FALSE(requirement_applies(extra, cpython_env(12)));
+  CHECK(requirement_applies(extra, cpython_env(12), {"test"}));
 }
 
 TEST_CASE("a malformed requirement says what is wrong at which column") {

@@ -32,7 +32,7 @@ using Page = TinyHttpSite::Page;
 
 namespace {
 
-QueryOptions test_options() {
+QueryOptions query_test_options() {
   QueryOptions o;
   o.insecure_http = true;  // the loopback server speaks no TLS
   o.connect_timeout = std::chrono::seconds(5);
@@ -41,24 +41,24 @@ QueryOptions test_options() {
   return o;
 }
 
-UrlQuery probe(const std::string& url) { return {UrlQuery::Kind::probe, url, "", 0}; }
-UrlQuery text(const std::string& url, std::uint64_t max = 1 << 20, const std::string& accept = "") {
+UrlQuery probe_query(const std::string& url) { return {UrlQuery::Kind::probe, url, "", 0}; }
+UrlQuery text_query(const std::string& url, std::uint64_t max = 1 << 20, const std::string& accept = "") {
   return {UrlQuery::Kind::text, url, accept, max};
 }
 
 // The same queries answered here and through the helper: both must agree.
-std::vector<std::vector<UrlAnswer>> both_ways(const std::vector<UrlQuery>& queries,
-                                              const QueryOptions& options = test_options()) {
+std::vector<std::vector<UrlAnswer>> here_and_in_the_helper(const std::vector<UrlQuery>& queries,
+                                              const QueryOptions& options = query_test_options()) {
   return {query_urls(queries, options), ask_urls_with(wslgpu::testing::kFetchBinary, queries, options)};
 }
 
-std::string body_of(std::size_t n) { return std::string(n, 'w'); }
+std::string filler_body(std::size_t n) { return std::string(n, 'w'); }
 
 }  // namespace
 
 TEST_CASE("a probe asks HEAD and takes its Content-Length, downloading nothing") {
-  TinyHttpSite site({{"/torch.whl", Page{200, body_of(123456), "application/octet-stream"}}});
-  for (const auto& answers : both_ways({probe(site.url("/torch.whl"))})) {
+  TinyHttpSite site({{"/torch.whl", Page{200, filler_body(123456), "application/octet-stream"}}});
+  for (const auto& answers : here_and_in_the_helper({probe_query(site.url("/torch.whl"))})) {
     REQUIRE(answers.size() == 1);
     CHECK(answers[0].error.empty());
     CHECK(answers[0].size == 123456u);
@@ -69,11 +69,11 @@ TEST_CASE("a probe asks HEAD and takes its Content-Length, downloading nothing")
 }
 
 TEST_CASE("a server that refuses HEAD is asked for its first byte, and Content-Range gives the size") {
-  Page page{200, body_of(5000)};
+  Page page{200, filler_body(5000)};
   page.refuse_head = true;
   page.honour_range = true;
   TinyHttpSite site({{"/presigned.whl", page}});
-  for (const auto& answers : both_ways({probe(site.url("/presigned.whl"))})) {
+  for (const auto& answers : here_and_in_the_helper({probe_query(site.url("/presigned.whl"))})) {
     CHECK(answers[0].error.empty());
     CHECK(answers[0].size == 5000u);
   }
@@ -85,10 +85,10 @@ TEST_CASE("a server that refuses HEAD is asked for its first byte, and Content-R
 }
 
 TEST_CASE("a server that sends no Content-Length gives size unknown, with the reason, and no number") {
-  Page page{200, body_of(70000)};
+  Page page{200, filler_body(70000)};
   page.send_length = false;
   TinyHttpSite site({{"/chunky.whl", page}});
-  for (const auto& answers : both_ways({probe(site.url("/chunky.whl"))})) {
+  for (const auto& answers : here_and_in_the_helper({probe_query(site.url("/chunky.whl"))})) {
     CHECK(answers[0].error.empty());
     CHECK_FALSE(answers[0].size.has_value());
     CHECK(answers[0].why_unknown == "the server does not say how large it is (no Content-Length)");
@@ -103,8 +103,8 @@ TEST_CASE("a redirect is followed to where it leads, and the answer says where t
   site.set("/simple/Torch/", Page{301, "", "", true, site.url("/simple/torch/")});
   site.set("/simple/torch/", Page{200, "<a href='t-1.0-py3-none-any.whl'>t</a>", "text/html"});
   site.set("/old.whl", Page{302, "", "", true, "/new.whl"});
-  site.set("/new.whl", Page{200, body_of(4321)});
-  for (const auto& answers : both_ways({text(site.url("/simple/Torch/")), probe(site.url("/old.whl"))})) {
+  site.set("/new.whl", Page{200, filler_body(4321)});
+  for (const auto& answers : here_and_in_the_helper({text_query(site.url("/simple/Torch/")), probe_query(site.url("/old.whl"))})) {
     CHECK(answers[0].error.empty());
     CHECK(answers[0].body == "<a href='t-1.0-py3-none-any.whl'>t</a>");
     CHECK(answers[0].content_type == "text/html");
@@ -115,14 +115,14 @@ TEST_CASE("a redirect is followed to where it leads, and the answer says where t
 }
 
 TEST_CASE("an https URL that redirects to plain http is refused, probe or text, here and in the helper") {
-  TinyHttpSite plain({{"/x.whl", Page{200, body_of(10)}}});
+  TinyHttpSite plain({{"/x.whl", Page{200, filler_body(10)}}});
   TinyHttpsRedirectServer tls(plain.url("/x.whl"));
-  QueryOptions o = test_options();
+  QueryOptions o = query_test_options();
   o.insecure_http = false;
   o.ca_file = tls.ca_file();
   o.retries = 0;
   std::string url = tls.url("/x.whl");
-  for (const auto& answers : both_ways({probe(url), text(url)}, o)) {
+  for (const auto& answers : here_and_in_the_helper({probe_query(url), text_query(url)}, o)) {
     std::string why = " after 1 attempt: Protocol \"http\" not supported or disabled in libcurl (the server "
                       "redirects to " +
                       plain.url("/x.whl") + "; redirects are followed to https:// URLs only)";
@@ -131,7 +131,7 @@ TEST_CASE("an https URL that redirects to plain http is refused, probe or text, 
   }
   CHECK(plain.requests().empty());
   // And plain http is refused before anything is asked, without insecure_http.
-  auto refused = query_urls({probe(plain.url("/x.whl"))}, o);
+  auto refused = query_urls({probe_query(plain.url("/x.whl"))}, o);
   CHECK(refused[0].error ==
         "refusing to ask about a URL: \"" + plain.url("/x.whl") +
             "\" is plain HTTP, which anyone on the way can tamper with; use an https:// URL, or set insecure_http = "
@@ -140,9 +140,9 @@ TEST_CASE("an https URL that redirects to plain http is refused, probe or text, 
 }
 
 TEST_CASE("a 404 is an error answer that names the URL, and the other queries are still answered") {
-  TinyHttpSite site({{"/there.whl", Page{200, body_of(7)}}});
-  for (const auto& answers : both_ways({probe(site.url("/gone.whl")), text(site.url("/gone/")),
-                                        probe(site.url("/there.whl"))})) {
+  TinyHttpSite site({{"/there.whl", Page{200, filler_body(7)}}});
+  for (const auto& answers : here_and_in_the_helper({probe_query(site.url("/gone.whl")), text_query(site.url("/gone/")),
+                                        probe_query(site.url("/there.whl"))})) {
     REQUIRE(answers.size() == 3);
     CHECK(answers[0].error ==
           "could not ask " + site.url("/gone.whl") + " for its size after 1 attempt: The requested URL returned "
@@ -156,9 +156,9 @@ TEST_CASE("a 404 is an error answer that names the URL, and the other queries ar
 TEST_CASE("a text is asked with its Accept header, and one larger than its limit is an error, not a truncation") {
   std::string json = "{\"meta\": {\"api-version\": \"1.1\"}, \"name\": \"torch\", \"files\": []}";
   TinyHttpSite site({{"/simple/torch/", Page{200, json, "application/vnd.pypi.simple.v1+json"}},
-                     {"/big/", Page{200, body_of(3000), "text/html"}}});
-  for (const auto& answers : both_ways({text(site.url("/simple/torch/"), 1 << 20, kIndexAccept),
-                                        text(site.url("/big/"), 999)})) {
+                     {"/big/", Page{200, filler_body(3000), "text/html"}}});
+  for (const auto& answers : here_and_in_the_helper({text_query(site.url("/simple/torch/"), 1 << 20, kIndexAccept),
+                                        text_query(site.url("/big/"), 999)})) {
     CHECK(answers[0].body == json);
     CHECK(answers[0].content_type == "application/vnd.pypi.simple.v1+json");
     CHECK(answers[1].error == "could not fetch " + site.url("/big/") + ": it holds more than the 999 B allowed for it");
@@ -171,10 +171,10 @@ TEST_CASE("a text is asked with its Accept header, and one larger than its limit
 }
 
 TEST_CASE("texts past the body budget are deferred, and ask_urls asks them again until every one is answered") {
-  TinyHttpSite site({{"/a/", Page{200, body_of(600)}}, {"/b/", Page{200, body_of(600)}}, {"/c/", Page{200, "c"}}});
-  QueryOptions o = test_options();
+  TinyHttpSite site({{"/a/", Page{200, filler_body(600)}}, {"/b/", Page{200, filler_body(600)}}, {"/c/", Page{200, "c"}}});
+  QueryOptions o = query_test_options();
   o.body_budget = 1000;
-  auto here = query_urls({text(site.url("/a/")), text(site.url("/b/")), text(site.url("/c/")), probe(site.url("/c/"))},
+  auto here = query_urls({text_query(site.url("/a/")), text_query(site.url("/b/")), text_query(site.url("/c/")), probe_query(site.url("/c/"))},
                          o);
   CHECK_FALSE(here[0].deferred);
   CHECK_FALSE(here[1].deferred);  // 600 < 1000: still asked
@@ -182,9 +182,9 @@ TEST_CASE("texts past the body budget are deferred, and ask_urls asks them again
   CHECK_FALSE(here[3].deferred);  // a probe has no body
   CHECK(here[3].size == 1u);
   for (const std::string& helper : {std::string(), std::string(wslgpu::testing::kFetchBinary)}) {
-    auto all = ask_urls_with(helper, {text(site.url("/a/")), text(site.url("/b/")), text(site.url("/c/"))}, o);
-    CHECK(all[0].body == body_of(600));
-    CHECK(all[1].body == body_of(600));
+    auto all = ask_urls_with(helper, {text_query(site.url("/a/")), text_query(site.url("/b/")), text_query(site.url("/c/"))}, o);
+    CHECK(all[0].body == filler_body(600));
+    CHECK(all[1].body == filler_body(600));
     CHECK(all[2].body == "c");
     for (const auto& a : all) CHECK_FALSE(a.deferred);
   }
@@ -195,14 +195,14 @@ TEST_CASE("texts past the body budget are deferred, and ask_urls asks them again
 
 TEST_CASE("file URLs are answered from the machine's files: a probe is a stat, a folder's text its index.html") {
   TempDir tmp;
-  tmp.write("root/srv/wheels/a-1.0-py3-none-any.whl", body_of(321));
+  tmp.write("root/srv/wheels/a-1.0-py3-none-any.whl", filler_body(321));
   tmp.write("root/srv/simple/a/index.html", "<a href='../../wheels/a-1.0-py3-none-any.whl'>a</a>");
-  QueryOptions o = test_options();
+  QueryOptions o = query_test_options();
   o.file_root = tmp.path() + "/root";
   auto answers = ask_urls_with(wslgpu::testing::kFetchBinary,
-                               {probe("file:///srv/wheels/a-1.0-py3-none-any.whl"), text("file:///srv/simple/a"),
-                                probe("file:///srv/wheels/missing.whl"), text("file:///srv/simple/a/index.html", 10),
-                                probe("file:///srv/wheels")},
+                               {probe_query("file:///srv/wheels/a-1.0-py3-none-any.whl"), text_query("file:///srv/simple/a"),
+                                probe_query("file:///srv/wheels/missing.whl"), text_query("file:///srv/simple/a/index.html", 10),
+                                probe_query("file:///srv/wheels")},
                                o);
   CHECK(answers[0].size == 321u);
   CHECK(answers[1].body == "<a href='../../wheels/a-1.0-py3-none-any.whl'>a</a>");
@@ -215,14 +215,14 @@ TEST_CASE("file URLs are answered from the machine's files: a probe is a stat, a
 
 TEST_CASE("the helper asks through the proxy our environment names, as downloads do") {
   // The site plays the proxy: a client sends it the whole URL.
-  TinyHttpSite proxy({{"http://wheels.example/torch.whl", Page{200, body_of(999)}}});
+  TinyHttpSite proxy({{"http://wheels.example/torch.whl", Page{200, filler_body(999)}}});
   const char* saved_no_proxy = std::getenv("no_proxy");
   const char* saved_NO_PROXY = std::getenv("NO_PROXY");
   std::string keep_no = saved_no_proxy ? saved_no_proxy : "", keep_NO = saved_NO_PROXY ? saved_NO_PROXY : "";
   ::unsetenv("no_proxy");
   ::unsetenv("NO_PROXY");
   ::setenv("http_proxy", proxy.url("").c_str(), 1);
-  auto answers = ask_urls_with(wslgpu::testing::kFetchBinary, {probe("http://wheels.example/torch.whl")}, test_options());
+  auto answers = ask_urls_with(wslgpu::testing::kFetchBinary, {probe_query("http://wheels.example/torch.whl")}, query_test_options());
   ::unsetenv("http_proxy");
   if (saved_no_proxy) ::setenv("no_proxy", keep_no.c_str(), 1);
   if (saved_NO_PROXY) ::setenv("NO_PROXY", keep_NO.c_str(), 1);
@@ -234,19 +234,19 @@ TEST_CASE("the helper asks through the proxy our environment names, as downloads
 TEST_CASE("a helper that cannot run makes every query an error answer that says so") {
   TinyHttpSite site;
   TempDir tmp;
-  auto answers = ask_urls_with(tmp.path() + "/no-such-helper", {probe(site.url("/a")), text(site.url("/b"))},
-                               test_options());
+  auto answers = ask_urls_with(tmp.path() + "/no-such-helper", {probe_query(site.url("/a")), text_query(site.url("/b"))},
+                               query_test_options());
   for (const auto& a : answers)
     CHECK(a.error == "the download helper " + tmp.path() + "/no-such-helper failed (cannot be run); reinstall wslgpu-setup");
   CHECK(site.requests().empty());
 }
 
 TEST_CASE("the query protocol reads back what it writes, and refuses an answer whose lengths do not add up") {
-  QueryOptions o = test_options();
+  QueryOptions o = query_test_options();
   o.ca_file = "/tmp/ca.pem";
   o.file_root = "/target";
   o.body_budget = 77;
-  std::vector<UrlQuery> queries{probe("https://a/x.whl"), text("https://a/simple/x/", 99, kIndexAccept)};
+  std::vector<UrlQuery> queries{probe_query("https://a/x.whl"), text_query("https://a/simple/x/", 99, kIndexAccept)};
   std::string problem;
   auto request = decode_query_request(encode_query_request(queries, o), problem);
   REQUIRE(request.has_value());
