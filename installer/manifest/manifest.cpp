@@ -8,6 +8,8 @@
 
 #include "installer/manifest/bundled_manifests.hpp"
 #include "installer/manifest/compose.hpp"
+#include "installer/manifest/host_fact_references.hpp"
+#include "installer/manifest/manifest_loader.hpp"
 #include "installer/manifest/matrix.hpp"
 #include "installer/manifest/step_keys.hpp"
 #include "installer/manifest/step_kind.hpp"
@@ -56,701 +58,473 @@ SourcePos key_pos(const toml::table& t, const std::string& key, const std::strin
   return toml_pos(t, file);
 }
 
-class Loader {
- public:
-  Loader(const ManifestSource& source, const Variables& overrides, const HostFacts& host, const LoadOptions& options)
-      : source_(source), overrides_(overrides), host_(host), options_(options) {}
-
-  Manifest load() {
-    const std::string& file = source_.display;
-    toml::table root;
-    try {
-      root = toml::parse(source_.text, file);
-    } catch (const toml::parse_error& e) {
-      SourcePos pos = toml_pos(e.source(), file);
-      // The message first: it may move POS (a function's arguments are
-      // evaluated in no set order; clang and GCC differ).
-      std::string message = syntax_error_message(std::string(e.description()), pos);
-      throw InputError(pos, message);
-    }
-    manifest_.source = file;
-    // A layer: the profile it requires first, then the layer on it, as one.
-    std::size_t base_steps = 0;
-    if (!compose_with_base(root, base_steps)) throw InputError(std::move(diagnostics_));
-    // Facts that cost a program run are probed only for a manifest that
-    // names them somewhere (a condition, a ${} reference, a table's text).
-    if (mentions_lazy_facts(root)) host_.probe_lazy_facts();
-    static const std::vector<std::string> top_level = {"manifest", "vars", "matrix", "step", "guards"};
-    for (const auto& [key, node] : in_file_order(root)) {
-      if (std::find(top_level.begin(), top_level.end(), key) == top_level.end()) {
-        std::string hint = suggest(key, top_level);
-        error(key_pos(root, key, file), "unknown top-level table \"" + key + "\"" +
-                                            (hint.empty() ? " (known: manifest, vars, matrix, step, guards)"
-                                                          : " (did you mean \"" + hint + "\"?)"));
-      }
-    }
-    read_header(root);
-    read_vars(root);
-    read_guards(root);
-    read_steps(root);
-    // Each part of the manifest is checked in turn; report top to bottom.
-    // (--set problems have no line and come first.)
-    std::stable_sort(diagnostics_.begin(), diagnostics_.end(), [](const Diagnostic& a, const Diagnostic& b) {
-      return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.column < b.pos.column;
-    });
-    if (!diagnostics_.empty()) {
-      // On a system the profile does not support, values built from its
-      // facts are not the user's mistake: say that the system is not
-      // supported (exit 3), not that a suite is "" (exit 2). Any other
-      // problem is the manifest's, and is reported as such.
-      bool only_empty_facts = empty_fact_errors_ == diagnostics_.size();
-      if (only_empty_facts && manifest_.guards.supported && !options_.unsupported_distro) {
-        std::string why = unsupported_system(host_, *manifest_.guards.supported, manifest_.vars);
-        if (!why.empty()) throw Refusal(why);
-      }
-      throw InputError(std::move(diagnostics_));
-    }
-    if (!unresolved_choice_.empty()) throw Refusal(unresolved_choice_);
-    return std::move(manifest_);
-  }
-
- private:
-  void error(const SourcePos& pos, const std::string& message) { diagnostics_.push_back({pos, message}); }
-
-  // [manifest] requires = "NAME": parses the required profile (the recorded
-  // text, else the bundled one) and puts ROOT on it. BASE_STEPS: how many
-  // of the composed steps are the base's. False when the base cannot be had.
-  bool compose_with_base(toml::table& root, std::size_t& base_steps) {
-    const toml::table* header = root.get_as<toml::table>("manifest");
-    const toml::node* req = header ? header->get("requires") : nullptr;
-    if (!req) return true;
-    const std::string& file = source_.display;
-    if (!req->is_string()) {
-      error(toml_pos(*req, file), "\"requires\" must be the name of a bundled profile, such as requires = \"rocm\", not " +
-                                      toml_type_name(*req));
-      return false;
-    }
-    const std::string name = req->as_string()->get();
-    ManifestSource base{source_.base_display, source_.base_text, true};
-    if (base.text.empty()) {
-      std::vector<std::string> names;
-      for (const auto& m : bundled_manifests()) {
-        if (m.name == name) base = {std::string(m.path), std::string(m.content), true};
-        names.emplace_back(m.name);
-      }
-      if (base.text.empty()) {
-        std::string hint = suggest(name, names);
-        error(toml_pos(*req, file), "requires \"" + name + "\", which is not a bundled profile" +
-                                        (hint.empty() ? " (bundled: " + join(names) + ")"
-                                                      : " (did you mean \"" + hint + "\"?)"));
-        return false;
-      }
-    }
-    toml::table base_root;
-    try {
-      base_root = toml::parse(base.text, base.display);
-    } catch (const toml::parse_error& e) {
-      error(toml_pos(e.source(), base.display), std::string("the required profile: ") + std::string(e.description()));
-      return false;
-    }
-    const toml::table* base_header = base_root.get_as<toml::table>("manifest");
-    if (base_header && base_header->get("requires")) {
-      error(toml_pos(*req, file), "requires \"" + name + "\", which itself requires another profile; a layer may "
-                                  "stand on one profile that requires none");
-      return false;
-    }
-    const toml::node* base_name = base_header ? base_header->get("name") : nullptr;
-    manifest_.base_name = base_name && base_name->is_string() ? base_name->as_string()->get() : name;
-    manifest_.base_source = base.display;
-    manifest_.base_text = base.text;
-    if (const toml::array* steps = base_root.get_as<toml::array>("step")) base_steps = steps->size();
-    base_steps_ = base_steps;
-    std::size_t before = diagnostics_.size();
-    compose_layer(base_root, root, manifest_.base_name, diagnostics_);
-    // compose_layer does not know the layer's display name for positions
-    // without a path; every node has one, parsed with it.
-    for (std::size_t i = before; i < diagnostics_.size(); ++i)
-      if (diagnostics_[i].pos.file.empty()) diagnostics_[i].pos.file = file;
-    root = std::move(base_root);
-    return true;
-  }
-
-  static bool names_lazy_fact(const std::string& text) {
-    for (const auto& name : lazy_host_fact_names())
-      if (text.find(name) != std::string::npos) return true;
-    return false;
-  }
-
-  // Whether any string of NODE (keys are names, never references) names a
-  // lazily probed host fact.
-  static bool strings_name_lazy_facts(const toml::node& node) {
-    if (const toml::table* t = node.as_table()) {
-      for (const auto& [k, v] : *t)
-        if (strings_name_lazy_facts(v)) return true;
-      return false;
-    }
-    if (const toml::array* a = node.as_array()) {
-      for (const toml::node& v : *a)
-        if (strings_name_lazy_facts(v)) return true;
-      return false;
-    }
-    if (const auto* str = node.as_string()) return names_lazy_fact(str->get());
-    return false;
-  }
-
-  // The manifest or a --set value names a lazily probed fact.
-  bool mentions_lazy_facts(const toml::table& root) const {
-    for (const auto& [k, v] : overrides_)
-      if (names_lazy_fact(v)) return true;
-    return strings_name_lazy_facts(root);
-  }
-
-  // toml++ says "Error while parsing string: unknown escape sequence '\q'";
-  // say it as one sentence, add what usually causes it, and for a key
-  // defined twice move POS from the value to the key.
-  std::string syntax_error_message(const std::string& description, SourcePos& pos) const {
-    std::string what = description, detail;
-    const std::string prefix = "Error while parsing ";
-    if (what.rfind(prefix, 0) == 0) {
-      auto colon = what.find(": ", prefix.size());
-      if (colon != std::string::npos) {
-        detail = what.substr(colon + 2);
-        what = what.substr(prefix.size(), colon - prefix.size());
-      }
-    }
-    std::string message = detail.empty() ? "TOML syntax error: " + description
-                                         : "TOML syntax error in " + what + ": " + detail;
-    auto has = [&](const char* text) { return description.find(text) != std::string::npos; };
-    if (has("could not determine value type")) {
-      message += " (text needs quotes: name = \"value\")";
-    } else if (what == "string" && has("control characters")) {
-      message += " (is the closing quote missing?)";
-    } else if (has("escape sequence") || has("unicode scalar")) {
-      message += " (in \"...\" a backslash starts an escape: write \\\\ for one backslash, or use '...' for text "
-                 "taken as written)";
-    } else if (has("end-of-file")) {
-      message += " (a quote, bracket or brace opened earlier is never closed)";
-    } else if (has("cannot redefine existing")) {
-      message += " (each key and table may be defined only once)";
-      // toml++ points at the value; the key, named in quotes, is before it.
-      auto q1 = description.rfind('\'', description.size() - 2);
-      if (what == "key-value pair" && q1 != std::string::npos && description.back() == '\'') {
-        std::string key = description.substr(q1 + 1, description.size() - q1 - 2);
-        std::istringstream in(source_.text);
-        std::string line;
-        for (std::uint32_t n = 0; n < pos.line && std::getline(in, line); ++n) {
-        }
-        auto at = line.rfind(key, pos.column > 0 ? pos.column - 1 : 0);
-        if (!key.empty() && at != std::string::npos) pos.column = static_cast<std::uint32_t>(at + 1);
-      }
-    }
-    return message;
-  }
-
-  // Reports keys of T outside KNOWN, naming WHERE.
-  void check_keys(const toml::table& t, const std::vector<std::string>& known, const std::string& where) {
-    for (const auto& [key, node] : in_file_order(t)) {
-      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      std::string hint = suggest(key, known);
-      error(key_pos(t, key, source_.display),
-            "unknown key \"" + key + "\" in " + where +
-                (hint.empty() ? " (known: " + join(known) + ")" : " (did you mean \"" + hint + "\"?)"));
-    }
-  }
-
-  const toml::table* table_at(const toml::table& root, const std::string& key, bool required) {
-    const toml::node* n = root.get(key);
-    if (!n) {
-      if (required)
-        error(SourcePos{source_.display, 1, 1},
-              "the manifest has no [" + key + "] table; start the file with [" + key +
-                  "], then name = \"...\" and schema_version = 1");
-      return nullptr;
-    }
-    if (!n->is_table()) {
-      error(toml_pos(*n, source_.display), "\"" + key + "\" must be a table ([" + key + "]), not " + toml_type_name(*n));
-      return nullptr;
-    }
-    return n->as_table();
-  }
-
-  void read_header(const toml::table& root) {
-    const toml::table* t = table_at(root, "manifest", true);
-    if (!t) return;
-    check_keys(*t, {"name", "description", "schema_version", "requires"}, "[manifest]");
-    const std::string& file = source_.display;
-    if (const toml::node* n = t->get("name"); !n) {
-      error(toml_pos(*t, file), "[manifest] needs the key \"name\", such as name = \"my-rocm\"");
-    } else if (!n->is_string()) {
-      error(toml_pos(*n, file), "\"name\" must be a string, not " + toml_type_name(*n));
-    } else {
-      manifest_.name = n->as_string()->get();
-      if (!is_identifier(manifest_.name, true))
-        error(toml_pos(*n, file), "manifest name \"" + manifest_.name +
-                                      "\" must start with a letter and hold only letters, digits, '-' and '_'");
-    }
-    if (const toml::node* n = t->get("description")) {
-      if (n->is_string()) manifest_.description = n->as_string()->get();
-      else error(toml_pos(*n, file), "\"description\" must be a string, not " + toml_type_name(*n));
-    }
-    if (const toml::node* n = t->get("schema_version"); !n) {
-      error(toml_pos(*t, file), "[manifest] needs the key \"schema_version\" (this version reads schema_version = 1)");
-    } else if (!n->is_integer()) {
-      error(toml_pos(*n, file),
-            "\"schema_version\" must be an integer (schema_version = 1), not " + toml_type_name(*n));
-    } else if (n->as_integer()->get() != 1) {
-      error(toml_pos(*n, file), "schema_version " + std::to_string(n->as_integer()->get()) +
-                                    " is not supported (this version of wslgpu-setup reads schema_version = 1)");
-    }
-  }
-
-  void read_vars(const toml::table& root) {
-    const std::string& file = source_.display;
-    Variables raw;
-    std::map<std::string, SourcePos> where;
-    if (const toml::table* t = table_at(root, "vars", false)) {
-      for (const auto& [key, node] : in_file_order(*t)) {
-        if (!is_identifier(key, false)) {
-          error(key_pos(*t, key, file), "variable name \"" + key + "\" must hold only letters, digits and '_'");
-          continue;
-        }
-        if (!node->is_string() && !node->is_integer() && !node->is_floating_point() && !node->is_boolean()) {
-          error(toml_pos(*node, file), "variable \"" + key + "\" must be a string, number or boolean, not " +
-                                           toml_type_name(*node));
-          raw[key] = "";  // still defined, so that its uses are not reported as undefined too
-          where[key] = toml_pos(*node, file);
-          continue;
-        }
-        raw[key] = scalar_to_string(*node);
-        where[key] = toml_pos(*node, file);
-      }
-    }
-    for (const auto& [key, value] : overrides_) {
-      if (!raw.count(key)) {
-        std::vector<std::string> known;
-        for (const auto& [k, v] : raw) known.push_back(k);
-        std::string hint = suggest(key, known);
-        error(SourcePos{"--set " + key, 0, 0},
-              "the manifest has no variable \"" + key + "\"" +
-                  (hint.empty() ? (known.empty() ? "" : " (it has: " + join(known) + ")")
-                                : " (did you mean \"" + hint + "\"?)"));
-        continue;
-      }
-      raw[key] = value;
-      where[key] = SourcePos{"--set " + key, 0, 0};
-    }
-    // A [matrix] row replaces the defaults of its columns (not --set values);
-    // "auto" chooses the row from the machine's facts.
-    MatrixMachine machine{host_.as_variables(), options_.chosen};
-    MatrixChoices matrix_choices;
-    apply_matrix(root, file, overrides_, raw, where, diagnostics_, machine, &matrix_choices);
-    manifest_.var_where = where;
-    manifest_.var_rows = matrix_choices.rows;
-    // Variables may use each other ("${rocm_version}" in a URL) and host
-    // facts; resolve depth-first, refusing cycles.
-    Variables scope = host_.as_variables();
-    std::vector<std::string> visiting;  // the chain of references being followed
-    std::function<void(const std::string&)> resolve = [&](const std::string& name) {
-      if (manifest_.vars.count(name)) return;
-      if (auto loop = std::find(visiting.begin(), visiting.end(), name); loop != visiting.end()) {
-        std::string chain;
-        for (auto it = loop; it != visiting.end(); ++it) chain += *it + " -> ";
-        error(where[name], loop + 1 == visiting.end()
-                               ? "variable \"" + name + "\" refers to itself; a variable cannot use its own value"
-                               : "variables refer to each other in a loop: " + chain + name);
-        manifest_.vars[name] = raw[name];
-        return;
-      }
-      visiting.push_back(name);
-      const std::string& text = raw[name];
-      for (std::size_t i = text.find("${"); i != std::string::npos; i = text.find("${", i + 2)) {
-        if (i > 0 && text[i - 1] == '$') continue;
-        auto close = text.find('}', i);
-        if (close == std::string::npos) break;
-        std::string ref = text.substr(i + 2, close - i - 2);
-        if (raw.count(ref)) resolve(ref);
-      }
-      Variables local = scope;
-      for (const auto& [k, v] : manifest_.vars) local[k] = v;
-      manifest_.vars[name] = substitute(text, local, where[name], diagnostics_);
-      visiting.pop_back();
-    };
-    for (const auto& [name, text] : raw) resolve(name);
-    // What "auto" chose, and why, now that the variables its text uses are known.
-    Variables why_scope = scope;
-    for (const auto& [k, v] : manifest_.vars) why_scope[k] = v;
-    for (std::size_t i = 0; i < matrix_choices.choices.size(); ++i) {
-      VariableChoice c = matrix_choices.choices[i];
-      if (!c.why.empty()) c.why = substitute(c.why, why_scope, matrix_choices.why_pos[i], diagnostics_);
-      manifest_.choices.push_back(c);
-    }
-    unresolved_choice_ = matrix_choices.refusal;
-    // Which values the user chose: the --set names, then, until nothing
-    // more is found, every variable whose text uses one of them.
-    for (const auto& [key, value] : overrides_)
-      if (raw.count(key)) manifest_.from_command_line.insert(key);
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (const auto& [name, text] : raw) {
-        if (manifest_.from_command_line.count(name)) continue;
-        for (const auto& ref : referenced_variables(text)) {
-          if (!manifest_.from_command_line.count(ref)) continue;
-          manifest_.from_command_line.insert(name);
-          grew = true;
-          break;
-        }
-      }
-    }
-  }
-
-  static std::string join(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-    return out;
-  }
-
-  void read_guards(const toml::table& root) {
-    const toml::table* t = table_at(root, "guards", false);
-    if (!t) return;
-    const std::string& file = source_.display;
-    check_keys(*t, {"refuse_packages", "min_kernel", "require_wsl2", "require_dxg", "refuse_if", "warn_if", "supported"},
-               "[guards]");
-    read_refuse_if(*t, "refuse_if", manifest_.guards.refuse_if);
-    read_refuse_if(*t, "warn_if", manifest_.guards.warn_if);
-    read_supported(*t);
-    if (const toml::node* n = t->get("refuse_packages")) {
-      if (!n->is_array()) {
-        error(toml_pos(*n, file), "\"refuse_packages\" must be an array of package names or patterns, not " +
-                                      toml_type_name(*n));
-      } else {
-        for (const toml::node& item : *n->as_array()) {
-          if (!item.is_string()) {
-            error(toml_pos(item, file), "\"refuse_packages\" must hold only strings, not " + toml_type_name(item));
-            continue;
-          }
-          std::string pattern = item.as_string()->get();
-          if (pattern.empty() || pattern.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+-.*?") != std::string::npos) {
-            error(toml_pos(item, file), "\"" + pattern + "\" is not a package name or pattern: use only lowercase "
-                                        "letters, digits, '+', '-', '.' and the wildcards '*' and '?'");
-            continue;
-          }
-          if (pattern.front() == '-' || pattern.front() == '+' || pattern.front() == '.') {
-            error(toml_pos(item, file), "\"" + pattern + "\" is not a package name or pattern: it must start with a "
-                                        "lowercase letter, a digit or a wildcard");
-            continue;
-          }
-          manifest_.guards.refuse_packages.push_back(pattern);
-        }
-      }
-    }
-    if (const toml::node* n = t->get("min_kernel")) {
-      if (n->is_string()) manifest_.guards.min_kernel = n->as_string()->get();
-      else error(toml_pos(*n, file), "\"min_kernel\" must be a string such as \"5.10.60.1\", not " + toml_type_name(*n));
-    }
-    for (const char* key : {"require_wsl2", "require_dxg"}) {
-      if (const toml::node* n = t->get(key)) {
-        if (!n->is_boolean()) {
-          error(toml_pos(*n, file), std::string("\"") + key + "\" must be true or false, not " + toml_type_name(*n));
-          continue;
-        }
-        if (std::string(key) == "require_wsl2" && !n->as_boolean()->get()) {
-          // Built-in refusals only grow: the person running the tool may
-          // say --not-wsl, a manifest may not.
-          error(toml_pos(*n, file), "a manifest cannot turn off the WSL2 guard; image builders and tests pass "
-                                    "--not-wsl on the command line instead");
-          continue;
-        }
-        (std::string(key) == "require_wsl2" ? manifest_.guards.require_wsl2 : manifest_.guards.require_dxg) =
-            n->as_boolean()->get();
-      }
-    }
-  }
-
-  // refuse_if = [{ when = "rocm_version >= '7.0' && rocm_version < '7.1'", reason = "..." }]
-  // KEY (refuse_if or warn_if) = [{ when = "...", reason = "..." }] into OUT.
-  void read_refuse_if(const toml::table& guards, const std::string& key, std::vector<ConditionalRefusal>& out) {
-    const std::string& file = source_.display;
-    const toml::node* n = guards.get(key);
-    if (!n) return;
-    if (!n->is_array()) {
-      error(toml_pos(*n, file), "\"" + key + "\" must be an array of { when = \"...\", reason = \"...\" } tables, not " +
-                                    toml_type_name(*n));
-      return;
-    }
-    for (const toml::node& item : *n->as_array()) {
-      const toml::table* t = item.as_table();
-      if (!t || !t->get("when") || !t->get("reason") || !(*t)["when"].is_string() || !(*t)["reason"].is_string()) {
-        error(toml_pos(item, file), "each \"" + key + "\" entry must be { when = \"CONDITION\", reason = \"TEXT\" }");
-        continue;
-      }
-      check_keys(*t, {"when", "reason"}, "a " + key + " entry");
-      ManifestStep holder;
-      read_when(*t->get("when"), holder);
-      if (!holder.when) continue;
-      Variables scope = host_.as_variables();
-      for (const auto& [k, v] : manifest_.vars) scope[k] = v;
-      std::string reason = substitute((*t)["reason"].as_string()->get(), scope, toml_pos(*t->get("reason"), file), diagnostics_);
-      out.push_back({holder.when, reason});
-    }
-  }
-
-  // [guards.supported]: publisher, advice, systems = [{ distro, versions, when }]
-  void read_supported(const toml::table& guards) {
-    const std::string& file = source_.display;
-    const toml::node* n = guards.get("supported");
-    if (!n) return;
-    const toml::table* t = n->as_table();
-    if (!t) {
-      error(toml_pos(*n, file), "\"supported\" must be a table ([guards.supported]), not " + toml_type_name(*n));
-      return;
-    }
-    const std::size_t errors_before = diagnostics_.size();
-    check_keys(*t, {"publisher", "advice", "systems"}, "[guards.supported]");
-    Variables scope = host_.as_variables();
-    for (const auto& [k, v] : manifest_.vars) scope[k] = v;
-    SupportedSystems supported;
-    for (const char* key : {"publisher", "advice"}) {
-      const toml::node* v = t->get(key);
-      if (!v) {
-        if (std::string(key) == "publisher")
-          error(toml_pos(*t, file), "[guards.supported] needs \"publisher\", such as \"AMD publishes ROCm for WSL\"");
-        continue;
-      }
-      if (!v->is_string()) {
-        error(toml_pos(*v, file), std::string("\"") + key + "\" must be a string, not " + toml_type_name(*v));
-        continue;
-      }
-      (std::string(key) == "publisher" ? supported.publisher : supported.advice) =
-          substitute(v->as_string()->get(), scope, toml_pos(*v, file), diagnostics_);
-    }
-    const toml::node* systems = t->get("systems");
-    if (!systems || !systems->is_array() || systems->as_array()->empty()) {
-      error(toml_pos(systems ? *systems : static_cast<const toml::node&>(*t), file),
-            "[guards.supported] needs \"systems\", a non-empty array of { distro = \"ubuntu\", versions = "
-            "[\"24.04\"] } tables");
-      return;
-    }
-    for (const toml::node& item : *systems->as_array()) {
-      const toml::table* e = item.as_table();
-      if (!e) {
-        error(toml_pos(item, file), "each \"systems\" entry must be { distro = \"...\", versions = [\"...\"] }");
-        continue;
-      }
-      check_keys(*e, {"distro", "versions", "when"}, "a systems entry");
-      SupportedSystem sys;
-      const toml::node* distro = e->get("distro");
-      if (!distro || !distro->is_string() || !is_os_release_word(distro->as_string()->get())) {
-        error(toml_pos(distro ? *distro : item, file),
-              "\"distro\" must be an os-release ID in lowercase, such as \"ubuntu\"");
-        continue;
-      }
-      sys.distro = distro->as_string()->get();
-      const toml::node* versions = e->get("versions");
-      const toml::array* list = versions ? versions->as_array() : nullptr;
-      if (!list || list->empty()) {
-        error(toml_pos(versions ? *versions : item, file),
-              "\"versions\" must be a non-empty array of os-release VERSION_IDs, such as [\"22.04\", \"24.04\"]");
-        continue;
-      }
-      bool ok = true;
-      for (const toml::node& v : *list) {
-        if (!v.is_string() || !is_os_release_word(v.as_string()->get())) {
-          error(toml_pos(v, file), "each version must be an os-release VERSION_ID written as a string, such as \"24.04\"");
-          ok = false;
-          continue;
-        }
-        sys.versions.push_back(v.as_string()->get());
-      }
-      if (!ok) continue;
-      if (const toml::node* when = e->get("when")) {
-        ManifestStep holder;
-        read_when(*when, holder);
-        if (!holder.when) continue;
-        sys.when = holder.when;
-      }
-      supported.systems.push_back(std::move(sys));
-    }
-    // Half a table would refuse machines it means to allow.
-    if (diagnostics_.size() == errors_before) manifest_.guards.supported = std::move(supported);
-  }
-
-  static bool is_os_release_word(const std::string& w) {
-    return !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789._-") == std::string::npos;
-  }
-
-  // Every ${host.NAME} in the strings of NODE whose fact is empty here, with
-  // where it is written.
-  void empty_host_facts(const toml::node& node, const Variables& host_vars,
-                        std::vector<std::pair<std::string, SourcePos>>& out) const {
-    if (const toml::table* t = node.as_table()) {
-      for (const auto& [k, v] : *t) empty_host_facts(v, host_vars, out);
-    } else if (const toml::array* a = node.as_array()) {
-      for (const toml::node& v : *a) empty_host_facts(v, host_vars, out);
-    } else if (const auto* str = node.as_string()) {
-      const std::string& text = str->get();
-      for (std::size_t i = text.find("${host."); i != std::string::npos; i = text.find("${host.", i + 2)) {
-        if (i > 0 && text[i - 1] == '$') continue;  // "$${" is a literal
-        auto close = text.find('}', i);
-        if (close == std::string::npos) break;
-        std::string name = text.substr(i + 2, close - i - 2);
-        auto it = host_vars.find(name);
-        if (it != host_vars.end() && it->second.empty()) {
-          SourcePos p = toml_pos(node, source_.display);
-          if (p.column > 0 && columns_match_source(text, i)) p.column += static_cast<std::uint32_t>(i + 1);
-          out.push_back({name, p});
-        }
-      }
-    }
-  }
-
-  bool step_applies(const ManifestStep& step, const Variables& scope) const {
-    if (!step.when) return true;
-    try {
-      return step.when->evaluate([&](const std::string& name) -> std::optional<std::string> {
-        auto it = scope.find(name);
-        return it == scope.end() ? std::nullopt : std::optional<std::string>(it->second);
-      });
-    } catch (const Error&) {
-      return true;  // its own diagnostic says why
-    }
-  }
-
-  void read_steps(const toml::table& root) {
-    const std::string& file = source_.display;
-    const toml::node* n = root.get("step");
-    if (!n) {
-      error(SourcePos{file, 1, 1}, "the manifest has no steps (add [[step]] tables)");
-      return;
-    }
-    if (!n->is_array_of_tables()) {
-      error(toml_pos(*n, file), "\"step\" must be written as [[step]] tables, not " + toml_type_name(*n));
-      return;
-    }
-    const Variables host_vars = host_.as_variables();
-    Variables scope = host_vars;
-    for (const auto& [k, v] : manifest_.vars) scope[k] = v;
-    std::vector<std::string> kind_names;
-    for (const auto& k : step_kinds()) kind_names.push_back(k.name);
-    std::map<std::string, SourcePos> ids;
-
-    std::size_t index = 0;
-    for (const toml::node& node : *n->as_array()) {
-      const toml::table& t = *node.as_table();
-      ManifestStep step;
-      step.pos = toml_pos(t, file);
-      step.origin = index++ < base_steps_ ? manifest_.base_name : manifest_.name;
-      if (const toml::node* id = t.get("id"); !id) {
-        error(step.pos, "a step needs the key \"id\"");
-      } else if (!id->is_string()) {
-        error(toml_pos(*id, file), "\"id\" must be a string, not " + toml_type_name(*id));
-      } else {
-        step.id = id->as_string()->get();
-        if (!is_identifier(step.id, true)) {
-          error(toml_pos(*id, file), "step id \"" + step.id + "\" must start with a letter and hold only letters, "
-                                                             "digits, '-' and '_'");
-        } else if (auto seen = ids.find(step.id); seen != ids.end()) {
-          error(toml_pos(*id, file), "duplicate step id \"" + step.id + "\" (first used on line " +
-                                         std::to_string(seen->second.line) + "); each step needs its own id");
-        } else {
-          ids[step.id] = toml_pos(*id, file);
-        }
-      }
-      if (const toml::node* name = t.get("name")) {
-        if (name->is_string()) step.name = substitute(name->as_string()->get(), scope, toml_pos(*name, file), diagnostics_);
-        else error(toml_pos(*name, file), "\"name\" must be a string, not " + toml_type_name(*name));
-      }
-      if (step.name.empty()) step.name = step.id;
-      if (const toml::node* when = t.get("when")) read_when(*when, step);
-
-      const toml::node* kind = t.get("kind");
-      if (!kind) {
-        error(step.pos, (step.id.empty() ? std::string("a step") : "step \"" + step.id + "\"") +
-                            " needs the key \"kind\" (`wslgpu-setup kinds` lists the kinds)");
-        continue;
-      }
-      if (!kind->is_string()) {
-        error(toml_pos(*kind, file), "\"kind\" must be a string, not " + toml_type_name(*kind));
-        continue;
-      }
-      step.kind = kind->as_string()->get();
-      const StepKind* k = find_step_kind(step.kind);
-      if (!k) {
-        std::string hint = suggest(step.kind, kind_names);
-        error(toml_pos(*kind, file), "unknown step kind \"" + step.kind + "\"" +
-                                         (hint.empty() ? " (known: " + join(kind_names) + ")"
-                                                       : " (did you mean \"" + hint + "\"?)"));
-        continue;
-      }
-      // A value built from a fact this machine does not have: name the
-      // fact and where it comes from, never the "" it would become. A
-      // skipped step still loads, with a placeholder that says so.
-      std::vector<std::pair<std::string, SourcePos>> empty_facts;
-      empty_host_facts(t, host_vars, empty_facts);
-      Variables step_scope = scope;
-      if (!empty_facts.empty()) {
-        if (step_applies(step, scope)) {
-          empty_fact_errors_ += empty_facts.size();
-          for (const auto& [fact, pos] : empty_facts)
-            error(pos, "${" + fact + "} is empty on this machine (it comes from " + host_fact_origin(fact) +
-                           "), so step \"" + step.id + "\" cannot be written");
-          continue;
-        }
-        for (const auto& [fact, pos] : empty_facts) step_scope[fact] = "unknown-" + fact.substr(5);
-      }
-      StepKeys kind_keys(t, file, step.kind, step_scope, diagnostics_, manifest_.from_command_line);
-      for (const char* common : {"id", "kind", "name", "when"}) kind_keys.mark_common(common);
-      step.step = k->make(kind_keys);
-      kind_keys.finish();
-      manifest_.steps.push_back(std::move(step));
-    }
-  }
-
-  void read_when(const toml::node& node, ManifestStep& step) {
-    const std::string& file = source_.display;
-    if (!node.is_string()) {
-      error(toml_pos(node, file), "\"when\" must be a condition written as a string, not " + toml_type_name(node));
-      return;
-    }
-    std::string text = node.as_string()->get();
-    std::string message;
-    std::size_t column = 0;
-    step.when = Condition::parse(text, message, column);
-    SourcePos p = toml_pos(node, file);
-    if (!step.when) {
-      if (columns_match_source(text, column)) p.column += static_cast<std::uint32_t>(column + 1);
-      error(p, "bad condition: " + message);
-      return;
-    }
-    std::set<std::string> names;
-    step.when->names(names);
-    auto host_vars = host_.as_variables();
-    for (const auto& name : names) {
-      if (manifest_.vars.count(name) || host_vars.count(name)) continue;
-      std::vector<std::string> known;
-      for (const auto& [k, v] : manifest_.vars) known.push_back(k);
-      for (const auto& [k, v] : host_vars) known.push_back(k);
-      std::string hint = suggest(name, known);
-      SourcePos at = p;
-      if (auto offset = text.find(name); offset != std::string::npos && columns_match_source(text, offset))
-        at.column += static_cast<std::uint32_t>(offset + 1);
-      error(at, "condition refers to \"" + name + "\", which is neither a variable nor a host fact" +
-                    (hint.empty() ? " (define it in [vars], or use host.NAME for a fact of the machine)"
-                                  : " (did you mean \"" + hint + "\"?)"));
-    }
-  }
-
-  const ManifestSource& source_;
-  const Variables& overrides_;
-  const HostFacts& host_;
-  const LoadOptions options_;
-  std::size_t base_steps_ = 0;          // the first steps of a layer's manifest are its base's
-  std::size_t empty_fact_errors_ = 0;  // diagnostics about facts this machine lacks
-  std::string unresolved_choice_;      // a refusal: "auto" found no [matrix] row and there is no fallback
-  Manifest manifest_;
-  std::vector<Diagnostic> diagnostics_;
-};
-
 }  // namespace
+
+namespace manifest_loading {
+
+
+Manifest Loader::load() {
+  const std::string& file = source_.display;
+  toml::table root;
+  try {
+    root = toml::parse(source_.text, file);
+  } catch (const toml::parse_error& e) {
+    SourcePos pos = toml_pos(e.source(), file);
+    // The message first: it may move POS (a function's arguments are
+    // evaluated in no set order; clang and GCC differ).
+    std::string message = syntax_error_message(std::string(e.description()), pos);
+    throw InputError(pos, message);
+  }
+  manifest_.source = file;
+  // A layer: the profile it requires first, then the layer on it, as one.
+  std::size_t base_steps = 0;
+  if (!compose_with_base(root, base_steps)) throw InputError(std::move(diagnostics_));
+  // Facts that cost a program run are probed only for a manifest that
+  // names them somewhere (a condition, a ${} reference, a table's text).
+  if (mentions_lazy_facts(root, overrides_)) host_.probe_lazy_facts();
+  static const std::vector<std::string> top_level = {"manifest", "vars", "matrix", "step", "guards"};
+  for (const auto& [key, node] : in_file_order(root)) {
+    if (std::find(top_level.begin(), top_level.end(), key) == top_level.end()) {
+      std::string hint = suggest(key, top_level);
+      error(key_pos(root, key, file), "unknown top-level table \"" + key + "\"" +
+                                          (hint.empty() ? " (known: manifest, vars, matrix, step, guards)"
+                                                        : " (did you mean \"" + hint + "\"?)"));
+    }
+  }
+  read_header(root);
+  read_vars(root);
+  read_guards(root);
+  read_steps(root);
+  // Each part of the manifest is checked in turn; report top to bottom.
+  // (--set problems have no line and come first.)
+  std::stable_sort(diagnostics_.begin(), diagnostics_.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.column < b.pos.column;
+  });
+  if (!diagnostics_.empty()) {
+    // On a system the profile does not support, values built from its
+    // facts are not the user's mistake: say that the system is not
+    // supported (exit 3), not that a suite is "" (exit 2). Any other
+    // problem is the manifest's, and is reported as such.
+    bool only_empty_facts = empty_fact_errors_ == diagnostics_.size();
+    if (only_empty_facts && manifest_.guards.supported && !options_.unsupported_distro) {
+      std::string why = unsupported_system(host_, *manifest_.guards.supported, manifest_.vars);
+      if (!why.empty()) throw Refusal(why);
+    }
+    throw InputError(std::move(diagnostics_));
+  }
+  if (!unresolved_choice_.empty()) throw Refusal(unresolved_choice_);
+  return std::move(manifest_);
+}
+
+
+// [manifest] requires = "NAME": parses the required profile (the recorded
+// text, else the bundled one) and puts ROOT on it. BASE_STEPS: how many
+// of the composed steps are the base's. False when the base cannot be had.
+bool Loader::compose_with_base(toml::table& root, std::size_t& base_steps) {
+  const toml::table* header = root.get_as<toml::table>("manifest");
+  const toml::node* req = header ? header->get("requires") : nullptr;
+  if (!req) return true;
+  const std::string& file = source_.display;
+  if (!req->is_string()) {
+    error(toml_pos(*req, file), "\"requires\" must be the name of a bundled profile, such as requires = \"rocm\", not " +
+                                    toml_type_name(*req));
+    return false;
+  }
+  const std::string name = req->as_string()->get();
+  ManifestSource base{source_.base_display, source_.base_text, true};
+  if (base.text.empty()) {
+    std::vector<std::string> names;
+    for (const auto& m : bundled_manifests()) {
+      if (m.name == name) base = {std::string(m.path), std::string(m.content), true};
+      names.emplace_back(m.name);
+    }
+    if (base.text.empty()) {
+      std::string hint = suggest(name, names);
+      error(toml_pos(*req, file), "requires \"" + name + "\", which is not a bundled profile" +
+                                      (hint.empty() ? " (bundled: " + join(names) + ")"
+                                                    : " (did you mean \"" + hint + "\"?)"));
+      return false;
+    }
+  }
+  toml::table base_root;
+  try {
+    base_root = toml::parse(base.text, base.display);
+  } catch (const toml::parse_error& e) {
+    error(toml_pos(e.source(), base.display), std::string("the required profile: ") + std::string(e.description()));
+    return false;
+  }
+  const toml::table* base_header = base_root.get_as<toml::table>("manifest");
+  if (base_header && base_header->get("requires")) {
+    error(toml_pos(*req, file), "requires \"" + name + "\", which itself requires another profile; a layer may "
+                                "stand on one profile that requires none");
+    return false;
+  }
+  const toml::node* base_name = base_header ? base_header->get("name") : nullptr;
+  manifest_.base_name = base_name && base_name->is_string() ? base_name->as_string()->get() : name;
+  manifest_.base_source = base.display;
+  manifest_.base_text = base.text;
+  if (const toml::array* steps = base_root.get_as<toml::array>("step")) base_steps = steps->size();
+  base_steps_ = base_steps;
+  std::size_t before = diagnostics_.size();
+  compose_layer(base_root, root, manifest_.base_name, diagnostics_);
+  // compose_layer does not know the layer's display name for positions
+  // without a path; every node has one, parsed with it.
+  for (std::size_t i = before; i < diagnostics_.size(); ++i)
+    if (diagnostics_[i].pos.file.empty()) diagnostics_[i].pos.file = file;
+  root = std::move(base_root);
+  return true;
+}
+
+
+// toml++ says "Error while parsing string: unknown escape sequence '\q'";
+// say it as one sentence, add what usually causes it, and for a key
+// defined twice move POS from the value to the key.
+std::string Loader::syntax_error_message(const std::string& description, SourcePos& pos) const {
+  std::string what = description, detail;
+  const std::string prefix = "Error while parsing ";
+  if (what.rfind(prefix, 0) == 0) {
+    auto colon = what.find(": ", prefix.size());
+    if (colon != std::string::npos) {
+      detail = what.substr(colon + 2);
+      what = what.substr(prefix.size(), colon - prefix.size());
+    }
+  }
+  std::string message = detail.empty() ? "TOML syntax error: " + description
+                                       : "TOML syntax error in " + what + ": " + detail;
+  auto has = [&](const char* text) { return description.find(text) != std::string::npos; };
+  if (has("could not determine value type")) {
+    message += " (text needs quotes: name = \"value\")";
+  } else if (what == "string" && has("control characters")) {
+    message += " (is the closing quote missing?)";
+  } else if (has("escape sequence") || has("unicode scalar")) {
+    message += " (in \"...\" a backslash starts an escape: write \\\\ for one backslash, or use '...' for text "
+               "taken as written)";
+  } else if (has("end-of-file")) {
+    message += " (a quote, bracket or brace opened earlier is never closed)";
+  } else if (has("cannot redefine existing")) {
+    message += " (each key and table may be defined only once)";
+    // toml++ points at the value; the key, named in quotes, is before it.
+    auto q1 = description.rfind('\'', description.size() - 2);
+    if (what == "key-value pair" && q1 != std::string::npos && description.back() == '\'') {
+      std::string key = description.substr(q1 + 1, description.size() - q1 - 2);
+      std::istringstream in(source_.text);
+      std::string line;
+      for (std::uint32_t n = 0; n < pos.line && std::getline(in, line); ++n) {
+      }
+      auto at = line.rfind(key, pos.column > 0 ? pos.column - 1 : 0);
+      if (!key.empty() && at != std::string::npos) pos.column = static_cast<std::uint32_t>(at + 1);
+    }
+  }
+  return message;
+}
+
+
+// Reports keys of T outside KNOWN, naming WHERE.
+void Loader::check_keys(const toml::table& t, const std::vector<std::string>& known, const std::string& where) {
+  for (const auto& [key, node] : in_file_order(t)) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string hint = suggest(key, known);
+    error(key_pos(t, key, source_.display),
+          "unknown key \"" + key + "\" in " + where +
+              (hint.empty() ? " (known: " + join(known) + ")" : " (did you mean \"" + hint + "\"?)"));
+  }
+}
+
+
+const toml::table* Loader::table_at(const toml::table& root, const std::string& key, bool required) {
+  const toml::node* n = root.get(key);
+  if (!n) {
+    if (required)
+      error(SourcePos{source_.display, 1, 1},
+            "the manifest has no [" + key + "] table; start the file with [" + key +
+                "], then name = \"...\" and schema_version = 1");
+    return nullptr;
+  }
+  if (!n->is_table()) {
+    error(toml_pos(*n, source_.display), "\"" + key + "\" must be a table ([" + key + "]), not " + toml_type_name(*n));
+    return nullptr;
+  }
+  return n->as_table();
+}
+
+
+void Loader::read_header(const toml::table& root) {
+  const toml::table* t = table_at(root, "manifest", true);
+  if (!t) return;
+  check_keys(*t, {"name", "description", "schema_version", "requires"}, "[manifest]");
+  const std::string& file = source_.display;
+  if (const toml::node* n = t->get("name"); !n) {
+    error(toml_pos(*t, file), "[manifest] needs the key \"name\", such as name = \"my-rocm\"");
+  } else if (!n->is_string()) {
+    error(toml_pos(*n, file), "\"name\" must be a string, not " + toml_type_name(*n));
+  } else {
+    manifest_.name = n->as_string()->get();
+    if (!is_identifier(manifest_.name, true))
+      error(toml_pos(*n, file), "manifest name \"" + manifest_.name +
+                                    "\" must start with a letter and hold only letters, digits, '-' and '_'");
+  }
+  if (const toml::node* n = t->get("description")) {
+    if (n->is_string()) manifest_.description = n->as_string()->get();
+    else error(toml_pos(*n, file), "\"description\" must be a string, not " + toml_type_name(*n));
+  }
+  if (const toml::node* n = t->get("schema_version"); !n) {
+    error(toml_pos(*t, file), "[manifest] needs the key \"schema_version\" (this version reads schema_version = 1)");
+  } else if (!n->is_integer()) {
+    error(toml_pos(*n, file),
+          "\"schema_version\" must be an integer (schema_version = 1), not " + toml_type_name(*n));
+  } else if (n->as_integer()->get() != 1) {
+    error(toml_pos(*n, file), "schema_version " + std::to_string(n->as_integer()->get()) +
+                                  " is not supported (this version of wslgpu-setup reads schema_version = 1)");
+  }
+}
+
+
+void Loader::read_vars(const toml::table& root) {
+  const std::string& file = source_.display;
+  Variables raw;
+  std::map<std::string, SourcePos> where;
+  if (const toml::table* t = table_at(root, "vars", false)) {
+    for (const auto& [key, node] : in_file_order(*t)) {
+      if (!is_identifier(key, false)) {
+        error(key_pos(*t, key, file), "variable name \"" + key + "\" must hold only letters, digits and '_'");
+        continue;
+      }
+      if (!node->is_string() && !node->is_integer() && !node->is_floating_point() && !node->is_boolean()) {
+        error(toml_pos(*node, file), "variable \"" + key + "\" must be a string, number or boolean, not " +
+                                         toml_type_name(*node));
+        raw[key] = "";  // still defined, so that its uses are not reported as undefined too
+        where[key] = toml_pos(*node, file);
+        continue;
+      }
+      raw[key] = scalar_to_string(*node);
+      where[key] = toml_pos(*node, file);
+    }
+  }
+  for (const auto& [key, value] : overrides_) {
+    if (!raw.count(key)) {
+      std::vector<std::string> known;
+      for (const auto& [k, v] : raw) known.push_back(k);
+      std::string hint = suggest(key, known);
+      error(SourcePos{"--set " + key, 0, 0},
+            "the manifest has no variable \"" + key + "\"" +
+                (hint.empty() ? (known.empty() ? "" : " (it has: " + join(known) + ")")
+                              : " (did you mean \"" + hint + "\"?)"));
+      continue;
+    }
+    raw[key] = value;
+    where[key] = SourcePos{"--set " + key, 0, 0};
+  }
+  // A [matrix] row replaces the defaults of its columns (not --set values);
+  // "auto" chooses the row from the machine's facts.
+  MatrixMachine machine{host_.as_variables(), options_.chosen};
+  MatrixChoices matrix_choices;
+  apply_matrix(root, file, overrides_, raw, where, diagnostics_, machine, &matrix_choices);
+  manifest_.var_where = where;
+  manifest_.var_rows = matrix_choices.rows;
+  // Variables may use each other ("${rocm_version}" in a URL) and host
+  // facts; resolve depth-first, refusing cycles.
+  Variables scope = host_.as_variables();
+  std::vector<std::string> visiting;  // the chain of references being followed
+  std::function<void(const std::string&)> resolve = [&](const std::string& name) {
+    if (manifest_.vars.count(name)) return;
+    if (auto loop = std::find(visiting.begin(), visiting.end(), name); loop != visiting.end()) {
+      std::string chain;
+      for (auto it = loop; it != visiting.end(); ++it) chain += *it + " -> ";
+      error(where[name], loop + 1 == visiting.end()
+                             ? "variable \"" + name + "\" refers to itself; a variable cannot use its own value"
+                             : "variables refer to each other in a loop: " + chain + name);
+      manifest_.vars[name] = raw[name];
+      return;
+    }
+    visiting.push_back(name);
+    const std::string& text = raw[name];
+    for (std::size_t i = text.find("${"); i != std::string::npos; i = text.find("${", i + 2)) {
+      if (i > 0 && text[i - 1] == '$') continue;
+      auto close = text.find('}', i);
+      if (close == std::string::npos) break;
+      std::string ref = text.substr(i + 2, close - i - 2);
+      if (raw.count(ref)) resolve(ref);
+    }
+    Variables local = scope;
+    for (const auto& [k, v] : manifest_.vars) local[k] = v;
+    manifest_.vars[name] = substitute(text, local, where[name], diagnostics_);
+    visiting.pop_back();
+  };
+  for (const auto& [name, text] : raw) resolve(name);
+  // What "auto" chose, and why, now that the variables its text uses are known.
+  Variables why_scope = scope;
+  for (const auto& [k, v] : manifest_.vars) why_scope[k] = v;
+  for (std::size_t i = 0; i < matrix_choices.choices.size(); ++i) {
+    VariableChoice c = matrix_choices.choices[i];
+    if (!c.why.empty()) c.why = substitute(c.why, why_scope, matrix_choices.why_pos[i], diagnostics_);
+    manifest_.choices.push_back(c);
+  }
+  unresolved_choice_ = matrix_choices.refusal;
+  // Which values the user chose: the --set names, then, until nothing
+  // more is found, every variable whose text uses one of them.
+  for (const auto& [key, value] : overrides_)
+    if (raw.count(key)) manifest_.from_command_line.insert(key);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [name, text] : raw) {
+      if (manifest_.from_command_line.count(name)) continue;
+      for (const auto& ref : referenced_variables(text)) {
+        if (!manifest_.from_command_line.count(ref)) continue;
+        manifest_.from_command_line.insert(name);
+        grew = true;
+        break;
+      }
+    }
+  }
+}
+
+
+std::string Loader::join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+
+bool Loader::step_applies(const ManifestStep& step, const Variables& scope) const {
+  if (!step.when) return true;
+  try {
+    return step.when->evaluate([&](const std::string& name) -> std::optional<std::string> {
+      auto it = scope.find(name);
+      return it == scope.end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
+  } catch (const Error&) {
+    return true;  // its own diagnostic says why
+  }
+}
+
+
+void Loader::read_steps(const toml::table& root) {
+  const std::string& file = source_.display;
+  const toml::node* n = root.get("step");
+  if (!n) {
+    error(SourcePos{file, 1, 1}, "the manifest has no steps (add [[step]] tables)");
+    return;
+  }
+  if (!n->is_array_of_tables()) {
+    error(toml_pos(*n, file), "\"step\" must be written as [[step]] tables, not " + toml_type_name(*n));
+    return;
+  }
+  const Variables host_vars = host_.as_variables();
+  Variables scope = host_vars;
+  for (const auto& [k, v] : manifest_.vars) scope[k] = v;
+  std::vector<std::string> kind_names;
+  for (const auto& k : step_kinds()) kind_names.push_back(k.name);
+  std::map<std::string, SourcePos> ids;
+
+  std::size_t index = 0;
+  for (const toml::node& node : *n->as_array()) {
+    const toml::table& t = *node.as_table();
+    ManifestStep step;
+    step.pos = toml_pos(t, file);
+    step.origin = index++ < base_steps_ ? manifest_.base_name : manifest_.name;
+    if (const toml::node* id = t.get("id"); !id) {
+      error(step.pos, "a step needs the key \"id\"");
+    } else if (!id->is_string()) {
+      error(toml_pos(*id, file), "\"id\" must be a string, not " + toml_type_name(*id));
+    } else {
+      step.id = id->as_string()->get();
+      if (!is_identifier(step.id, true)) {
+        error(toml_pos(*id, file), "step id \"" + step.id + "\" must start with a letter and hold only letters, "
+                                                           "digits, '-' and '_'");
+      } else if (auto seen = ids.find(step.id); seen != ids.end()) {
+        error(toml_pos(*id, file), "duplicate step id \"" + step.id + "\" (first used on line " +
+                                       std::to_string(seen->second.line) + "); each step needs its own id");
+      } else {
+        ids[step.id] = toml_pos(*id, file);
+      }
+    }
+    if (const toml::node* name = t.get("name")) {
+      if (name->is_string()) step.name = substitute(name->as_string()->get(), scope, toml_pos(*name, file), diagnostics_);
+      else error(toml_pos(*name, file), "\"name\" must be a string, not " + toml_type_name(*name));
+    }
+    if (step.name.empty()) step.name = step.id;
+    if (const toml::node* when = t.get("when")) read_when(*when, step);
+
+    const toml::node* kind = t.get("kind");
+    if (!kind) {
+      error(step.pos, (step.id.empty() ? std::string("a step") : "step \"" + step.id + "\"") +
+                          " needs the key \"kind\" (`wslgpu-setup kinds` lists the kinds)");
+      continue;
+    }
+    if (!kind->is_string()) {
+      error(toml_pos(*kind, file), "\"kind\" must be a string, not " + toml_type_name(*kind));
+      continue;
+    }
+    step.kind = kind->as_string()->get();
+    const StepKind* k = find_step_kind(step.kind);
+    if (!k) {
+      std::string hint = suggest(step.kind, kind_names);
+      error(toml_pos(*kind, file), "unknown step kind \"" + step.kind + "\"" +
+                                       (hint.empty() ? " (known: " + join(kind_names) + ")"
+                                                     : " (did you mean \"" + hint + "\"?)"));
+      continue;
+    }
+    // A value built from a fact this machine does not have: name the
+    // fact and where it comes from, never the "" it would become. A
+    // skipped step still loads, with a placeholder that says so.
+    std::vector<std::pair<std::string, SourcePos>> empty_facts;
+    empty_host_facts(t, host_vars, file, empty_facts);
+    Variables step_scope = scope;
+    if (!empty_facts.empty()) {
+      if (step_applies(step, scope)) {
+        empty_fact_errors_ += empty_facts.size();
+        for (const auto& [fact, pos] : empty_facts)
+          error(pos, "${" + fact + "} is empty on this machine (it comes from " + host_fact_origin(fact) +
+                         "), so step \"" + step.id + "\" cannot be written");
+        continue;
+      }
+      for (const auto& [fact, pos] : empty_facts) step_scope[fact] = "unknown-" + fact.substr(5);
+    }
+    StepKeys kind_keys(t, file, step.kind, step_scope, diagnostics_, manifest_.from_command_line);
+    for (const char* common : {"id", "kind", "name", "when"}) kind_keys.mark_common(common);
+    step.step = k->make(kind_keys);
+    kind_keys.finish();
+    manifest_.steps.push_back(std::move(step));
+  }
+}
+
+
+void Loader::read_when(const toml::node& node, ManifestStep& step) {
+  const std::string& file = source_.display;
+  if (!node.is_string()) {
+    error(toml_pos(node, file), "\"when\" must be a condition written as a string, not " + toml_type_name(node));
+    return;
+  }
+  std::string text = node.as_string()->get();
+  std::string message;
+  std::size_t column = 0;
+  step.when = Condition::parse(text, message, column);
+  SourcePos p = toml_pos(node, file);
+  if (!step.when) {
+    if (columns_match_source(text, column)) p.column += static_cast<std::uint32_t>(column + 1);
+    error(p, "bad condition: " + message);
+    return;
+  }
+  std::set<std::string> names;
+  step.when->names(names);
+  auto host_vars = host_.as_variables();
+  for (const auto& name : names) {
+    if (manifest_.vars.count(name) || host_vars.count(name)) continue;
+    std::vector<std::string> known;
+    for (const auto& [k, v] : manifest_.vars) known.push_back(k);
+    for (const auto& [k, v] : host_vars) known.push_back(k);
+    std::string hint = suggest(name, known);
+    SourcePos at = p;
+    if (auto offset = text.find(name); offset != std::string::npos && columns_match_source(text, offset))
+      at.column += static_cast<std::uint32_t>(offset + 1);
+    error(at, "condition refers to \"" + name + "\", which is neither a variable nor a host fact" +
+                  (hint.empty() ? " (define it in [vars], or use host.NAME for a fact of the machine)"
+                                : " (did you mean \"" + hint + "\"?)"));
+  }
+}
+
+}  // namespace manifest_loading
 
 ManifestSource find_manifest(const std::string& profile_or_file) {
   const std::string& arg = profile_or_file;
@@ -779,7 +553,7 @@ ManifestSource find_manifest(const std::string& profile_or_file) {
 
 Manifest load_manifest(const ManifestSource& source, const Variables& overrides, const HostFacts& host,
                        const LoadOptions& options) {
-  return Loader(source, overrides, host, options).load();
+  return manifest_loading::Loader(source, overrides, host, options).load();
 }
 
 }  // namespace wslgpu

@@ -46,6 +46,9 @@
 //   /etc/apt/preferences.d/NAME.pref       "Pin: release o=PIN_ORIGIN", only with a pin
 // Undo is the runner's restore: what was added is removed, what was removed
 // or replaced comes back byte for byte.
+//
+// The plan is made in parts, one file each (apt_repository_spec.hpp lists
+// them): the key, the other sources, the pins.
 #pragma once
 #include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"

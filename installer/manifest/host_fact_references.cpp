@@ -1,0 +1,64 @@
+#include "installer/manifest/host_fact_references.hpp"
+
+#include "installer/host/nvidia_driver.hpp"
+#include "installer/manifest/step_keys.hpp"
+
+namespace wslgpu {
+
+namespace {
+
+bool names_lazy_fact(const std::string& text) {
+  for (const auto& name : lazy_host_fact_names())
+    if (text.find(name) != std::string::npos) return true;
+  return false;
+}
+
+// Whether any string of NODE (keys are names, never references) names a
+// lazily probed host fact.
+bool strings_name_lazy_facts(const toml::node& node) {
+  if (const toml::table* t = node.as_table()) {
+    for (const auto& [k, v] : *t)
+      if (strings_name_lazy_facts(v)) return true;
+    return false;
+  }
+  if (const toml::array* a = node.as_array()) {
+    for (const toml::node& v : *a)
+      if (strings_name_lazy_facts(v)) return true;
+    return false;
+  }
+  if (const auto* str = node.as_string()) return names_lazy_fact(str->get());
+  return false;
+}
+
+}  // namespace
+
+bool mentions_lazy_facts(const toml::table& root, const Variables& overrides) {
+  for (const auto& [k, v] : overrides)
+    if (names_lazy_fact(v)) return true;
+  return strings_name_lazy_facts(root);
+}
+
+void empty_host_facts(const toml::node& node, const Variables& host_vars, const std::string& file,
+                      std::vector<std::pair<std::string, SourcePos>>& out) {
+  if (const toml::table* t = node.as_table()) {
+    for (const auto& [k, v] : *t) empty_host_facts(v, host_vars, file, out);
+  } else if (const toml::array* a = node.as_array()) {
+    for (const toml::node& v : *a) empty_host_facts(v, host_vars, file, out);
+  } else if (const auto* str = node.as_string()) {
+    const std::string& text = str->get();
+    for (std::size_t i = text.find("${host."); i != std::string::npos; i = text.find("${host.", i + 2)) {
+      if (i > 0 && text[i - 1] == '$') continue;  // "$${" is a literal
+      auto close = text.find('}', i);
+      if (close == std::string::npos) break;
+      std::string name = text.substr(i + 2, close - i - 2);
+      auto it = host_vars.find(name);
+      if (it != host_vars.end() && it->second.empty()) {
+        SourcePos p = toml_pos(node, file);
+        if (p.column > 0 && columns_match_source(text, i)) p.column += static_cast<std::uint32_t>(i + 1);
+        out.push_back({name, p});
+      }
+    }
+  }
+}
+
+}  // namespace wslgpu

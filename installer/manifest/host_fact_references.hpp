@@ -1,0 +1,27 @@
+// Where a manifest's strings name host facts (${host.NAME}, or a condition's
+// host.NAME): the facts that cost a program run (lazy_host_fact_names(),
+// installer/host/nvidia_driver.hpp) are probed only for a manifest that
+// names them, and a fact empty on this machine is named where it is used,
+// never turned into "" in a step.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "installer/manifest/substitute.hpp"
+#include "installer/system/error.hpp"
+
+namespace wslgpu {
+
+// Whether any string of ROOT (keys are names, never references) or any
+// --set value in OVERRIDES names a lazily probed host fact.
+bool mentions_lazy_facts(const toml::table& root, const Variables& overrides);
+
+// Every ${host.NAME} in the strings of NODE whose fact is empty in
+// HOST_VARS, with where it is written (in FILE) into OUT.
+void empty_host_facts(const toml::node& node, const Variables& host_vars, const std::string& file,
+                      std::vector<std::pair<std::string, SourcePos>>& out);
+
+}  // namespace wslgpu
