@@ -12,20 +12,6 @@ namespace wslgpu {
 
 namespace {
 
-// The file's lines with their line ends, so that what is kept can be put
-// back together byte for byte (CRLF and a missing final newline included).
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    end = end == std::string_view::npos ? text.size() : end + 1;
-    lines.push_back(text.substr(pos, end - pos));
-    pos = end;
-  }
-  return lines;
-}
-
 // A line without its line end.
 std::string_view content_of(std::string_view line) {
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
@@ -103,7 +89,7 @@ void apply_option(AptSourceEntry& e, const AptSourceOption& o) {
 }
 
 void parse_one_line(AptSourcesFile& file) {
-  auto lines = split_lines(file.text);
+  auto lines = text::split_lines(file.text, text::LineEnd::kept);
   for (std::size_t n = 0; n < lines.size(); ++n) {
     const auto line_no = static_cast<std::uint32_t>(n + 1);
     auto where = [&] { return file.path + ":" + std::to_string(line_no) + ": "; };
@@ -231,7 +217,7 @@ std::string inline_key(const std::string& value) {
 }
 
 void parse_deb822_sources(AptSourcesFile& file) {
-  auto lines = split_lines(file.text);
+  auto lines = text::split_lines(file.text, text::LineEnd::kept);
   for (const Block& b : blocks_of(lines)) {
     if (!b.has_field) continue;
     std::string block;
@@ -299,7 +285,7 @@ void parse_deb822_sources(AptSourcesFile& file) {
 // The text of FILE without the entries at INDEXES; ANYTHING_LEFT says
 // whether it still holds more than comments and blank lines.
 std::string edit(const AptSourcesFile& file, const std::vector<std::size_t>& indexes, bool& anything_left) {
-  auto lines = split_lines(file.text);
+  auto lines = text::split_lines(file.text, text::LineEnd::kept);
   std::vector<bool> drop(lines.size(), false);
   std::set<std::size_t> wanted(indexes.begin(), indexes.end());
   if (file.format == AptSourcesFormat::one_line) {
