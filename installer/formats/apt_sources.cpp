@@ -92,12 +92,13 @@ void parse_one_line(AptSourcesFile& file) {
   auto lines = text::split_lines(file.text, text::LineEnd::kept);
   for (std::size_t n = 0; n < lines.size(); ++n) {
     const auto line_no = static_cast<std::uint32_t>(n + 1);
-    auto where = [&] { return file.path + ":" + std::to_string(line_no) + ": "; };
     std::string_view text = content_of(lines[n]);
     // sources.list(5): "a # character anywhere on a line marks the
     // remainder of that line as a comment".
     text = text::trim(text.substr(0, text.find('#')), text::kCSpace);
     if (text.empty()) continue;
+    const auto column = static_cast<std::uint32_t>(text.data() - lines[n].data() + 1);
+    auto problem_at = [&](const std::string& why) { file.problems.push_back({{file.path, line_no, column}, why}); };
     std::string_view rest = text;
     std::string word, problem;
     next_word(rest, word, problem);
@@ -106,12 +107,12 @@ void parse_one_line(AptSourcesFile& file) {
     e.format = AptSourcesFormat::one_line;
     e.first_line = e.last_line = line_no;
     if (word != "deb" && word != "deb-src") {
-      file.problems.push_back(where() + "the type \"" + word + "\" is not deb or deb-src");
+      problem_at("the type \"" + word + "\" is not deb or deb-src");
       continue;
     }
     e.types = {word};
     if (!next_word(rest, word, problem)) {
-      file.problems.push_back(where() + (problem.empty() ? "no URI after the type" : problem));
+      problem_at((problem.empty() ? "no URI after the type" : problem));
       continue;
     }
     if (!word.empty() && word.front() == '[') {
@@ -120,7 +121,7 @@ void parse_one_line(AptSourcesFile& file) {
       for (const auto& item : split_words(inner)) {
         std::size_t eq = item.find('=');
         if (eq == std::string::npos || eq == 0) {
-          file.problems.push_back(where() + "the option \"" + item + "\" has no \"=\"");
+          problem_at("the option \"" + item + "\" has no \"=\"");
           bad = true;
           break;
         }
@@ -138,33 +139,33 @@ void parse_one_line(AptSourcesFile& file) {
       }
       if (bad) continue;
       if (!next_word(rest, word, problem)) {
-        file.problems.push_back(where() + (problem.empty() ? "no URI after the options" : problem));
+        problem_at((problem.empty() ? "no URI after the options" : problem));
         continue;
       }
     }
     e.uris = {word};
     if (!next_word(rest, word, problem)) {
-      file.problems.push_back(where() + (problem.empty() ? "no suite after the URI" : problem));
+      problem_at((problem.empty() ? "no suite after the URI" : problem));
       continue;
     }
     // A quoted empty word ("") is no suite: apt rejects the line too.
     if (word.empty()) {
-      file.problems.push_back(where() + "the suite is empty");
+      problem_at("the suite is empty");
       continue;
     }
     e.suites = {word};
     while (next_word(rest, word, problem)) e.components.push_back(word);
     if (!problem.empty()) {
-      file.problems.push_back(where() + problem);
+      problem_at(problem);
       continue;
     }
     bool flat = e.suites.front().back() == '/';
     if (flat && !e.components.empty()) {
-      file.problems.push_back(where() + "a suite ending in \"/\" (an exact path) takes no components");
+      problem_at("a suite ending in \"/\" (an exact path) takes no components");
       continue;
     }
     if (!flat && e.components.empty()) {
-      file.problems.push_back(where() + "no component after the suite \"" + e.suites.front() + "\"");
+      problem_at("no component after the suite \"" + e.suites.front() + "\"");
       continue;
     }
     e.index = file.entries.size();
@@ -230,13 +231,14 @@ void parse_deb822_sources(AptSourcesFile& file) {
         last_field = static_cast<std::uint32_t>(i + 1);
       }
     }
-    auto where = [&] { return file.path + ":" + std::to_string(first_field) + ": "; };
+    auto problem_at = [&](const std::string& why) { file.problems.push_back({{file.path, first_field, 1}, why}); };
     std::vector<Deb822Stanza> stanzas;
     try {
       stanzas = parse_deb822(block, file.path);
     } catch (const InputError& e) {
       const Diagnostic& d = e.diagnostics().front();
-      file.problems.push_back(file.path + ":" + std::to_string(b.first + d.pos.line) + ": " + d.message);
+      file.problems.push_back(
+          {{file.path, static_cast<std::uint32_t>(b.first + d.pos.line), d.pos.column ? d.pos.column : 1}, d.message});
       continue;
     }
     if (stanzas.empty()) continue;
@@ -265,16 +267,13 @@ void parse_deb822_sources(AptSourcesFile& file) {
       e.options.push_back(std::move(o));
     }
     if (e.types.empty() || e.uris.empty() || e.suites.empty()) {
-      file.problems.push_back(where() + "the stanza lacks " +
-                              (e.types.empty()  ? "Types"
-                               : e.uris.empty() ? "URIs"
-                                                : "Suites"));
+      problem_at(std::string("the stanza lacks ") + (e.types.empty() ? "Types" : e.uris.empty() ? "URIs" : "Suites"));
       continue;
     }
     bool known =
         std::all_of(e.types.begin(), e.types.end(), [](const std::string& t) { return t == "deb" || t == "deb-src"; });
     if (!known) {
-      file.problems.push_back(where() + "a type in \"" + s.get_or("Types", "") + "\" is not deb or deb-src");
+      problem_at("a type in \"" + s.get_or("Types", "") + "\" is not deb or deb-src");
       continue;
     }
     e.index = file.entries.size();
