@@ -2,6 +2,14 @@
 // container the GPU, read from the CDI specs `install containers` wrote, for
 // the engines that take no CDI device: Docker Desktop's, and a docker-ce
 // without CDI. Podman takes `--device KIND=all` itself. Reads only.
+//
+// A spec that does not read is skipped with a warning naming it (an
+// unrelated vendor's broken spec must not hide the GPU's). With Docker
+// Desktop's WSL integration on and NVIDIA's driver mounted, no spec is
+// needed: Desktop's engine brings NVIDIA's runtime, whose flag is
+// `--gpus all` (containers-cuda writes no spec for it). AMD's flags always
+// come from the spec, which containers-rocm writes for every engine.
+#include <algorithm>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +17,8 @@
 #include "installer/cli/commands.hpp"
 #include "installer/formats/cdi_docker_flags.hpp"
 #include "installer/formats/cdi_spec.hpp"
+#include "installer/host/container_engines.hpp"
+#include "installer/host/gpu_vendor.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/filesystem.hpp"
 
@@ -16,43 +26,44 @@ namespace wslgpu {
 
 namespace {
 
-// The folders CDI reads specs from (CDI's default spec dirs).
-constexpr const char* kCdiDirs[] = {"/etc/cdi", "/var/run/cdi"};
-
 struct FoundSpec {
-  std::string path;
-  CdiSpec spec;
+  std::string path;  // "" for Docker Desktop's NVIDIA runtime, which needs no spec
+  std::string kind;
   DockerFlags flags;
 };
 
 // AMD's examples pass these as well; none of them is needed to reach the GPU.
 constexpr const char* kAmdExtras =
     "--cap-add=SYS_PTRACE --security-opt seccomp=unconfined --ipc=host --shm-size 8G";
+// What NVIDIA's runtime takes instead of the spec's edits (its hooks have no
+// docker flag: the runtime does what they do).
+constexpr const char* kNvidiaRuntimeFlag = "--gpus all";
 
-bool is_spec_name(const std::string& name) {
-  auto ends = [&](const std::string& s) { return name.size() > s.size() && name.ends_with(s); };
-  return ends(".yaml") || ends(".json");
+bool is_gpu_kind(const std::string& kind) { return kind == "amd.com/gpu" || kind == "nvidia.com/gpu"; }
+
+std::string cdi_dirs_text() {
+  std::string out;
+  for (const auto& d : cdi_spec_dirs()) out += (out.empty() ? "" : " or ") + d;
+  return out;
 }
 
+// The GPU devices named "all" of the specs that read; a spec that does not
+// read is named on standard error and skipped.
 std::vector<FoundSpec> gpu_specs(const FileSystem& fs) {
   std::vector<FoundSpec> out;
-  for (const char* dir : kCdiDirs) {
-    for (const auto& name : fs.list(dir)) {
-      if (!is_spec_name(name)) continue;
-      std::string path = std::string(dir) + "/" + name;
-      CdiSpec spec;
-      try {
-        spec = read_cdi_spec(fs.read(path));
-      } catch (const CdiSpecError& e) {
-        throw Error(ExitCode::failed, path + ":" + e.what() +
-                                           "\n  Container engines refuse this spec too. Regenerate it: sudo "
-                                           "wslgpu-setup install containers");
-      }
-      if (spec.kind != "amd.com/gpu" && spec.kind != "nvidia.com/gpu") continue;
-      for (const auto& d : spec.devices)
-        if (d.name == "all") out.push_back({path, spec, docker_flags(spec, "all")});
+  for (const auto& f : scan_cdi_specs(fs)) {
+    if (!f.spec) {
+      std::cerr << "warning: " << f.problem()
+                << "\n  Skipped: it does not read as a CDI spec (Podman and Docker refuse it too).\n";
+      continue;
     }
+    if (!is_gpu_kind(f.spec->kind)) continue;
+    for (const auto& d : f.spec->devices)
+      if (d.name == "all") out.push_back({f.path, f.spec->kind, docker_flags(*f.spec, "all")});
   }
+  bool nvidia = std::any_of(out.begin(), out.end(), [](const FoundSpec& s) { return s.kind == "nvidia.com/gpu"; });
+  if (!nvidia && container_engines_from(fs, {}).docker_desktop && !detect_gpu_vendors(fs).nvidia.empty())
+    out.push_back({"", "nvidia.com/gpu", DockerFlags{{kNvidiaRuntimeFlag}, {}}});
   return out;
 }
 
@@ -63,28 +74,35 @@ int run_containers_flags(const GlobalOptions& g, OutputFormat output) {
   RootedFileSystem fs(g.root);
   std::vector<FoundSpec> specs = gpu_specs(fs);
   if (specs.empty()) {
-    std::cerr << "error: no CDI spec for the GPU in /etc/cdi or /var/run/cdi (amd.com/gpu or nvidia.com/gpu).\n"
+    std::cerr << "error: no CDI spec for the GPU in " << cdi_dirs_text()
+              << " (amd.com/gpu or nvidia.com/gpu).\n"
                  "  Write one: sudo wslgpu-setup install containers\n";
     return static_cast<int>(ExitCode::failed);
   }
   if (output == OutputFormat::json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& s : specs) {
-      nlohmann::json one = {{"spec", s.path}, {"device", s.spec.kind + "=all"}};
-      if (s.spec.kind == "nvidia.com/gpu") one["docker_flags"] = {"--gpus all"};
+      nlohmann::json one = {{"spec", s.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.path)},
+                            {"device", s.kind + "=all"}};
+      if (s.kind == "nvidia.com/gpu")
+        one["docker_flags"] = {kNvidiaRuntimeFlag};
       else one["docker_flags"] = s.flags.flags;
-      one["podman_flags"] = {"--device " + s.spec.kind + "=all"};
+      if (!s.path.empty()) one["podman_flags"] = {"--device " + s.kind + "=all"};
       all.push_back(one);
     }
     std::cout << all.dump(2) << "\n";
     return 0;
   }
   for (const auto& s : specs) {
-    std::cout << s.spec.kind << "=all (" << s.path << ")\n";
-    if (s.spec.kind == "nvidia.com/gpu") {
-      // The spec's hooks (nvidia-cdi-hook) have no docker flag: NVIDIA's
-      // runtime does what they do.
-      std::cout << "docker run flags (Docker Desktop, or docker-ce with NVIDIA's runtime):\n  --gpus all\n";
+    if (s.path.empty()) {
+      std::cout << s.kind << "=all (Docker Desktop's engine, which brings NVIDIA's runtime: no CDI spec needed)\n"
+                << "docker run flags (Docker Desktop):\n  " << kNvidiaRuntimeFlag << "\n";
+      continue;
+    }
+    std::cout << s.kind << "=all (" << s.path << ")\n";
+    if (s.kind == "nvidia.com/gpu") {
+      std::cout << "docker run flags (Docker Desktop, or docker-ce with NVIDIA's runtime):\n  " << kNvidiaRuntimeFlag
+                << "\n";
     } else {
       std::cout << "docker run flags:\n";
       for (std::size_t i = 0; i < s.flags.flags.size(); ++i)
@@ -94,10 +112,10 @@ int run_containers_flags(const GlobalOptions& g, OutputFormat output) {
         for (const auto& h : s.flags.hooks) std::cout << " " << h;
         std::cout << "\n";
       }
-      if (s.spec.kind == "amd.com/gpu")
+      if (s.kind == "amd.com/gpu")
         std::cout << "AMD's examples also pass " << kAmdExtras << " (for debuggers and PyTorch's shared memory).\n";
     }
-    std::cout << "podman: --device " << s.spec.kind << "=all\n";
+    std::cout << "podman: --device " << s.kind << "=all\n";
   }
   return 0;
 }

@@ -12,8 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "installer/doctor/checks.hpp"
+#include "installer/doctor/profile_defaults.hpp"
 #include "installer/formats/cdi_spec.hpp"
 #include "installer/formats/deb_version.hpp"
+#include "installer/formats/json_text.hpp"
 #include "installer/host/container_engines.hpp"
 
 namespace wslgpu::doctor {
@@ -21,7 +23,6 @@ namespace wslgpu::doctor {
 namespace {
 
 constexpr const char* kContainersGroup = "Containers";
-constexpr const char* kDaemonJson = "/etc/docker/daemon.json";
 // The release whose notes say "Fix the nvidia-cdi-refresh systemd unit
 // conditions to work on WSL2" (github.com/NVIDIA/nvidia-container-toolkit).
 constexpr const char* kToolkitWslFixed = "1.19.1";
@@ -39,6 +40,11 @@ std::string toolkit_version(const DoctorScan& scan, std::string* package = nullp
     }
   }
   return "";
+}
+
+// dockerd's configuration file, as containers-cuda's json_file step edits it.
+std::string docker_daemon_json(const DoctorScan& scan) {
+  return bundled_default("containers-cuda", "docker_daemon_json", scan.host);
 }
 
 std::string apt_purge_command(const std::vector<std::string>& packages) {
@@ -91,62 +97,48 @@ void check_desktop_and_engine(DoctorScan& scan, const ContainerEngines& e) {
                "distribution in Docker Desktop (Settings > Resources > WSL integration).");
 }
 
-// 1-based line and column of the byte at OFFSET (0-based) in TEXT.
-std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t offset) {
-  offset = std::min(offset, text.size());
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
-
-// nlohmann's message without its "[json.exception...] parse error at line
-// L, column C: " prefix, whose column is not the byte's.
-std::string parse_problem(const nlohmann::json::parse_error& e) {
-  std::string what = e.what();
-  std::size_t at = what.find("parse error");
-  if (at == std::string::npos) return what;
-  std::size_t colon = what.find(": ", at);
-  return colon == std::string::npos ? what : what.substr(colon + 2);
-}
-
-// The daemon.json, parsed; nullopt when it is absent or malformed (the
-// latter reported as its own finding).
-std::optional<nlohmann::json> read_daemon_json(DoctorScan& scan, bool& malformed) {
+// The daemon.json, read by the json_file step's own rule
+// (read_json_object(), installer/formats/json_text.hpp), so that doctor and
+// `install containers` never disagree on it; nullopt when it is absent or
+// does not read (the latter reported as its own finding).
+std::optional<nlohmann::json> read_daemon_json(DoctorScan& scan, const std::string& path, bool& malformed) {
   malformed = false;
-  std::optional<std::string> text = scan.read(kDaemonJson);
+  std::optional<std::string> text = scan.read(path);
   if (!text) return std::nullopt;
-  const std::string fix = "Correct " + std::string(kDaemonJson) +
+  const std::string fix = "Correct " + path +
                           " (or move it aside), then `sudo systemctl restart docker`; `sudo dockerd --validate` "
                           "checks the file without starting the daemon.";
   const std::string cause =
-      "dockerd reads it at start and refuses to start when it cannot (\"unable to configure the Docker daemon with "
-      "file /etc/docker/daemon.json\"), so every docker command then fails to reach the daemon.";
+      "dockerd reads it at start and refuses to start when it cannot (\"unable to configure "
+      "the Docker daemon with file " +
+      path + "\"), so every docker command then fails to reach the daemon.";
+  auto where = [](const InputError& e) {
+    const Diagnostic& d = e.diagnostics().front();
+    return "line " + std::to_string(d.pos.line) + ", column " + std::to_string(d.pos.column) + ": " + d.message;
+  };
   try {
-    nlohmann::json doc = nlohmann::json::parse(*text);
-    if (doc.is_object()) {
-      scan.add("containers.daemon-json", kContainersGroup, FindingStatus::ok,
-               std::string(kDaemonJson) + " is valid JSON");
-      return doc;
+    nlohmann::json doc = read_json_object(*text, path);
+    scan.add("containers.daemon-json", kContainersGroup, FindingStatus::ok, path + " is valid JSON");
+    return doc;
+  } catch (const StrictJsonError& e) {
+    malformed = true;
+    scan.add("containers.daemon-json", kContainersGroup, FindingStatus::warn, path + " is not strict JSON: " + where(e),
+             "dockerd still starts (it drops a byte-order mark, and of a key given twice it keeps the last), but "
+             "`wslgpu-setup install containers` does not edit such a file: which of two keys counts differs "
+             "between readers.",
+             "Correct " + path + " as the message says, then run `sudo wslgpu-setup install containers` again.");
+  } catch (const InputError& e) {
+    malformed = true;
+    nlohmann::json parsed;
+    try {
+      parsed = parse_json_text(*text, path);  // JSON, then, but not an object
+    } catch (const InputError&) {
+      scan.add("containers.daemon-json", kContainersGroup, FindingStatus::fail,
+               path + " is not valid JSON: " + where(e), cause, fix);
+      return std::nullopt;
     }
-    malformed = true;
     scan.add("containers.daemon-json", kContainersGroup, FindingStatus::fail,
-             std::string(kDaemonJson) + " is JSON but not an object ({...}): it holds " + std::string(doc.type_name()),
-             cause, fix);
-  } catch (const nlohmann::json::parse_error& e) {
-    malformed = true;
-    // e.byte counts from 1 and names the byte where parsing stopped.
-    auto [line, column] = line_and_column(*text, e.byte > 0 ? e.byte - 1 : 0);
-    scan.add("containers.daemon-json", kContainersGroup, FindingStatus::fail,
-             std::string(kDaemonJson) + " is not valid JSON: line " + std::to_string(line) + ", column " +
-                 std::to_string(column) + ": " + parse_problem(e),
-             cause, fix);
+             path + " is JSON but not an object ({...}): it holds " + std::string(parsed.type_name()), cause, fix);
   }
   return std::nullopt;
 }
@@ -154,7 +146,8 @@ std::optional<nlohmann::json> read_daemon_json(DoctorScan& scan, bool& malformed
 void check_docker_runtime(DoctorScan& scan, const ContainerEngines& e) {
   if (!e.docker_engine) return;
   bool malformed = false;
-  std::optional<nlohmann::json> doc = read_daemon_json(scan, malformed);
+  const std::string daemon_json = docker_daemon_json(scan);
+  std::optional<nlohmann::json> doc = read_daemon_json(scan, daemon_json, malformed);
   if (malformed || toolkit_version(scan).empty()) return;
   const nlohmann::json* nvidia = nullptr;
   if (doc && doc->contains("runtimes") && (*doc)["runtimes"].is_object() && (*doc)["runtimes"].contains("nvidia"))
@@ -164,19 +157,18 @@ void check_docker_runtime(DoctorScan& scan, const ContainerEngines& e) {
                            ? (*nvidia)["path"].get<std::string>()
                            : "";
     scan.add("containers.docker-nvidia-runtime", kContainersGroup, FindingStatus::ok,
-             "Docker knows the nvidia runtime (" + std::string(kDaemonJson) + ": runtimes.nvidia" +
+             "Docker knows the nvidia runtime (" + daemon_json + ": runtimes.nvidia" +
                  (path.empty() ? "" : " -> " + path) + ")");
     return;
   }
-  scan.add(
-      "containers.docker-nvidia-runtime", kContainersGroup, FindingStatus::warn,
-      e.docker_engine->name + " and the NVIDIA Container Toolkit are installed, but " +
-          (doc ? std::string(kDaemonJson) + " has no runtimes.nvidia" : std::string(kDaemonJson) + " does not exist"),
-      "Docker does not know NVIDIA's runtime: `docker run --runtime=nvidia ...` fails with \"unknown or invalid "
-      "runtime name: nvidia\", and CDI devices (NVIDIA_VISIBLE_DEVICES=nvidia.com/gpu=all) are not injected. "
-      "NVIDIA's install guide configures it after installing the toolkit.",
-      "sudo wslgpu-setup install containers, or NVIDIA's `sudo nvidia-ctk runtime configure --runtime=docker` "
-      "then `sudo systemctl restart docker`.");
+  scan.add("containers.docker-nvidia-runtime", kContainersGroup, FindingStatus::warn,
+           e.docker_engine->name + " and the NVIDIA Container Toolkit are installed, but " +
+               (doc ? daemon_json + " has no runtimes.nvidia" : daemon_json + " does not exist"),
+           "Docker does not know NVIDIA's runtime: `docker run --runtime=nvidia ...` fails with \"unknown or invalid "
+           "runtime name: nvidia\", and CDI devices (NVIDIA_VISIBLE_DEVICES=nvidia.com/gpu=all) are not injected. "
+           "NVIDIA's install guide configures it after installing the toolkit.",
+           "sudo wslgpu-setup install containers, or NVIDIA's `sudo nvidia-ctk runtime configure --runtime=docker` "
+           "then `sudo systemctl restart docker`.");
 }
 
 void check_toolkit_versions(DoctorScan& scan) {
@@ -249,48 +241,43 @@ void check_adapters(DoctorScan& scan) {
                  "inside Linux can create /dev/dxg or the driver mount.");
 }
 
-// CDI's spec folders (the CDI specification's default spec dirs).
-constexpr const char* kCdiDirs[] = {"/etc/cdi", "/var/run/cdi"};
-
-// Every CDI spec of the two folders: unreadable ones fail (engines refuse
-// them too), and one naming a host file that is gone fails: after a Windows
-// driver update NVIDIA's driver store folder has another name, and a spec
-// written before names the old one ("no such file or directory" at run).
+// Every CDI spec of CDI's folders (cdi_spec_dirs()): unreadable ones fail
+// (engines refuse them too), and one naming a host file that is gone fails:
+// after a Windows driver update NVIDIA's driver store folder has another
+// name, and a spec written before names the old one ("no such file or
+// directory" at run).
 void check_cdi_specs(DoctorScan& scan) {
-  for (const char* dir : kCdiDirs) {
-    for (const auto& name : scan.fs.list(dir)) {
-      if (!name.ends_with(".yaml") && !name.ends_with(".json")) continue;
-      const std::string path = std::string(dir) + "/" + name;
-      const std::string id = "containers.cdi-spec:" + path;
-      CdiSpec spec;
-      try {
-        spec = read_cdi_spec(scan.fs.read(path));
-      } catch (const std::exception& e) {
-        scan.add(id, kContainersGroup, FindingStatus::fail, path + " cannot be read as a CDI spec: " + e.what(),
-                 "Podman and Docker refuse every device of a spec they cannot read.",
-                 "Regenerate it: sudo wslgpu-setup install containers (or remove it).");
-        continue;
-      }
-      std::vector<std::string> gone;
-      for (const auto& p : cdi_host_paths(spec))
-        if (!scan.fs.lstat(p)) gone.push_back(p);
-      if (gone.empty()) {
-        scan.add(id, kContainersGroup, FindingStatus::ok, path + " (" + spec.kind + "): every file it names is there");
-        continue;
-      }
-      bool driver_store = std::any_of(gone.begin(), gone.end(),
-                                      [](const std::string& p) { return p.rfind("/usr/lib/wsl/drivers/", 0) == 0; });
+  for (const auto& file : scan_cdi_specs(scan.fs)) {
+    const std::string& path = file.path;
+    const std::string id = "containers.cdi-spec:" + path;
+    if (!file.spec) {
       scan.add(id, kContainersGroup, FindingStatus::fail,
-               path + " (" + spec.kind + ") names " + std::to_string(gone.size()) + " file" +
-                   (gone.size() == 1 ? "" : "s") + " that no longer exist" + (gone.size() == 1 ? "s" : "") + ": " +
-                   join_words(gone, ", "),
-               driver_store ? "The Windows driver was updated: WSL mounts the new driver store under another "
-                              "folder of /usr/lib/wsl/drivers, and the spec still names the old one."
-                            : "The files were removed or moved after the spec was written.",
-               "Regenerate the spec: sudo wslgpu-setup install containers (it regenerates a spec whose files "
-               "changed); or NVIDIA's own: sudo nvidia-ctk cdi generate --mode=wsl --output=" +
-                   path);
+               path + " cannot be read as a CDI spec: " +
+                   (file.error->line() ? std::string(file.error->what()) : file.error->message()),
+               "Podman and Docker refuse every device of a spec they cannot read.",
+               "Regenerate it: sudo wslgpu-setup install containers (or remove it).");
+      continue;
     }
+    const CdiSpec& spec = *file.spec;
+    std::vector<std::string> gone;
+    for (const auto& p : cdi_host_paths(spec))
+      if (!scan.fs.lstat(p)) gone.push_back(p);
+    if (gone.empty()) {
+      scan.add(id, kContainersGroup, FindingStatus::ok, path + " (" + spec.kind + "): every file it names is there");
+      continue;
+    }
+    bool driver_store = std::any_of(gone.begin(), gone.end(),
+                                    [](const std::string& p) { return p.rfind("/usr/lib/wsl/drivers/", 0) == 0; });
+    scan.add(id, kContainersGroup, FindingStatus::fail,
+             path + " (" + spec.kind + ") names " + std::to_string(gone.size()) + " file" +
+                 (gone.size() == 1 ? "" : "s") + " that no longer exist" + (gone.size() == 1 ? "s" : "") + ": " +
+                 join_words(gone, ", "),
+             driver_store ? "The Windows driver was updated: WSL mounts the new driver store under another "
+                            "folder of /usr/lib/wsl/drivers, and the spec still names the old one."
+                          : "The files were removed or moved after the spec was written.",
+             "Regenerate the spec: sudo wslgpu-setup install containers (it regenerates a spec whose files "
+             "changed); or NVIDIA's own: sudo nvidia-ctk cdi generate --mode=wsl --output=" +
+                 path);
   }
 }
 

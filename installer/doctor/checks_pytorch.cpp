@@ -1,7 +1,8 @@
 // Doctor, PyTorch group: one venv, the one `doctor --python VENV/bin/python`
 // names, else the `venv` of the newest committed pytorch-rocm or
 // pytorch-cuda transaction (its plan.json records the resolved variables),
-// else ~USER/.venvs/pytorch. Everything is read from the venv's files first:
+// else the pytorch profiles' default venv (their [vars] venv, read from the
+// bundled profile: ~USER/.venvs/pytorch). Everything is read from the venv's files first:
 // torch's and numpy's *.dist-info (installer/formats/python_dist.hpp), their
 // direct_url.json, the listing of torch/lib. The venv's Python runs only
 // where no file can tell (a Python whose site-packages is not where a venv
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "installer/doctor/checks.hpp"
+#include "installer/doctor/profile_defaults.hpp"
 #include "installer/formats/python_dist.hpp"
 #include "installer/host/nvidia_driver.hpp"
 #include "installer/system/paths.hpp"
@@ -35,8 +37,6 @@ namespace {
 
 constexpr const char* kGroup = "PyTorch";
 constexpr const char* kStubDir = "/usr/lib/wsl/lib";
-// The pytorch profiles' default venv, under the user's home.
-constexpr const char* kDefaultVenv = "/.venvs/pytorch";
 
 // The GPU architectures (compute capabilities) of download.pytorch.org's
 // CUDA wheels, per index. Source: pytorch/pytorch RELEASE.md, "Release
@@ -162,10 +162,15 @@ VenvChoice choose_venv(const DoctorScan& scan) {
   if (auto c = recorded_venv(scan, note)) return *c;
   VenvChoice c;
   c.note = note;
-  if (!scan.host.user_home.empty() && scan.is_dir(scan.host.user_home + kDefaultVenv)) {
-    c.venv = scan.host.user_home + kDefaultVenv;
+  if (scan.host.user_home.empty()) return c;
+  // The pytorch profiles' own default (${host.user_home}/.venvs/pytorch).
+  for (const char* profile : {"pytorch-rocm", "pytorch-cuda"}) {
+    std::string venv = bundled_default(profile, "venv", scan.host);
+    if (!scan.is_dir(venv)) continue;
+    c.venv = venv;
     c.python = c.venv + "/bin/python";
     c.how = "the default";
+    break;
   }
   return c;
 }
@@ -617,8 +622,9 @@ void check_pytorch(DoctorScan& scan) {
   if (c.venv.empty()) {
     scan.add("pytorch.venv", kGroup, FindingStatus::ok,
              "no PyTorch venv: no `install pytorch` recorded one" + note +
-                 (scan.host.user_home.empty() ? std::string()
-                                              : ", and " + scan.host.user_home + kDefaultVenv + " does not exist") +
+                 (scan.host.user_home.empty()
+                      ? std::string()
+                      : ", and " + bundled_default("pytorch-rocm", "venv", scan.host) + " does not exist") +
                  ". " + kPointAtOne);
     return;
   }

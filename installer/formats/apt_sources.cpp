@@ -12,20 +12,6 @@ namespace wslgpu {
 
 namespace {
 
-// The file's lines with their line ends, so that what is kept can be put
-// back together byte for byte (CRLF and a missing final newline included).
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    end = end == std::string_view::npos ? text.size() : end + 1;
-    lines.push_back(text.substr(pos, end - pos));
-    pos = end;
-  }
-  return lines;
-}
-
 // A line without its line end.
 std::string_view content_of(std::string_view line) {
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
@@ -103,15 +89,16 @@ void apply_option(AptSourceEntry& e, const AptSourceOption& o) {
 }
 
 void parse_one_line(AptSourcesFile& file) {
-  auto lines = split_lines(file.text);
+  auto lines = text::split_lines(file.text, text::LineEnd::kept);
   for (std::size_t n = 0; n < lines.size(); ++n) {
     const auto line_no = static_cast<std::uint32_t>(n + 1);
-    auto where = [&] { return file.path + ":" + std::to_string(line_no) + ": "; };
     std::string_view text = content_of(lines[n]);
     // sources.list(5): "a # character anywhere on a line marks the
     // remainder of that line as a comment".
     text = text::trim(text.substr(0, text.find('#')), text::kCSpace);
     if (text.empty()) continue;
+    const auto column = static_cast<std::uint32_t>(text.data() - lines[n].data() + 1);
+    auto problem_at = [&](const std::string& why) { file.problems.push_back({{file.path, line_no, column}, why}); };
     std::string_view rest = text;
     std::string word, problem;
     next_word(rest, word, problem);
@@ -120,12 +107,12 @@ void parse_one_line(AptSourcesFile& file) {
     e.format = AptSourcesFormat::one_line;
     e.first_line = e.last_line = line_no;
     if (word != "deb" && word != "deb-src") {
-      file.problems.push_back(where() + "the type \"" + word + "\" is not deb or deb-src");
+      problem_at("the type \"" + word + "\" is not deb or deb-src");
       continue;
     }
     e.types = {word};
     if (!next_word(rest, word, problem)) {
-      file.problems.push_back(where() + (problem.empty() ? "no URI after the type" : problem));
+      problem_at((problem.empty() ? "no URI after the type" : problem));
       continue;
     }
     if (!word.empty() && word.front() == '[') {
@@ -134,7 +121,7 @@ void parse_one_line(AptSourcesFile& file) {
       for (const auto& item : split_words(inner)) {
         std::size_t eq = item.find('=');
         if (eq == std::string::npos || eq == 0) {
-          file.problems.push_back(where() + "the option \"" + item + "\" has no \"=\"");
+          problem_at("the option \"" + item + "\" has no \"=\"");
           bad = true;
           break;
         }
@@ -152,33 +139,33 @@ void parse_one_line(AptSourcesFile& file) {
       }
       if (bad) continue;
       if (!next_word(rest, word, problem)) {
-        file.problems.push_back(where() + (problem.empty() ? "no URI after the options" : problem));
+        problem_at((problem.empty() ? "no URI after the options" : problem));
         continue;
       }
     }
     e.uris = {word};
     if (!next_word(rest, word, problem)) {
-      file.problems.push_back(where() + (problem.empty() ? "no suite after the URI" : problem));
+      problem_at((problem.empty() ? "no suite after the URI" : problem));
       continue;
     }
     // A quoted empty word ("") is no suite: apt rejects the line too.
     if (word.empty()) {
-      file.problems.push_back(where() + "the suite is empty");
+      problem_at("the suite is empty");
       continue;
     }
     e.suites = {word};
     while (next_word(rest, word, problem)) e.components.push_back(word);
     if (!problem.empty()) {
-      file.problems.push_back(where() + problem);
+      problem_at(problem);
       continue;
     }
     bool flat = e.suites.front().back() == '/';
     if (flat && !e.components.empty()) {
-      file.problems.push_back(where() + "a suite ending in \"/\" (an exact path) takes no components");
+      problem_at("a suite ending in \"/\" (an exact path) takes no components");
       continue;
     }
     if (!flat && e.components.empty()) {
-      file.problems.push_back(where() + "no component after the suite \"" + e.suites.front() + "\"");
+      problem_at("no component after the suite \"" + e.suites.front() + "\"");
       continue;
     }
     e.index = file.entries.size();
@@ -231,7 +218,7 @@ std::string inline_key(const std::string& value) {
 }
 
 void parse_deb822_sources(AptSourcesFile& file) {
-  auto lines = split_lines(file.text);
+  auto lines = text::split_lines(file.text, text::LineEnd::kept);
   for (const Block& b : blocks_of(lines)) {
     if (!b.has_field) continue;
     std::string block;
@@ -244,13 +231,14 @@ void parse_deb822_sources(AptSourcesFile& file) {
         last_field = static_cast<std::uint32_t>(i + 1);
       }
     }
-    auto where = [&] { return file.path + ":" + std::to_string(first_field) + ": "; };
+    auto problem_at = [&](const std::string& why) { file.problems.push_back({{file.path, first_field, 1}, why}); };
     std::vector<Deb822Stanza> stanzas;
     try {
       stanzas = parse_deb822(block, file.path);
     } catch (const InputError& e) {
       const Diagnostic& d = e.diagnostics().front();
-      file.problems.push_back(file.path + ":" + std::to_string(b.first + d.pos.line) + ": " + d.message);
+      file.problems.push_back(
+          {{file.path, static_cast<std::uint32_t>(b.first + d.pos.line), d.pos.column ? d.pos.column : 1}, d.message});
       continue;
     }
     if (stanzas.empty()) continue;
@@ -279,16 +267,13 @@ void parse_deb822_sources(AptSourcesFile& file) {
       e.options.push_back(std::move(o));
     }
     if (e.types.empty() || e.uris.empty() || e.suites.empty()) {
-      file.problems.push_back(where() + "the stanza lacks " +
-                              (e.types.empty()  ? "Types"
-                               : e.uris.empty() ? "URIs"
-                                                : "Suites"));
+      problem_at(std::string("the stanza lacks ") + (e.types.empty() ? "Types" : e.uris.empty() ? "URIs" : "Suites"));
       continue;
     }
     bool known =
         std::all_of(e.types.begin(), e.types.end(), [](const std::string& t) { return t == "deb" || t == "deb-src"; });
     if (!known) {
-      file.problems.push_back(where() + "a type in \"" + s.get_or("Types", "") + "\" is not deb or deb-src");
+      problem_at("a type in \"" + s.get_or("Types", "") + "\" is not deb or deb-src");
       continue;
     }
     e.index = file.entries.size();
@@ -299,7 +284,7 @@ void parse_deb822_sources(AptSourcesFile& file) {
 // The text of FILE without the entries at INDEXES; ANYTHING_LEFT says
 // whether it still holds more than comments and blank lines.
 std::string edit(const AptSourcesFile& file, const std::vector<std::size_t>& indexes, bool& anything_left) {
-  auto lines = split_lines(file.text);
+  auto lines = text::split_lines(file.text, text::LineEnd::kept);
   std::vector<bool> drop(lines.size(), false);
   std::set<std::size_t> wanted(indexes.begin(), indexes.end());
   if (file.format == AptSourcesFormat::one_line) {

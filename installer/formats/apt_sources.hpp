@@ -15,7 +15,7 @@
 // One entry per one-line source line, one per deb822 stanza (which may list
 // several types, URIs and suites). Commented-out lines are not entries; a
 // stanza with "Enabled: no" is an entry that is not enabled. Lines apt would
-// reject are reported as problems with FILE:LINE, not thrown: a broken
+// reject are reported as problems with FILE:LINE:COLUMN, not thrown: a broken
 // unrelated file must not stop a step from looking at the rest.
 #pragma once
 #include <cstddef>
@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "installer/system/error.hpp"
 #include "installer/system/filesystem.hpp"
 
 namespace wslgpu {
@@ -78,7 +79,9 @@ struct AptSourcesFile {
   AptSourcesFormat format = AptSourcesFormat::one_line;
   std::string text;  // the file's bytes, as read
   std::vector<AptSourceEntry> entries;
-  std::vector<std::string> problems;  // "PATH:LINE: why apt would reject this line"
+  // Why apt would reject a line, at PATH:LINE:COLUMN (a one-line entry's
+  // first character; a deb822 stanza's first field, or the bad line).
+  std::vector<Diagnostic> problems;
 };
 
 // Parses TEXT as the file PATH (its format follows from its name: *.sources

@@ -678,4 +678,39 @@ std::string cdi_device_name_problem(const std::string& name) {
   return "";
 }
 
+const std::vector<std::string>& cdi_spec_dirs() {
+  static const std::vector<std::string> dirs = {"/etc/cdi", "/var/run/cdi"};
+  return dirs;
+}
+
+bool is_cdi_spec_name(std::string_view name) { return name.ends_with(".json") || name.ends_with(".yaml"); }
+
+std::string CdiSpecFile::problem() const {
+  if (!error) return path + ": reads as a CDI spec";
+  if (error->line() == 0) return path + ": " + error->message();
+  return path + ":" + error->what();
+}
+
+std::vector<CdiSpecFile> scan_cdi_specs(const FileSystem& fs) {
+  std::vector<CdiSpecFile> out;
+  for (const auto& dir : cdi_spec_dirs()) {
+    std::vector<std::string> names = fs.list(dir);
+    for (const auto& name : names) {
+      if (!is_cdi_spec_name(name)) continue;
+      CdiSpecFile f{dir + "/" + name, std::nullopt, std::nullopt};
+      auto info = fs.stat(f.path);
+      if (!info || info->type != FileType::regular) continue;
+      try {
+        f.spec = read_cdi_spec(fs.read(f.path));
+      } catch (const CdiSpecError& e) {
+        f.error = e;
+      } catch (const std::exception& e) {
+        f.error = CdiSpecError(0, 0, e.what());  // unreadable: the FileSystem says why
+      }
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
 }  // namespace wslgpu

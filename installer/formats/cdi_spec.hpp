@@ -11,11 +11,15 @@
 // kept in the data and not checked, as the schema allows them.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "installer/system/filesystem.hpp"
 
 namespace wslgpu {
 
@@ -101,6 +105,32 @@ const std::vector<std::string>& cdi_known_versions();
 // device name starting with a digit 0.5.0; annotations and a dot in the
 // kind's name 0.6.0; intelRdt and additionalGids 0.7.0; netDevices 1.1.0).
 std::string cdi_minimum_version(const nlohmann::json& spec);
+
+// The folders CDI reads specs from, in its order: /etc/cdi, then
+// /var/run/cdi (container-device-interface, pkg/cdi/spec-dirs.go,
+// DefaultSpecDirs). The one list the step, `containers flags` and doctor use.
+const std::vector<std::string>& cdi_spec_dirs();
+
+// Whether CDI reads the file NAME of those folders as a spec: its name ends
+// in .json or .yaml (spec-dirs.go takes filepath.Ext(path) of ".json" or
+// ".yaml", and skips every other file and every sub-folder).
+bool is_cdi_spec_name(std::string_view name);
+
+// One spec file of the folders, read or not.
+struct CdiSpecFile {
+  std::string path;                   // target path: "/etc/cdi/amd-wsl.yaml"
+  std::optional<CdiSpec> spec;        // when it reads as a CDI spec
+  std::optional<CdiSpecError> error;  // else why not (0:0 when it could not be read at all)
+
+  // "PATH:LINE:COLUMN: message" (or "PATH: message"), for an unread one.
+  std::string problem() const;
+};
+
+// Every regular file of cdi_spec_dirs() that is_cdi_spec_name() takes, in
+// CDI's order (folder, then name), each read with read_cdi_spec(): one that
+// does not read is listed with its error, so that a broken unrelated spec
+// never hides the others. A folder that does not exist has none.
+std::vector<CdiSpecFile> scan_cdi_specs(const FileSystem& fs);
 
 // Whether NAME is a valid CDI kind ("vendor.com/class") or device name, as
 // SPEC.md defines them; "" when it is, else why not.

@@ -51,7 +51,7 @@ class JsonReader {
 
   nlohmann::json document(JsonNode& root) {
     if (text_.rfind("\xEF\xBB\xBF", 0) == 0)
-      fail(
+      fail_strict(
           "the file starts with a UTF-8 byte-order mark, which JSON does not allow (RFC 8259, section 8.1) and "
           "Go's encoding/json refuses: save it without one");
     skip_blanks();
@@ -73,6 +73,9 @@ class JsonReader {
     throw InputError(SourcePos{file_, line, column}, message);
   }
   [[noreturn]] void fail(const std::string& message) const { fail_at(line_, column_, message); }
+  [[noreturn]] void fail_strict(const std::string& message) const {
+    throw StrictJsonError(SourcePos{file_, line_, column_}, message);
+  }
 
   bool at_end() const { return pos_ >= text_.size(); }
   char peek() const { return at_end() ? '\0' : text_[pos_]; }
@@ -168,10 +171,10 @@ class JsonReader {
       m.key = string();
       m.key_end = pos_;
       if (auto it = seen.find(m.key); it != seen.end())
-        fail_at(key_line, key_column,
-                "key " + nlohmann::json(m.key).dump() + " appears twice in this object (first at line " +
-                    std::to_string(it->second.first) + ", column " + std::to_string(it->second.second) +
-                    "); JSON readers disagree on which one counts: remove one of them");
+        throw StrictJsonError(SourcePos{file_, key_line, key_column},
+                              "key " + nlohmann::json(m.key).dump() + " appears twice in this object (first at line " +
+                                  std::to_string(it->second.first) + ", column " + std::to_string(it->second.second) +
+                                  "); JSON readers disagree on which one counts: remove one of them");
       seen.emplace(m.key, std::make_pair(key_line, key_column));
       skip_blanks();
       if (peek() != ':') fail("expected ':' after the key " + nlohmann::json(m.key).dump() + ", found " + found());
@@ -589,6 +592,25 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
   return JsonReader(text, file).document(root);
 }
 
+namespace {
+
+// The object of a non-blank TEXT, with ROOT its positions.
+nlohmann::json read_object(const std::string& text, const std::string& file, JsonNode& root) {
+  nlohmann::json have = JsonReader(text, file).document(root);
+  if (!root.is_object)
+    throw InputError(SourcePos{file, root.line, root.column},
+                     "the JSON text is " + json_type_name(have) + ", not an object, so no keys can be merged into it");
+  return have;
+}
+
+}  // namespace
+
+nlohmann::json read_json_object(const std::string& text, const std::string& file) {
+  if (blank_json_text(text)) return nlohmann::json::object();
+  JsonNode root;
+  return read_object(text, file, root);
+}
+
 std::string json_key_path(const std::vector<std::string>& path) {
   std::string out;
   for (const auto& key : path)
@@ -609,10 +631,7 @@ JsonMerge merge_json_text(const std::string& text, const nlohmann::json& patch, 
     result.text = merger.new_document(patch);
     return result;
   }
-  nlohmann::json have = JsonReader(text, file).document(root);
-  if (!root.is_object)
-    throw InputError(SourcePos{file, root.line, root.column},
-                     "the JSON text is " + json_type_name(have) + ", not an object, so no keys can be merged into it");
+  nlohmann::json have = read_object(text, file, root);
   JsonMerger merger(text, file, root);
   std::vector<std::string> path;
   merger.merge(root, have, patch, path, false);

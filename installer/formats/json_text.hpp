@@ -4,9 +4,13 @@
 // indentation, spacing, line endings, the text after the last brace.
 //
 // Reading is strict RFC 8259, as Go's encoding/json (dockerd's reader) is:
-// no comments, no trailing commas, no byte-order mark, UTF-8 only, no
-// duplicate keys (readers disagree on which one counts). Every error names
-// FILE:LINE:COLUMN, 1-based, the column counted in characters.
+// no comments, no trailing commas, UTF-8 only. Two rules are stricter than
+// dockerd: no byte-order mark (dockerd drops one before Go reads the text:
+// moby, daemon/config/config.go, getConflictFreeConfiguration) and no key
+// twice in one object (Go keeps the last; other readers the first, so an
+// edit would have to guess). Such a file is a StrictJsonError: dockerd
+// starts with it, and the tool neither edits it nor calls it well. Every
+// error names FILE:LINE:COLUMN, 1-based, the column counted in characters.
 #pragma once
 #include <string>
 #include <vector>
@@ -17,9 +21,25 @@
 
 namespace wslgpu {
 
+// JSON that dockerd reads but these rules refuse (a byte-order mark, a
+// duplicate key): bad input all the same, told apart for doctor, which
+// says dockerd still starts.
+class StrictJsonError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // TEXT as one JSON value. Throws InputError naming FILE:LINE:COLUMN; an
 // empty or blank TEXT is an error too (merge_json_text() accepts it).
 nlohmann::json parse_json_text(const std::string& text, const std::string& file);
+
+// The one reading rule for a JSON file the tool both edits and diagnoses
+// (/etc/docker/daemon.json: the json_file step and doctor): the object TEXT
+// holds, read exactly as merge_json_text() reads it before an edit; a blank
+// TEXT is {} (dockerd too takes an empty file). Throws what
+// merge_json_text() throws for the same TEXT: StrictJsonError, InputError
+// (FILE:LINE:COLUMN), and InputError for JSON that is not an object.
+nlohmann::json read_json_object(const std::string& text, const std::string& file);
 
 // One key a merge set.
 struct JsonChange {

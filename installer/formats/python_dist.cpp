@@ -10,21 +10,6 @@ namespace wslgpu {
 
 namespace {
 
-// The lines of TEXT without their endings (LF or CRLF).
-std::vector<std::string_view> text_lines(std::string_view t) {
-  std::vector<std::string_view> lines;
-  std::size_t start = 0;
-  while (start < t.size()) {
-    std::size_t end = t.find('\n', start);
-    if (end == std::string_view::npos) end = t.size();
-    std::string_view line = t.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    start = end + 1;
-  }
-  return lines;
-}
-
 // "3.12.3.final.0" -> "3.12.3": the leading numeric components.
 std::string numeric_prefix(std::string_view v) {
   std::string out;
@@ -45,7 +30,7 @@ std::string numeric_prefix(std::string_view v) {
 PyvenvCfg parse_pyvenv_cfg(std::string_view cfg) {
   PyvenvCfg out;
   std::string version, version_info;
-  for (auto line : text_lines(cfg)) {
+  for (auto line : text::split_lines(cfg)) {
     auto eq = line.find('=');
     if (eq == std::string_view::npos) continue;
     std::string key = text::lower(text::trim(line.substr(0, eq), text::kBlanks));
@@ -69,7 +54,7 @@ DistMetadata parse_metadata(std::string_view t) {
   DistMetadata out;
   bool have_name = false, have_version = false;
   bool in_requires_dist = false;  // the field above is a Requires-Dist
-  for (auto line : text_lines(t)) {
+  for (auto line : text::split_lines(t)) {
     if (line.empty()) break;  // the body (the long description) starts here
     if (line.front() == ' ' || line.front() == '\t') {
       // A continuation of the field above; only a requirement's is kept.
@@ -101,7 +86,7 @@ DistMetadata parse_metadata(std::string_view t) {
 
 std::vector<RecordEntry> parse_record(std::string_view t) {
   std::vector<RecordEntry> out;
-  for (auto line : text_lines(t)) {
+  for (auto line : text::split_lines(t)) {
     if (line.empty()) continue;
     std::vector<std::string> fields(1);
     std::size_t i = 0;

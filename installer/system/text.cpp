@@ -60,15 +60,28 @@ std::string shell_word(std::string_view value) {
   return safe ? std::string(value) : shell_quote(value);
 }
 
+std::vector<std::string_view> split_lines(std::string_view text, LineEnd end) {
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t nl = text.find('\n', start);
+    std::size_t stop = nl == std::string_view::npos ? text.size() : nl + 1;
+    std::string_view line = text.substr(start, stop - start);
+    if (end == LineEnd::dropped) {
+      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    }
+    lines.push_back(line);
+    start = stop;
+  }
+  return lines;
+}
+
 std::vector<std::string> output_lines(std::string_view output) {
   std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < output.size()) {
-    auto nl = output.find('\n', start);
-    std::string_view line = output.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+  for (std::string_view line : split_lines(output, LineEnd::dropped)) {
     line = trim_end(line, " \r");
     if (!line.empty()) lines.emplace_back(line);
-    start = nl == std::string_view::npos ? output.size() : nl + 1;
   }
   return lines;
 }

@@ -36,6 +36,15 @@ std::string shell_quote(std::string_view value);
 // (letters, digits and -_./=:,+@%), so commands shown to people stay readable.
 std::string shell_word(std::string_view value);
 
+// The one line splitter. TEXT's lines in order, each a view into TEXT: with
+// its "\n" (LineEnd::kept, so that the lines put back together are TEXT
+// byte for byte, CRLF and a missing final newline included), or without it
+// and without one carriage return before it (LineEnd::dropped, so that a
+// CRLF file reads as an LF one). A last line without "\n" counts; an empty
+// TEXT has no lines, and "a\n" has one.
+enum class LineEnd { kept, dropped };
+std::vector<std::string_view> split_lines(std::string_view text, LineEnd end = LineEnd::dropped);
+
 // A program's output as its non-empty lines, each without trailing spaces
 // and carriage returns: what a failure message quotes the last few of.
 std::vector<std::string> output_lines(std::string_view output);

@@ -5,6 +5,7 @@
 #include "installer/formats/diff.hpp"
 #include "installer/formats/openpgp.hpp"
 #include "installer/formats/sha256.hpp"
+#include "installer/system/error.hpp"
 #include "steps/files/file_change.hpp"
 
 namespace wslgpu::apt_repo {
@@ -165,6 +166,16 @@ std::optional<StepPlan> plan_take_over(const AptRepositorySpec& repo, StepContex
         p.details.push_back(e.where() + " is a deb-src entry; the new source fetches binary packages only");
     }
     if (indexes.empty()) continue;
+    // A file this step edits must read whole: a line apt rejects would be
+    // kept as it is, and apt refuses every source while it is there. Bad
+    // input, as a malformed manifest is (exit 2).
+    if (!f.problems.empty()) {
+      std::vector<Diagnostic> all = f.problems;
+      all.back().message +=
+          "\napt rejects this line, and the file holds an entry this step replaces: fix the line by hand (or "
+          "remove it), then run again. Nothing was changed.";
+      throw InputError(std::move(all));
+    }
     auto owner = find_dpkg_owner(ctx.fs, f.path);
     replaced.push_back(f.path + " (" + owner_text(owner) + ")");
     p.details.push_back("replaces " + f.path + " (" + owner_text(owner) + "):");

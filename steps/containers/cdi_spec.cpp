@@ -260,11 +260,15 @@ class CdiSpecStep : public Step {
 };
 
 std::string spec_path_problem(const std::string& path) {
-  if (path.rfind("/etc/cdi/", 0) != 0 && path.rfind("/var/run/cdi/", 0) != 0)
-    return "path \"" + path +
-           "\" is not in /etc/cdi or /var/run/cdi: podman, containerd and CRI-O read CDI specs only from those "
+  const auto& dirs = cdi_spec_dirs();
+  if (std::none_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return folder_of(path) == d + "/"; })) {
+    std::string list;
+    for (const auto& d : dirs) list += (list.empty() ? "" : " or ") + d;
+    return "path \"" + path + "\" is not in " + list +
+           ": podman, containerd and CRI-O read CDI specs only from those "
            "folders (CDI's default spec directories), so a spec elsewhere would never be used";
-  if (!ends_with(path, ".yaml") && !ends_with(path, ".json"))
+  }
+  if (!is_cdi_spec_name(name_of(path)))
     return "path \"" + path + "\" does not end in .yaml or .json, the only names CDI reads specs from";
   return "";
 }

@@ -28,9 +28,12 @@ class JsonFileStep : public Step {
     try {
       merged = merge_json_text(now.content.value_or(""), merge, path);
     } catch (const InputError& e) {
-      throw StepFailure(std::string(e.what()) +
-                        "\nThe file is left as it is: fix it by hand (or move it away), then run again. Nothing was "
-                        "changed.");
+      // Bad input, as a malformed manifest is (exit 2): the plan stops here.
+      std::vector<Diagnostic> all = e.diagnostics();
+      all.back().message +=
+          "\nThe file is left as it is: fix it by hand (or move it away), then run again. "
+          "Nothing was changed.";
+      throw InputError(std::move(all));
     }
     // An existing file keeps its mode and owner: MODE is for a file this step creates.
     FileAttrs attrs = now.info ? FileAttrs{now.info->mode, now.info->uid, now.info->gid} : FileAttrs{mode, 0, 0};

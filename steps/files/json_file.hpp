@@ -17,8 +17,9 @@
 // other value replaces the key's value. The editing rules, and what stops
 // the plan (a file that is not strict JSON, a duplicate key, an object to
 // merge into a key that holds something else), are merge_json_text()'s
-// (installer/formats/json_text.hpp); such a file stops the plan with
-// FILE:LINE:COLUMN and is left untouched.
+// (installer/formats/json_text.hpp), the rule doctor reads the file by too;
+// such a file stops plan and install as bad input (exit 2) with
+// FILE:LINE:COLUMN, and is left untouched.
 //
 // State touched: that one file, as a plan write; an existing file keeps its
 // mode and owner, a new one gets MODE and root:root. Undo: the runner

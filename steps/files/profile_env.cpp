@@ -141,22 +141,24 @@ class ProfileEnvStep : public Step {
     }
     const std::string fix =
         " Remove the stray marker (or the extra block) by hand, then run again. Nothing was changed.";
-    auto at = [&](std::uint32_t line) { return path + ":" + std::to_string(line) + ": "; };
     if (begins.size() > 1)
-      throw StepFailure(at(begins[1].line) + "the marker \"" + begin + "\" appears again (first on line " +
-                        std::to_string(begins[0].line) + "), so the managed block is ambiguous." + fix);
+      throw InputError(SourcePos{path, begins[1].line, 1},
+                       "the marker \"" + begin + "\" appears again (first on line " + std::to_string(begins[0].line) +
+                           "), so the managed block is ambiguous." + fix);
     if (ends.size() > 1)
-      throw StepFailure(at(ends[1].line) + "the marker \"" + end + "\" appears again (first on line " +
-                        std::to_string(ends[0].line) + "), so the managed block is ambiguous." + fix);
+      throw InputError(SourcePos{path, ends[1].line, 1}, "the marker \"" + end + "\" appears again (first on line " +
+                                                             std::to_string(ends[0].line) +
+                                                             "), so the managed block is ambiguous." + fix);
     if (begins.size() == 1 && ends.empty())
-      throw StepFailure(at(begins[0].line) + "the marker \"" + begin + "\" has no closing \"" + end + "\" after it." +
-                        fix);
+      throw InputError(SourcePos{path, begins[0].line, 1},
+                       "the marker \"" + begin + "\" has no closing \"" + end + "\" after it." + fix);
     if (ends.size() == 1 && begins.empty())
-      throw StepFailure(at(ends[0].line) + "the marker \"" + end + "\" has no opening \"" + begin + "\" before it." +
-                        fix);
+      throw InputError(SourcePos{path, ends[0].line, 1},
+                       "the marker \"" + end + "\" has no opening \"" + begin + "\" before it." + fix);
     if (begins.size() == 1 && ends[0].line < begins[0].line)
-      throw StepFailure(at(ends[0].line) + "the marker \"" + end + "\" comes before its opening marker on line " +
-                        std::to_string(begins[0].line) + "." + fix);
+      throw InputError(SourcePos{path, ends[0].line, 1}, "the marker \"" + end +
+                                                             "\" comes before its opening marker on line " +
+                                                             std::to_string(begins[0].line) + "." + fix);
 
     std::string wanted;
     bool had_block = begins.size() == 1;

@@ -449,9 +449,9 @@ class IniSettingsStep : public Step {
       }
       auto decoded = utf16_to_utf8(text);
       if (!decoded) {
-        throw StepFailure(path +
-                          ":1: the file looks like UTF-16 but is not valid UTF-16, so it cannot be "
-                          "rewritten safely; fix or remove it by hand. Nothing was changed.");
+        throw InputError(SourcePos{path, 1, 1},
+                         "the file looks like UTF-16 but is not valid UTF-16, so it cannot be "
+                         "rewritten safely; fix or remove it by hand. Nothing was changed.");
       }
       text = *decoded;
       converted = true;
@@ -460,9 +460,12 @@ class IniSettingsStep : public Step {
     try {
       doc = IniDocument::parse(text, path);
     } catch (const InputError& e) {
-      throw StepFailure(std::string(e.what()) +
-                        "\nWSL would misread this file, so it is left as it is: fix it by "
-                        "hand, then run again. Nothing was changed.");
+      // Bad input, as a malformed manifest is (exit 2): the plan stops here.
+      std::vector<Diagnostic> all = e.diagnostics();
+      all.back().message +=
+          "\nWSL would misread this file, so it is left as it is: fix it by "
+          "hand, then run again. Nothing was changed.";
+      throw InputError(std::move(all));
     }
     if (!now.info) doc.use_crlf(target == Target::windows_profile);
 

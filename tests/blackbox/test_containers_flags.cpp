@@ -2,6 +2,8 @@
 // CDI specs on the machine, for the engines that read no CDI spec.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "harness.hpp"
@@ -60,4 +62,44 @@ TEST_CASE("containers flags without a GPU spec exits 1 and says how to write one
   RunResult broken = run_tool({"--root", root.path(), "containers", "flags"});
   CHECK(broken.exit_code == 1);
   CHECK(contains(broken.err, "/etc/cdi/amd-wsl.yaml:"));
+}
+
+TEST_CASE("containers flags skips an unrelated broken spec with a warning naming it, and prints the GPU's flags") {
+  FakeWslRoot root;
+  root.write("/etc/cdi/acme-fpga.yaml", "cdiVersion: \"0.5.0\"\nkind: acme.com/fpga\ndevices: [\n");
+  root.write("/etc/cdi/amd-wsl.yaml", kAmdLegacySpec);
+  RunResult r = run_tool({"--root", root.path(), "containers", "flags"});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.rfind("warning: /etc/cdi/acme-fpga.yaml:", 0) == 0);
+  CHECK(contains(r.err, "\n  Skipped: it does not read as a CDI spec (Podman and Docker refuse it too).\n"));
+  CHECK(contains(r.out, "amd.com/gpu=all (/etc/cdi/amd-wsl.yaml)\ndocker run flags:\n  --device=/dev/dxg \\\n"));
+
+  RunResult j = run_tool({"--root", root.path(), "containers", "flags", "--output", "json"});
+  REQUIRE(j.exit_code == 0);
+  auto doc = nlohmann::json::parse(j.out);
+  REQUIRE(doc.size() == 1);
+  CHECK(doc[0]["spec"] == "/etc/cdi/amd-wsl.yaml");
+}
+
+TEST_CASE("containers flags with Docker Desktop's integration on NVIDIA needs no spec: --gpus all") {
+  FakeWslRoot root;
+  root.write("/usr/lib/wsl/lib/libcuda.so.1", "");
+  root.write("/mnt/wsl/docker-desktop/cli-tools/usr/bin/docker", "#!/bin/sh\n", 0755);
+  std::filesystem::create_directories(root.path() + "/usr/bin");
+  std::filesystem::create_symlink("/mnt/wsl/docker-desktop/cli-tools/usr/bin/docker", root.path() + "/usr/bin/docker");
+  RunResult r = run_tool({"--root", root.path(), "containers", "flags"});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out ==
+        "nvidia.com/gpu=all (Docker Desktop's engine, which brings NVIDIA's runtime: no CDI spec needed)\n"
+        "docker run flags (Docker Desktop):\n  --gpus all\n");
+  RunResult j = run_tool({"--root", root.path(), "containers", "flags", "--output", "json"});
+  REQUIRE(j.exit_code == 0);
+  CHECK(nlohmann::json::parse(j.out) ==
+        nlohmann::json::parse(R"([{"spec": null, "device": "nvidia.com/gpu=all", "docker_flags": ["--gpus all"]}])"));
+
+  // Without the integration, an NVIDIA machine with no spec still has none to read.
+  std::filesystem::remove(root.path() + "/usr/bin/docker");
+  CHECK(run_tool({"--root", root.path(), "containers", "flags"}).exit_code == 1);
 }

@@ -1,12 +1,14 @@
 // The json_file step from outside, on Docker's /etc/docker/daemon.json in a
-// fake WSL root: a malformed file stops plan and install with FILE:LINE:COLUMN
-// and the machine untouched; a good one gets NVIDIA's runtime added with the
+// fake WSL root: a malformed file stops plan and install as bad input (exit 2)
+// with FILE:LINE:COLUMN and the machine untouched, and doctor reads the file
+// by the same rule; a good one gets NVIDIA's runtime added with the
 // rest byte for byte, and rollback gives the file back as it was.
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -46,31 +48,71 @@ const std::string kMalformedSays = "/etc/docker/daemon.json:3:1: a comma before 
 
 }  // namespace
 
-TEST_CASE("json_file: plan on a malformed daemon.json names FILE:LINE:COLUMN, exits 3 and changes nothing") {
+const std::string kLeftAsItIs =
+    "\nThe file is left as it is: fix it by hand (or move it away), then run again. Nothing was changed.\n";
+
+TEST_CASE("json_file: plan on a malformed daemon.json is bad input: exit 2 naming FILE:LINE:COLUMN, nothing changed") {
   FakeWslRoot root;
   root.write("/etc/docker/daemon.json", kTrailingComma);
   std::string m = daemon_runtime_manifest(root);
   auto before = snapshot(root.path());
   RunResult r = run_tool({"--root", root.path(), "plan", m});
   INFO(r.out, r.err);
-  // As a malformed .wslconfig: the step cannot be planned, so the plan is refused.
-  CHECK(r.exit_code == 3);
-  CHECK(r.out.find("refused  cannot be planned: " + kMalformedSays) != std::string::npos);
+  // As a malformed manifest: the file is the user's input (it was exit 3, a refused plan).
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "error: " + kMalformedSays + kLeftAsItIs);
   CHECK(snapshot_difference(before, snapshot(root.path())) == "");
   std::filesystem::remove(m);
 }
 
-TEST_CASE("json_file: install on a malformed daemon.json stops before any change, exit 3" * needs_root()) {
+TEST_CASE("json_file: install on a malformed daemon.json stops before any change, exit 2" * needs_root()) {
   FakeWslRoot root;
   root.write("/etc/docker/daemon.json", kTrailingComma);
   std::string m = daemon_runtime_manifest(root);
   auto before = outside_state_without_times(snapshot(root.path()));
   RunResult r = run_tool({"--root", root.path(), "install", m, "--yes"});
   INFO(r.out, r.err);
-  CHECK(r.exit_code == 3);
-  CHECK(r.err.find(kMalformedSays) != std::string::npos);
-  CHECK(r.err.find("Nothing was changed (exit 3).") != std::string::npos);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "error: " + kMalformedSays + kLeftAsItIs);
   CHECK(snapshot_difference(before, outside_state_without_times(snapshot(root.path()))) == "");
+  std::filesystem::remove(m);
+}
+
+// One reading rule through both doors (installer/formats/json_text.hpp,
+// read_json_object): what plan refuses to edit, doctor does not call valid.
+TEST_CASE("json_file and doctor agree on a daemon.json with a byte-order mark or a key given twice") {
+  FakeWslRoot root;
+  root.write("/var/lib/dpkg/status",
+             "Package: docker-ce\nStatus: install ok installed\nArchitecture: amd64\n"
+             "Version: 5:28.3.2-1~ubuntu.24.04~noble\n\n");
+  std::string m = daemon_runtime_manifest(root);
+  struct Case {
+    std::string text, where, message;
+  };
+  const std::vector<Case> cases = {
+      {"\xEF\xBB\xBF{\"log-driver\": \"json-file\"}\n", "1:1",
+       "the file starts with a UTF-8 byte-order mark, which JSON does not allow (RFC 8259, section 8.1) and Go's "
+       "encoding/json refuses: save it without one"},
+      {"{\n  \"debug\": true,\n  \"debug\": false\n}\n", "3:3",
+       "key \"debug\" appears twice in this object (first at line 2, column 3); JSON readers disagree on which one "
+       "counts: remove one of them"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.where);
+    root.write("/etc/docker/daemon.json", c.text);
+    auto before = snapshot(root.path());
+    RunResult plan = run_tool({"--root", root.path(), "plan", m});
+    CHECK(plan.exit_code == 2);
+    CHECK(plan.err == "error: /etc/docker/daemon.json:" + c.where + ": " + c.message + kLeftAsItIs);
+
+    RunResult doctor = run_tool({"--root", root.path(), "doctor", "--output", "json"});
+    nlohmann::json f = doctor_finding(doctor, "containers.daemon-json");
+    CHECK(f["status"] == "warn");
+    std::string line = c.where.substr(0, c.where.find(':')), column = c.where.substr(c.where.find(':') + 1);
+    CHECK(f["seen"] ==
+          "/etc/docker/daemon.json is not strict JSON: line " + line + ", column " + column + ": " + c.message);
+    CHECK(snapshot_difference(before, snapshot(root.path())) == "");
+  }
   std::filesystem::remove(m);
 }
 

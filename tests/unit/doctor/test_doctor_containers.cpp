@@ -195,8 +195,10 @@ TEST_CASE("containers: a malformed daemon.json fails with the line and column of
   auto findings = m.diagnose();
   Finding f = get(findings, "containers.daemon-json");
   CHECK(f.status == FindingStatus::fail);
-  // The '{' where ':' belongs is line 3, column 14.
-  CHECK(f.seen.rfind("/etc/docker/daemon.json is not valid JSON: line 3, column 14: syntax error", 0) == 0);
+  // The '{' where ':' belongs is line 3, column 14, in the json_file step's own words.
+  CHECK(f.seen ==
+        "/etc/docker/daemon.json is not valid JSON: line 3, column 14: expected ':' after the key "
+        "\"nvidia\", found '{'");
   CHECK(contains(f.cause, "refuses to start"));
   // The runtime cannot be judged from a file docker cannot read.
   CHECK(lookup(findings, "containers.docker-nvidia-runtime") == nullptr);
@@ -207,6 +209,43 @@ TEST_CASE("containers: a malformed daemon.json fails with the line and column of
     CHECK(g.status == FindingStatus::fail);
     CHECK(g.seen == "/etc/docker/daemon.json is JSON but not an object ({...}): it holds array");
   }
+}
+
+// The json_file step and doctor read daemon.json by one rule (read_json_object):
+// what dockerd still reads but the step will not edit is a warning here,
+// never "valid JSON" while `install containers` refuses it.
+TEST_CASE("containers: a daemon.json with a byte-order mark or a key twice is a warning, as install refuses it") {
+  Machine m;
+  m.docker_ce();
+  m.toolkit();
+  m.fs.add_file("/etc/docker/daemon.json", "\xEF\xBB\xBF{\"log-driver\": \"json-file\"}\n");
+  Finding bom = get(m.diagnose(), "containers.daemon-json");
+  CHECK(bom.status == FindingStatus::warn);
+  CHECK(bom.seen ==
+        "/etc/docker/daemon.json is not strict JSON: line 1, column 1: the file starts with a UTF-8 byte-order mark, "
+        "which JSON does not allow (RFC 8259, section 8.1) and Go's encoding/json refuses: save it without one");
+  CHECK(contains(bom.cause, "dockerd still starts"));
+  CHECK(contains(bom.cause, "does not edit such a file"));
+
+  m.fs.add_file("/etc/docker/daemon.json", "{\n  \"debug\": true,\n  \"debug\": false\n}\n");
+  auto findings = m.diagnose();
+  Finding twice = get(findings, "containers.daemon-json");
+  CHECK(twice.status == FindingStatus::warn);
+  CHECK(twice.seen ==
+        "/etc/docker/daemon.json is not strict JSON: line 3, column 3: key \"debug\" appears twice in "
+        "this object (first at line 2, column 3); JSON readers disagree on which one counts: remove one "
+        "of them");
+  CHECK(lookup(findings, "containers.docker-nvidia-runtime") == nullptr);
+}
+
+TEST_CASE("containers: an empty daemon.json is valid, as dockerd and the json_file step take it") {
+  Machine m;
+  m.docker_ce();
+  m.toolkit();
+  m.fs.add_file("/etc/docker/daemon.json", "\n");
+  auto findings = m.diagnose();
+  CHECK(get(findings, "containers.daemon-json").status == FindingStatus::ok);
+  CHECK(get(findings, "containers.docker-nvidia-runtime").status == FindingStatus::warn);
 }
 
 TEST_CASE("containers: a toolkit older than 1.19.1 is a warning, 1.19.1 is fine") {

@@ -11,8 +11,14 @@ using Words = std::vector<std::string>;
 
 namespace {
 
+Words problem_texts(const AptSourcesFile& f) {
+  Words out;
+  for (const auto& d : f.problems) out.push_back(d.str());
+  return out;
+}
+
 const AptSourceEntry& only_entry(const AptSourcesFile& f) {
-  REQUIRE_MESSAGE(f.problems.empty(), (f.problems.empty() ? std::string() : f.problems.front()));
+  REQUIRE_MESSAGE(f.problems.empty(), (f.problems.empty() ? std::string() : f.problems.front().str()));
   REQUIRE(f.entries.size() == 1);
   return f.entries.front();
 }
@@ -100,7 +106,7 @@ TEST_CASE("deb-src lines, flat repositories, comments, blank lines and CRLF") {
   CHECK(f.entries[2].first_line == 7);
 }
 
-TEST_CASE("one-line lines apt would reject are problems with FILE:LINE, and the other lines are still read") {
+TEST_CASE("one-line lines apt would reject are problems with FILE:LINE:COLUMN, and the other lines are still read") {
   AptSourcesFile f = parse_apt_sources("/etc/apt/sources.list.d/bad.list",
                                        "deb\n"
                                        "rpm https://x.example/r noble main\n"
@@ -109,14 +115,14 @@ TEST_CASE("one-line lines apt would reject are problems with FILE:LINE, and the 
                                        "deb https://x.example/r noble\n"
                                        "deb https://x.example/r flat/ main\n"
                                        "deb https://x.example/good noble main\n");
-  CHECK(f.problems ==
+  CHECK(problem_texts(f) ==
         Words{
-            "/etc/apt/sources.list.d/bad.list:1: no URI after the type",
-            "/etc/apt/sources.list.d/bad.list:2: the type \"rpm\" is not deb or deb-src",
-            "/etc/apt/sources.list.d/bad.list:3: an option list \"[\" without its \"]\"",
-            "/etc/apt/sources.list.d/bad.list:4: the option \"arch\" has no \"=\"",
-            "/etc/apt/sources.list.d/bad.list:5: no component after the suite \"noble\"",
-            "/etc/apt/sources.list.d/bad.list:6: a suite ending in \"/\" (an exact path) takes no components",
+            "/etc/apt/sources.list.d/bad.list:1:1: no URI after the type",
+            "/etc/apt/sources.list.d/bad.list:2:1: the type \"rpm\" is not deb or deb-src",
+            "/etc/apt/sources.list.d/bad.list:3:1: an option list \"[\" without its \"]\"",
+            "/etc/apt/sources.list.d/bad.list:4:1: the option \"arch\" has no \"=\"",
+            "/etc/apt/sources.list.d/bad.list:5:1: no component after the suite \"noble\"",
+            "/etc/apt/sources.list.d/bad.list:6:1: a suite ending in \"/\" (an exact path) takes no components",
         });
   REQUIRE(f.entries.size() == 1);
   CHECK(f.entries[0].first_line == 7);
@@ -125,13 +131,18 @@ TEST_CASE("one-line lines apt would reject are problems with FILE:LINE, and the 
 
 // Found by tests/fuzz/fuzz_apt_sources.cpp: the suite was read past its
 // start (its last character) when it was an empty quoted word.
+TEST_CASE("a one-line problem's column is where the entry starts on its line") {
+  AptSourcesFile f = parse_apt_sources("/etc/apt/sources.list.d/i.list", "\tdeb https://x.example/r noble\n");
+  CHECK(problem_texts(f) == Words{"/etc/apt/sources.list.d/i.list:1:2: no component after the suite \"noble\""});
+}
+
 TEST_CASE("a one-line entry whose suite is an empty quoted word is a problem, not a flat suite") {
   AptSourcesFile f = parse_apt_sources("/etc/apt/sources.list.d/q.list",
                                        "deb https://x.example/r \"\" main\n"
                                        "deb https://x.example/r \"\"\n"
                                        "deb https://x.example/good noble main\n");
-  CHECK(f.problems == Words{"/etc/apt/sources.list.d/q.list:1: the suite is empty",
-                            "/etc/apt/sources.list.d/q.list:2: the suite is empty"});
+  CHECK(problem_texts(f) == Words{"/etc/apt/sources.list.d/q.list:1:1: the suite is empty",
+                                  "/etc/apt/sources.list.d/q.list:2:1: the suite is empty"});
   REQUIRE(f.entries.size() == 1);
   CHECK(f.entries[0].first_line == 3);
 }
@@ -221,10 +232,10 @@ TEST_CASE("deb822: stanzas apt would reject are problems, the others are read") 
                                        "Types: rpm\nURIs: https://x.example/r\nSuites: s\n\n"
                                        "Types: deb\nthis is not a field\n\n"
                                        "Types: deb\nURIs: https://x.example/good\nSuites: noble\nComponents: main\n");
-  CHECK(f.problems ==
-        Words{"/etc/apt/sources.list.d/bad.sources:1: the stanza lacks Suites",
-              "/etc/apt/sources.list.d/bad.sources:4: a type in \"rpm\" is not deb or deb-src",
-              "/etc/apt/sources.list.d/bad.sources:9: \"this is not a field\" is not a \"Field: value\" line"});
+  CHECK(problem_texts(f) ==
+        Words{"/etc/apt/sources.list.d/bad.sources:1:1: the stanza lacks Suites",
+              "/etc/apt/sources.list.d/bad.sources:4:1: a type in \"rpm\" is not deb or deb-src",
+              "/etc/apt/sources.list.d/bad.sources:9:1: \"this is not a field\" is not a \"Field: value\" line"});
   REQUIRE(f.entries.size() == 1);
   CHECK(f.entries[0].first_line == 11);
 }

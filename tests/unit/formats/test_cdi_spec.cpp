@@ -9,6 +9,7 @@
 
 #include "installer/formats/cdi_spec.hpp"
 #include "support/build_paths.hpp"
+#include "support/fakes.hpp"
 
 using namespace wslgpu;
 
@@ -280,4 +281,31 @@ TEST_CASE("cdi spec: kinds and device names follow CDI's rules") {
   CHECK(cdi_device_name_problem("gpu:0") == "");
   CHECK(cdi_device_name_problem("all-") != "");
   CHECK(cdi_device_name_problem("") == "the device name is empty");
+}
+
+TEST_CASE("is_cdi_spec_name takes what CDI's cache reads: a .json or .yaml suffix, nothing else") {
+  CHECK(is_cdi_spec_name("amd-wsl.yaml"));
+  CHECK(is_cdi_spec_name("nvidia.json"));
+  CHECK(is_cdi_spec_name(".yaml"));  // filepath.Ext(".yaml") is ".yaml"
+  CHECK_FALSE(is_cdi_spec_name("nvidia.yml"));
+  CHECK_FALSE(is_cdi_spec_name("nvidia.yaml.bak"));
+  CHECK(cdi_spec_dirs() == std::vector<std::string>{"/etc/cdi", "/var/run/cdi"});
+}
+
+TEST_CASE("scan_cdi_specs reads every spec of both folders in order, and lists a broken one with its place") {
+  wslgpu::testing::MemoryFileSystem fs;
+  fs.add_file("/var/run/cdi/nvidia.yaml", "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n  - name: all\n"
+                                          "    containerEdits:\n      deviceNodes:\n        - path: /dev/dxg\n");
+  fs.add_file("/etc/cdi/acme.yaml", "kind: [\n");
+  fs.add_file("/etc/cdi/notes.txt", "not a spec");
+  fs.add_dir("/etc/cdi/old.yaml");
+  auto found = scan_cdi_specs(fs);
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].path == "/etc/cdi/acme.yaml");
+  CHECK_FALSE(found[0].spec);
+  REQUIRE(found[0].error);
+  CHECK(found[0].problem().rfind("/etc/cdi/acme.yaml:", 0) == 0);
+  CHECK(found[1].path == "/var/run/cdi/nvidia.yaml");
+  REQUIRE(found[1].spec);
+  CHECK(found[1].spec->kind == "nvidia.com/gpu");
 }

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "installer/system/text.hpp"
 
@@ -65,4 +66,28 @@ TEST_CASE("shell_word leaves plain words alone and quotes anything a shell would
   CHECK(text::shell_word("$(reboot)") == "'$(reboot)'");
   CHECK(text::shell_word("~/x") == "'~/x'");
   CHECK(text::shell_word("a*") == "'a*'");
+}
+
+TEST_CASE("split_lines with LineEnd::kept gives the text back byte for byte, CRLF and a missing last newline too") {
+  const std::string text = "a\r\n\nb\nlast";
+  auto lines = text::split_lines(text, text::LineEnd::kept);
+  CHECK(lines == std::vector<std::string_view>{"a\r\n", "\n", "b\n", "last"});
+  std::string joined;
+  for (auto l : lines) joined += l;
+  CHECK(joined == text);
+  CHECK(text::split_lines("", text::LineEnd::kept).empty());
+  CHECK(text::split_lines("x\n", text::LineEnd::kept) == std::vector<std::string_view>{"x\n"});
+}
+
+TEST_CASE("split_lines with LineEnd::dropped keeps empty lines and drops one CR before each newline") {
+  CHECK(text::split_lines("a\r\n\nb\r\r\nc") == std::vector<std::string_view>{"a", "", "b\r", "c"});
+  CHECK(text::split_lines("x\n") == std::vector<std::string_view>{"x"});
+  CHECK(text::split_lines("\n") == std::vector<std::string_view>{""});
+  CHECK(text::split_lines("").empty());
+}
+
+TEST_CASE("output_lines keeps the non-empty lines without their trailing spaces and carriage returns") {
+  CHECK(text::output_lines("E: one \r\n\n  \r\nW: two\nlast  ") ==
+        std::vector<std::string>{"E: one", "W: two", "last"});
+  CHECK(text::output_lines("").empty());
 }

@@ -552,6 +552,20 @@ TEST_CASE("a .list that also holds an unrelated entry keeps it, and every other 
                   "upgrade\n") != std::string::npos);
 }
 
+TEST_CASE("a .list to take an entry from that holds a line apt rejects is bad input at FILE:LINE:COLUMN") {
+  World w;
+  w.fs.add_file("/srv/rocm.asc", pinned().armoured);
+  const std::string broken = "deb [arch=amd64 trusted=yes] " + kRocmUri + "/ noble main\n  deb https://x.example/r\n";
+  w.fs.add_file("/etc/apt/sources.list.d/mine.list", broken);
+  auto step = build_ok(rocm_step(by_file("/srv/rocm.asc", pinned().fingerprint)));
+  CHECK_THROWS_WITH_AS(step->plan(w.ctx),
+                       "/etc/apt/sources.list.d/mine.list:2:3: no suite after the URI\napt rejects this line, and the "
+                       "file holds an entry this step replaces: fix the line by hand (or remove it), then run again. "
+                       "Nothing was changed.",
+                       InputError);
+  CHECK(w.fs.read("/etc/apt/sources.list.d/mine.list") == broken);
+}
+
 TEST_CASE("a deb822 stanza naming the repository is taken over; one listing more than it is refused") {
   World w;
   w.fs.add_file("/srv/rocm.asc", pinned().armoured);

@@ -134,7 +134,7 @@ TEST_CASE("json_file: a malformed daemon.json stops the plan with FILE:LINE:COLU
   CHECK_THROWS_WITH_AS(m.plan(*build_ok(kNvidiaRuntimeStep)),
                        "/etc/docker/daemon.json:3:1: a comma before '}' is not allowed in JSON: remove it\nThe file is "
                        "left as it is: fix it by hand (or move it away), then run again. Nothing was changed.",
-                       StepFailure);
+                       InputError);
   CHECK(m.fs.read(kDaemonJson) == before);
   CHECK(m.fs.writes == 0);
 }
@@ -148,7 +148,7 @@ TEST_CASE("json_file: \"runtimes\": [] stops the plan naming the key path and wh
       "merged into it (replacing it would lose what it holds): make it an object, or remove it, then "
       "run again\nThe file is left as it is: fix it by hand (or move it away), then run again. "
       "Nothing was changed.",
-      StepFailure);
+      InputError);
   CHECK(m.fs.writes == 0);
 }
 

@@ -194,10 +194,10 @@ TEST_CASE("profile_env: a marker found twice stops the plan naming the file and 
   const std::string before = kBlock + "echo hi\n" + kBlock;
   m.fs.add_file("/home/alice/.bashrc", before, 0644, 1000, 1000);
   CHECK_THROWS_WITH_AS(m.plan(*build_ok(kRocmUser)),
-                       "/home/alice/.bashrc:8: the marker \"# >>> wslgpu-setup rocm >>>\" appears again (first on line "
+                       "/home/alice/.bashrc:8:1: the marker \"# >>> wslgpu-setup rocm >>>\" appears again (first on line "
                        "1), so the managed block is ambiguous. Remove the stray marker (or the extra block) by hand, "
                        "then run again. Nothing was changed.",
-                       StepFailure);
+                       InputError);
   CHECK(m.fs.read("/home/alice/.bashrc") == before);
   CHECK(m.fs.writes == 0);
 }
@@ -206,10 +206,10 @@ TEST_CASE("profile_env: a second end marker alone is reported too") {
   ProfileEnvMachine m;
   m.fs.add_file("/home/alice/.bashrc", kBlock + "# <<< wslgpu-setup rocm <<<\n");
   CHECK_THROWS_WITH_AS(m.plan(*build_ok(kRocmUser)),
-                       "/home/alice/.bashrc:7: the marker \"# <<< wslgpu-setup rocm <<<\" appears again (first on line "
+                       "/home/alice/.bashrc:7:1: the marker \"# <<< wslgpu-setup rocm <<<\" appears again (first on line "
                        "6), so the managed block is ambiguous. Remove the stray marker (or the extra block) by hand, "
                        "then run again. Nothing was changed.",
-                       StepFailure);
+                       InputError);
 }
 
 TEST_CASE("profile_env: an orphaned start marker stops the plan") {
@@ -217,10 +217,10 @@ TEST_CASE("profile_env: an orphaned start marker stops the plan") {
   const std::string before = "a\n# >>> wslgpu-setup rocm >>>\nexport X=1\n";
   m.fs.add_file("/home/alice/.bashrc", before);
   CHECK_THROWS_WITH_AS(m.plan(*build_ok(kRocmUser)),
-                       "/home/alice/.bashrc:2: the marker \"# >>> wslgpu-setup rocm >>>\" has no closing \"# <<< "
+                       "/home/alice/.bashrc:2:1: the marker \"# >>> wslgpu-setup rocm >>>\" has no closing \"# <<< "
                        "wslgpu-setup rocm <<<\" after it. Remove the stray marker (or the extra block) by hand, then "
                        "run again. Nothing was changed.",
-                       StepFailure);
+                       InputError);
   CHECK(m.fs.read("/home/alice/.bashrc") == before);
 }
 
@@ -228,10 +228,10 @@ TEST_CASE("profile_env: an orphaned end marker stops the plan") {
   ProfileEnvMachine m;
   m.fs.add_file("/home/alice/.bashrc", "a\nb\n# <<< wslgpu-setup rocm <<<\r\n");
   CHECK_THROWS_WITH_AS(m.plan(*build_ok(kRocmUser)),
-                       "/home/alice/.bashrc:3: the marker \"# <<< wslgpu-setup rocm <<<\" has no opening \"# >>> "
+                       "/home/alice/.bashrc:3:1: the marker \"# <<< wslgpu-setup rocm <<<\" has no opening \"# >>> "
                        "wslgpu-setup rocm >>>\" before it. Remove the stray marker (or the extra block) by hand, then "
                        "run again. Nothing was changed.",
-                       StepFailure);
+                       InputError);
 }
 
 TEST_CASE("profile_env: an end marker before its start marker stops the plan") {
@@ -239,10 +239,10 @@ TEST_CASE("profile_env: an end marker before its start marker stops the plan") {
   m.fs.add_file("/home/alice/.bashrc", "# <<< wslgpu-setup rocm <<<\nx\n# >>> wslgpu-setup rocm >>>\n");
   CHECK_THROWS_WITH_AS(
       m.plan(*build_ok(kRocmUser)),
-      "/home/alice/.bashrc:1: the marker \"# <<< wslgpu-setup rocm <<<\" comes before its opening "
+      "/home/alice/.bashrc:1:1: the marker \"# <<< wslgpu-setup rocm <<<\" comes before its opening "
       "marker on line 3. Remove the stray marker (or the extra block) by hand, then run again. Nothing "
       "was changed.",
-      StepFailure);
+      InputError);
 }
 
 TEST_CASE("profile_env: a value cannot forge a marker line") {

@@ -153,6 +153,22 @@ settings.wsl2 = { memory = "16GB" }
   CHECK(plan.summary == kPath + " (rewritten as UTF-8: WSL ignores UTF-16)  [wsl2] memory 4GB -> 16GB");
 }
 
+TEST_CASE("wslconfig: a file that looks like UTF-16 but is not is bad input at 1:1, and stays as it is") {
+  WslconfigMachine m;
+  std::string broken("\xFF\xFE[\0w\0s", 7);  // an odd number of bytes after the byte-order mark
+  m.fs.add_file(kPath, broken);
+  CHECK_THROWS_WITH_AS(m.plan(*build_ok(R"(
+kind = "wslconfig"
+rewrite_utf16 = true
+settings.wsl2 = { memory = "16GB" }
+)")),
+                       "/mnt/c/Users/alice/.wslconfig:1:1: the file looks like UTF-16 but is not valid UTF-16, so it "
+                       "cannot be rewritten safely; fix or remove it by hand. Nothing was changed.",
+                       InputError);
+  CHECK(m.fs.read(kPath) == broken);
+  CHECK(m.fs.writes == 0);
+}
+
 TEST_CASE("wslconfig: a key outside any section stops the plan naming the file and line") {
   WslconfigMachine m;
   const std::string before = "memory=4GB\r\n[wsl2]\r\nprocessors=2\r\n";
@@ -161,7 +177,7 @@ TEST_CASE("wslconfig: a key outside any section stops the plan naming the file a
                        "/mnt/c/Users/alice/.wslconfig:1:1: key \"memory\" is outside any section; WSL ignores it: put "
                        "it under a [section] header\nWSL would misread this file, so it is left as it is: fix it by "
                        "hand, then run again. Nothing was changed.",
-                       StepFailure);
+                       InputError);
   CHECK(m.fs.read(kPath) == before);
 }
 
@@ -172,7 +188,7 @@ TEST_CASE("wslconfig: a key on the section's line stops the plan naming the file
                        "/mnt/c/Users/alice/.wslconfig:2:8: \"memory=4GB\" follows the section header on the same line; "
                        "WSL ignores it: put each key on its own line\nWSL would misread this file, so it is left as it "
                        "is: fix it by hand, then run again. Nothing was changed.",
-                       StepFailure);
+                       InputError);
   CHECK(m.fs.writes == 0);
 }
 
