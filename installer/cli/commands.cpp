@@ -26,6 +26,7 @@
 #include "installer/manifest/defaults_changed.hpp"
 #include "installer/manifest/manifest.hpp"
 #include "installer/manifest/step_kind.hpp"
+#include "installer/manifest/toml_input.hpp"
 #include "installer/plan/plan_output.hpp"
 #include "installer/planner/planner.hpp"
 #include "installer/system/error.hpp"
@@ -996,7 +997,7 @@ int run_list_vars(const std::string& profile_or_file) {
   ManifestSource source = find_manifest(profile_or_file);
   toml::table doc;
   try {
-    doc = toml::parse(source.text, source.display);
+    doc = parse_toml(source.text, source.display);
   } catch (const toml::parse_error& e) {
     throw InputError(
         SourcePos{source.display, e.source().begin.line, e.source().begin.column},

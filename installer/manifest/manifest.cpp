@@ -12,6 +12,7 @@
 #include "installer/manifest/step_keys.hpp"
 #include "installer/manifest/step_kind.hpp"
 #include "installer/manifest/suggest.hpp"
+#include "installer/manifest/toml_input.hpp"
 
 namespace wslgpu {
 
@@ -65,7 +66,7 @@ class Loader {
     const std::string& file = source_.display;
     toml::table root;
     try {
-      root = toml::parse(source_.text, file);
+      root = parse_toml(source_.text, file);
     } catch (const toml::parse_error& e) {
       SourcePos pos = toml_pos(e.source(), file);
       // The message first: it may move POS (a function's arguments are
@@ -148,7 +149,7 @@ class Loader {
     }
     toml::table base_root;
     try {
-      base_root = toml::parse(base.text, base.display);
+      base_root = parse_toml(base.text, base.display);
     } catch (const toml::parse_error& e) {
       error(toml_pos(e.source(), base.display), std::string("the required profile: ") + std::string(e.description()));
       return false;
