@@ -5,6 +5,7 @@
 // toml::parse() itself.
 #include <doctest/doctest.h>
 
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
@@ -37,9 +38,11 @@ std::string string_at(const toml::table& t, const char* key) { return t[key].val
 TEST_CASE("toml_whitespace_test_undefined holds exactly the code points toml++ 3.3's table has no answer for") {
   // The edges of each range, found by parsing each code point alone with the
   // sanitizer build's toml++ (docs/testing.md, "Fuzzing").
-  for (char32_t c : {0xA1, 0xE9, 0x499, 0x2C5E, 0x2D6D, 0x2FFF, 0x3001, 0x3057, 0xFB26, 0xFEFE})
+  for (char32_t c :
+       std::initializer_list<char32_t>{0xA1, 0xE9, 0x499, 0x2C5E, 0x2D6D, 0x2FFF, 0x3001, 0x3057, 0xFB26, 0xFEFE})
     CHECK_MESSAGE(toml_whitespace_test_undefined(c), static_cast<unsigned>(c));
-  for (char32_t c : {0x20, 0x7F, 0xA0, 0x49A, 0x660, 0x2000, 0x2C5D, 0x3000, 0x3058, 0x4E2D, 0xFB25, 0xFEFF, 0xF0000})
+  for (char32_t c : std::initializer_list<char32_t>{0x20, 0x7F, 0xA0, 0x49A, 0x660, 0x2000, 0x2C5D, 0x3000, 0x3058,
+                                                    0x4E2D, 0xFB25, 0xFEFF, 0xF0000})
     CHECK_MESSAGE(!toml_whitespace_test_undefined(c), static_cast<unsigned>(c));
 }
 
