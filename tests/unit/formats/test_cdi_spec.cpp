@@ -281,3 +281,17 @@ TEST_CASE("cdi spec: kinds and device names follow CDI's rules") {
   CHECK(cdi_device_name_problem("all-") != "");
   CHECK(cdi_device_name_problem("") == "the device name is empty");
 }
+
+TEST_CASE("cdi spec: a stray ',' where yaml-cpp's LoadAll would loop for ever is refused at its place") {
+  // yaml-cpp 0.7's LoadAll() returned empty documents for these until the
+  // memory ran out (found by fuzz_cdi_spec; jbeder/yaml-cpp pull request 1319).
+  CHECK(cdi_error("\n,\n") == "2:1: the YAML cannot be read from here on (a ',', ']' or '}' outside any [ ] or { }?)");
+  CHECK(cdi_error("{\"cdiVersion\":\"0.5.0\",\"kind\":\"amd.com/gpu\",\"annotations\":e\"a\":\"b\"},\"devices\":[]}") ==
+        "1:67: the YAML cannot be read from here on (a ',', ']' or '}' outside any [ ] or { }?)");
+}
+
+TEST_CASE("cdi spec: a second document is refused at its first node, and a fourth is not read") {
+  CHECK(cdi_error("cdiVersion: 0.3.0\n---\nsecond: doc\n") == "3:1: a second YAML document: a CDI spec file holds one");
+  CHECK(cdi_error("a: 1\n---\n") == "3:1: a second YAML document: a CDI spec file holds one");
+  CHECK(cdi_error("a: 1\n---\nb: 2\n---\nc: 3\n---\n[\n") == "3:1: a second YAML document: a CDI spec file holds one");
+}
