@@ -530,6 +530,11 @@ bool yaml11_non_string(const std::string& s) {
 // anything but that string.
 bool needs_quotes(const std::string& s) {
   if (yaml11_non_string(s)) return true;
+  // yaml-cpp's emitter writes control characters other than tab plain ("\r"
+  // alone then reads back as no document at all, found by fuzz_cdi_spec);
+  // quoted, it escapes them.
+  auto control = [](char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F; };
+  if (std::any_of(s.begin(), s.end(), control)) return true;
   try {
     nlohmann::json v = resolve_plain(s, {});
     return !v.is_string();

@@ -295,3 +295,13 @@ TEST_CASE("cdi spec: a second document is refused at its first node, and a fourt
   CHECK(cdi_error("a: 1\n---\n") == "3:1: a second YAML document: a CDI spec file holds one");
   CHECK(cdi_error("a: 1\n---\nb: 2\n---\nc: 3\n---\n[\n") == "3:1: a second YAML document: a CDI spec file holds one");
 }
+
+TEST_CASE("cdi spec: a string with a control character is written quoted and reads back the same") {
+  // "\r" was written plain and read back as no document (found by fuzz_cdi_spec).
+  for (const char* text : {"\r", "a\rb", "x\x01", "\x7f"}) {
+    CAPTURE(text);
+    nlohmann::json doc = {{"k", text}};
+    CHECK(cdi_spec_to_json(write_cdi_spec(doc)) == doc);
+    CHECK(cdi_spec_to_json(write_cdi_spec(nlohmann::json(text))) == nlohmann::json(text));
+  }
+}
