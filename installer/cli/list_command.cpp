@@ -11,6 +11,7 @@
 #include "installer/cli/profile_choice.hpp"
 #include "installer/manifest/bundled_manifests.hpp"
 #include "installer/manifest/manifest.hpp"
+#include "installer/manifest/toml_input.hpp"
 #include "installer/manifest/step_kind.hpp"
 #include "installer/system/error.hpp"
 
@@ -46,7 +47,7 @@ int run_list_vars(const std::string& profile_or_file) {
   ManifestSource source = find_manifest(profile_or_file);
   toml::table doc;
   try {
-    doc = toml::parse(source.text, source.display);
+    doc = parse_toml(source.text, source.display);
   } catch (const toml::parse_error& e) {
     throw InputError(
         SourcePos{source.display, e.source().begin.line, e.source().begin.column},

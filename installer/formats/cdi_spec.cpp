@@ -1,6 +1,8 @@
 #include "installer/formats/cdi_spec.hpp"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 namespace wslgpu {
 
@@ -199,22 +202,76 @@ struct Document {
   std::map<std::string, Place> places;
 };
 
+// Where the documents of a YAML text start: the place of each one's first
+// node (what Node::Mark() gives), and the byte its "document start" event
+// came at.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  struct Start {
+    YAML::Mark node;
+    int at = -1;
+  };
+  std::vector<Start> starts;
+
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back({YAML::Mark::null_mark(), mark.pos}); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node_at(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node_at(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
+    node_at(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node_at(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node_at(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void node_at(const YAML::Mark& mark) {
+    if (!starts.empty() && starts.back().node.is_null()) starts.back().node = mark;
+  }
+};
+
+// The first document of TEXT, after checking that it is the only one.
+// Not YAML::LoadAll(): yaml-cpp 0.7's (Debian 12's) never returns on some
+// malformed texts, as short as "\n,\n", and fills the memory with empty
+// documents while it reads the same place again and again (jbeder/yaml-cpp
+// pull request 1319, after 0.8.0); a document that starts where the one
+// before it started is that loop. At most three documents are read.
+YAML::Node only_document(const std::string& text) {
+  DocumentStarts documents;
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  while (documents.starts.size() < 3 && parser.HandleNextDocument(documents)) {
+    const auto& s = documents.starts;
+    if (s.size() >= 2 && s[s.size() - 1].at == s[s.size() - 2].at)
+      fail(place_of(s[s.size() - 2].node),
+           "the YAML cannot be read from here on (a ',', ']' or '}' outside any "
+           "[ ] or { }?)");
+  }
+  if (documents.starts.empty()) fail({}, "the text is empty: no CDI spec in it");
+  if (documents.starts.size() > 1)
+    fail(place_of(documents.starts[1].node), "a second YAML document: a CDI spec file holds one");
+  return YAML::Load(text);
+}
+
 Document parse_document(const std::string& text) {
-  std::vector<YAML::Node> docs;
+  YAML::Node doc;
   try {
-    docs = YAML::LoadAll(text);
+    doc = only_document(text);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own limit (its message says "bad file"); ours is lower.
     fail(place_of(e.mark), "nested more than " + std::to_string(kMaxDepth) + " levels deep, which no CDI spec is");
   } catch (const YAML::Exception& e) {
     fail(place_of(e.mark), e.msg);
   }
-  if (docs.empty()) fail({}, "the text is empty: no CDI spec in it");
-  if (docs.size() > 1) fail(place_of(docs[1].Mark()), "a second YAML document: a CDI spec file holds one");
   Converter c;
   Document d;
   try {
-    d.data = c.convert(docs[0], "", 0);
+    d.data = c.convert(doc, "", 0);
   } catch (const YAML::Exception& e) {
     fail(place_of(e.mark), e.msg);
   }
@@ -473,6 +530,11 @@ bool yaml11_non_string(const std::string& s) {
 // anything but that string.
 bool needs_quotes(const std::string& s) {
   if (yaml11_non_string(s)) return true;
+  // yaml-cpp's emitter writes control characters other than tab plain ("\r"
+  // alone then reads back as no document at all, found by fuzz_cdi_spec);
+  // quoted, it escapes them.
+  auto control = [](char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F; };
+  if (std::any_of(s.begin(), s.end(), control)) return true;
   try {
     nlohmann::json v = resolve_plain(s, {});
     return !v.is_string();

@@ -8,6 +8,7 @@
 
 #include "installer/manifest/bundled_manifests.hpp"
 #include "installer/manifest/compose.hpp"
+#include "installer/manifest/toml_input.hpp"
 #include "installer/manifest/host_fact_references.hpp"
 #include "installer/manifest/manifest_loader.hpp"
 #include "installer/manifest/matrix.hpp"
@@ -67,7 +68,7 @@ Manifest Loader::load() {
   const std::string& file = source_.display;
   toml::table root;
   try {
-    root = toml::parse(source_.text, file);
+    root = parse_toml(source_.text, file);
   } catch (const toml::parse_error& e) {
     SourcePos pos = toml_pos(e.source(), file);
     // The message first: it may move POS (a function's arguments are
@@ -148,7 +149,7 @@ bool Loader::compose_with_base(toml::table& root, std::size_t& base_steps) {
   }
   toml::table base_root;
   try {
-    base_root = toml::parse(base.text, base.display);
+    base_root = parse_toml(base.text, base.display);
   } catch (const toml::parse_error& e) {
     error(toml_pos(e.source(), base.display), std::string("the required profile: ") + std::string(e.description()));
     return false;

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 extern char** environ;
 
@@ -27,7 +28,58 @@ namespace {
 
 void make_dir(const std::string& path) { std::filesystem::create_directories(path); }
 
+// The folder reachable_by_anyone() copies into: in the temporary folder,
+// opened to everyone (mkdtemp makes it 0700), removed at exit.
+class AnyoneFolder {
+ public:
+  AnyoneFolder() {
+    if (::chmod(dir_.path().c_str(), 0755) != 0) throw std::runtime_error("cannot open " + dir_.path() + " to anyone");
+  }
+  // A copy of FILE (its mode's execute bits kept, readable by anyone),
+  // named after FILE's whole path so that two files of one name differ.
+  std::string stage(const std::string& file) {
+    auto known = staged_.find(file);
+    if (known != staged_.end()) return known->second;
+    std::string name = std::filesystem::absolute(file).lexically_normal().string();
+    for (char& c : name) c = c == '/' ? '_' : c;
+    std::filesystem::path copy = std::filesystem::path(dir_.path()) / name.substr(1);
+    std::filesystem::copy_file(file, copy, std::filesystem::copy_options::overwrite_existing);
+    struct stat st{};
+    REQUIRE(::stat(file.c_str(), &st) == 0);
+    REQUIRE(::chmod(copy.c_str(), (st.st_mode & 0111) ? 0755 : 0644) == 0);
+    return staged_[file] = copy.string();
+  }
+  // BINARY staged with wslgpu-setup-fetch, which the tool looks for beside
+  // itself, in a folder of their own under their own names.
+  std::string stage_program(const std::string& binary) {
+    auto known = programs_.find(binary);
+    if (known != programs_.end()) return known->second;
+    std::filesystem::path folder = std::filesystem::path(dir_.path()) / ("program-" + std::to_string(programs_.size()));
+    std::filesystem::create_directory(folder);
+    REQUIRE(::chmod(folder.c_str(), 0755) == 0);
+    std::filesystem::path from(binary);
+    for (const auto& name : {from.filename(), std::filesystem::path("wslgpu-setup-fetch")}) {
+      std::filesystem::path source = from.parent_path() / name;
+      if (!std::filesystem::exists(source)) continue;
+      std::filesystem::copy_file(source, folder / name, std::filesystem::copy_options::overwrite_existing);
+      REQUIRE(::chmod((folder / name).c_str(), 0755) == 0);
+    }
+    return programs_[binary] = (folder / from.filename()).string();
+  }
+
+ private:
+  wslgpu::testing::TempDir dir_;
+  std::map<std::string, std::string> staged_, programs_;
+};
+
+AnyoneFolder& anyone_folder() {
+  static AnyoneFolder folder;
+  return folder;
+}
+
 }  // namespace
+
+std::string reachable_by_anyone(const std::string& file) { return anyone_folder().stage(file); }
 
 std::string source_dir() { return wslgpu::testing::kSourceDir; }
 
@@ -38,6 +90,8 @@ RunResult run_tool(const std::vector<std::string>& args, const RunOptions& optio
 RunResult run_tool_copy(const std::string& binary, const std::vector<std::string>& args, const RunOptions& options) {
   std::vector<std::string> argv_storage = {binary};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  // argv[0] stays BINARY, as typed (the tool names it in what it suggests).
+  const std::string executed = options.as_uid >= 0 ? anyone_folder().stage_program(binary) : binary;
   std::vector<std::string> env_storage;
   for (char** e = environ; *e; ++e) {
     std::string entry = *e;
@@ -67,7 +121,7 @@ RunResult run_tool_copy(const std::string& binary, const std::vector<std::string
       const auto id = static_cast<uid_t>(options.as_uid);
       if (::setgroups(0, nullptr) != 0 || ::setgid(id) != 0 || ::setuid(id) != 0) ::_exit(125);
     }
-    ::execve(argv[0], argv.data(), envp.data());
+    ::execve(executed.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
   ::close(out_pipe[1]);
@@ -111,7 +165,7 @@ RunResult run_tool_copy(const std::string& binary, const std::vector<std::string
   for (const auto& a : args) command += " " + a;
   if (timed_out) FAIL("wslgpu-setup" << command << " did not finish within 60 s");
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (result.exit_code == 127 && result.out.empty() && result.err.empty()) FAIL("could not run " << binary);
+  if (result.exit_code == 127 && result.out.empty() && result.err.empty()) FAIL("could not run " << executed);
   return result;
 }
 

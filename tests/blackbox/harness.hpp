@@ -30,8 +30,18 @@ struct RunOptions {
   std::vector<std::string> env;  // "NAME=VALUE" added to the environment
   // >= 0: run as this uid (and gid, no supplementary groups), as a normal
   // user runs it; the tests must be root to switch. -1: as the test runs.
+  // Such a run executes a copy of the binary (and of wslgpu-setup-fetch
+  // beside it) staged where anyone may reach it, with argv[0] still the
+  // binary's own path: the build may lie where no other user may enter (a
+  // clone under /root or in a `mktemp -d` folder, mode 0700). Files it
+  // names must be staged too: reachable_by_anyone().
   int as_uid = -1;
 };
+
+// A copy of FILE in a folder every user may enter and read (made once per
+// test program, removed when it ends), for a run with RunOptions::as_uid;
+// the same path for the same FILE.
+std::string reachable_by_anyone(const std::string& file);
 
 // A normal user's uid for RunOptions::as_uid ("nobody").
 inline constexpr int kUnprivilegedUid = 65534;

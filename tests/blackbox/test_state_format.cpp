@@ -103,7 +103,8 @@ TEST_CASE("a state folder stamped by a newer tool is refused with exit 2 by ever
   // reads the stamp, and stops for it too.
   REQUIRE(::chmod(root.path().c_str(), 0755) == 0);  // as / is (mkdtemp makes it 0700)
   auto before = snapshot(root.path());
-  RunResult as_nobody = run_tool(rooted(root, {"plan", state_test_manifest()}), RunOptions{"", {}, kUnprivilegedUid});
+  RunResult as_nobody =
+      run_tool(rooted(root, {"plan", reachable_by_anyone(state_test_manifest())}), RunOptions{"", {}, kUnprivilegedUid});
   INFO(as_nobody.out, as_nobody.err);
   CHECK(as_nobody.exit_code == 2);
   CHECK(as_nobody.err.find(named) != std::string::npos);

@@ -21,6 +21,8 @@ using namespace wslgpu::blackbox;
 namespace {
 
 std::string install_manifest() { return source_dir() + "/tests/blackbox/manifests/install.toml"; }
+// The same manifest where a normal user can read it, wherever the sources lie.
+std::string install_manifest_for_anyone() { return reachable_by_anyone(install_manifest()); }
 
 std::vector<std::string> on(const FakeWslRoot& root, std::vector<std::string> rest) {
   std::vector<std::string> out = {"--root", root.path()};
@@ -48,7 +50,7 @@ TEST_CASE("without root, install, rollback and recover are refused by the root g
   FakeWslRoot root;
   open_to_everyone(root);
   auto before = snapshot(root.path());
-  for (std::vector<std::string> command : {std::vector<std::string>{"install", install_manifest(), "--yes"},
+  for (std::vector<std::string> command : {std::vector<std::string>{"install", install_manifest_for_anyone(), "--yes"},
                                            {"rollback", "20261201-120000-1234", "--yes"},
                                            {"recover", "--rollback", "--yes"}}) {
     CAPTURE(command[0]);
@@ -87,13 +89,13 @@ TEST_CASE("without root, plan works where it can read what it compares, and says
           needs_root()) {
   FakeWslRoot root;
   open_to_everyone(root);
-  RunResult fresh = run_tool(on(root, {"plan", install_manifest()}), kAsNobody);
+  RunResult fresh = run_tool(on(root, {"plan", install_manifest_for_anyone()}), kAsNobody);
   INFO(fresh.out, fresh.err);
   CHECK(fresh.exit_code == 0);
   CHECK(has(fresh.out, "Plan: 2 changes, 0 already done, 1 check. Nothing has been changed.\n"));
 
   committed_install(root);  // /opt/wslgpu/gpu.conf is now root's, mode 0600, and the state folder root's alone
-  RunResult provisioned = run_tool(on(root, {"plan", install_manifest()}), kAsNobody);
+  RunResult provisioned = run_tool(on(root, {"plan", install_manifest_for_anyone()}), kAsNobody);
   INFO(provisioned.out, provisioned.err);
   CHECK(provisioned.exit_code == 3);
   CHECK(has(provisioned.out, "cannot be planned without root: cannot read /opt/wslgpu/gpu.conf: Permission denied"));

@@ -308,4 +308,26 @@ TEST_CASE("scan_cdi_specs reads every spec of both folders in order, and lists a
   CHECK(found[1].path == "/var/run/cdi/nvidia.yaml");
   REQUIRE(found[1].spec);
   CHECK(found[1].spec->kind == "nvidia.com/gpu");
+TEST_CASE("cdi spec: a stray ',' where yaml-cpp's LoadAll would loop for ever is refused at its place") {
+  // yaml-cpp 0.7's LoadAll() returned empty documents for these until the
+  // memory ran out (found by fuzz_cdi_spec; jbeder/yaml-cpp pull request 1319).
+  CHECK(cdi_error("\n,\n") == "2:1: the YAML cannot be read from here on (a ',', ']' or '}' outside any [ ] or { }?)");
+  CHECK(cdi_error("{\"cdiVersion\":\"0.5.0\",\"kind\":\"amd.com/gpu\",\"annotations\":e\"a\":\"b\"},\"devices\":[]}") ==
+        "1:67: the YAML cannot be read from here on (a ',', ']' or '}' outside any [ ] or { }?)");
+}
+
+TEST_CASE("cdi spec: a second document is refused at its first node, and a fourth is not read") {
+  CHECK(cdi_error("cdiVersion: 0.3.0\n---\nsecond: doc\n") == "3:1: a second YAML document: a CDI spec file holds one");
+  CHECK(cdi_error("a: 1\n---\n") == "3:1: a second YAML document: a CDI spec file holds one");
+  CHECK(cdi_error("a: 1\n---\nb: 2\n---\nc: 3\n---\n[\n") == "3:1: a second YAML document: a CDI spec file holds one");
+}
+
+TEST_CASE("cdi spec: a string with a control character is written quoted and reads back the same") {
+  // "\r" was written plain and read back as no document (found by fuzz_cdi_spec).
+  for (const char* text : {"\r", "a\rb", "x\x01", "\x7f"}) {
+    CAPTURE(text);
+    nlohmann::json doc = {{"k", text}};
+    CHECK(cdi_spec_to_json(write_cdi_spec(doc)) == doc);
+    CHECK(cdi_spec_to_json(write_cdi_spec(nlohmann::json(text))) == nlohmann::json(text));
+  }
 }
