@@ -308,6 +308,8 @@ TEST_CASE("scan_cdi_specs reads every spec of both folders in order, and lists a
   CHECK(found[1].path == "/var/run/cdi/nvidia.yaml");
   REQUIRE(found[1].spec);
   CHECK(found[1].spec->kind == "nvidia.com/gpu");
+}
+
 TEST_CASE("cdi spec: a stray ',' where yaml-cpp's LoadAll would loop for ever is refused at its place") {
   // yaml-cpp 0.7's LoadAll() returned empty documents for these until the
   // memory ran out (found by fuzz_cdi_spec; jbeder/yaml-cpp pull request 1319).
