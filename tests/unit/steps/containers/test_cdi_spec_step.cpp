@@ -325,8 +325,8 @@ TEST_CASE("cdi_spec generated: apply writes what the program prints, as JSON for
 
   std::string json_step = kGenerated;
   json_step.replace(json_step.find("nvidia.yaml"), 11, "nvidia.json");
-  auto json = build_ok(json_step);
-  json->apply(ctx, json->plan(ctx));
+  auto as_json = build_ok(json_step);
+  as_json->apply(ctx, as_json->plan(ctx));
   CHECK(nlohmann::json::parse(m.fs.read("/etc/cdi/nvidia.json")) == cdi_spec_to_json(nvidia_spec()));
 }
 

@@ -113,7 +113,7 @@ Snapshot venv_snapshot(const MemoryFileSystem& fs) {
   return out;
 }
 
-const std::string kStore = "/var/lib/wslgpu-setup/tx/T/undo/venv-torch";
+const std::string kVenvStore = "/var/lib/wslgpu-setup/tx/T/undo/venv-torch";
 
 bool has_detail(const StepPlan& p, const std::string& text) {
   return std::find(p.details.begin(), p.details.end(), text) != p.details.end();
@@ -259,10 +259,10 @@ TEST_CASE("apply keeps the venv in the undo store, runs pip as the owner with th
                                                   "Successfully installed torch-" + kTorchNew});
   CHECK_FALSE(root.fs.lstat(kPySite + "/torch/lib/libhsa-runtime64.so.1"));
   // The old venv is in the undo store, not in the venv.
-  CHECK(data["store"] == kStore);
-  CHECK(root.fs.read(kStore + "/files/lib/python3.12/site-packages/torch/__init__.py") == "old torch");
-  CHECK(root.fs.read(kStore + "/files/bin/torchrun") == "old torchrun");
-  CHECK(root.fs.stat(kStore + "/tree.json"));
+  CHECK(data["store"] == kVenvStore);
+  CHECK(root.fs.read(kVenvStore + "/files/lib/python3.12/site-packages/torch/__init__.py") == "old torch");
+  CHECK(root.fs.read(kVenvStore + "/files/bin/torchrun") == "old torchrun");
+  CHECK(root.fs.stat(kVenvStore + "/tree.json"));
   CHECK_FALSE(root.fs.lstat(kPyVenv + "/.wslgpu-setup-undo"));
   CHECK(data["after"]["torch"]["version"] == kTorchNew);
   CHECK(data["owner"] == "alice");
