@@ -5,12 +5,12 @@
 #   - install pytorch again on 7.2.2: T2, a release switch of every wheel,
 #     downloaded by the tool itself (the plan and the progress say so);
 #     the undo store holds the 7.2 venv, nothing of it is left in the venv;
-#   - the user adds a distribution of their own (triton), then removes one
+#   - the user adds a distribution of their own (userpkg), then removes one
 #     of T2's (torchaudio): the rollback of T2 says the venv changed since,
 #     exits 3 and changes nothing; torchaudio back, it goes on;
 #   - with no network at all, the rollback of T2 gives back the 7.2 venv:
 #     the same `name==version` set (`pip list`), the same files with the
-#     same bytes (bytecode caches aside), the user's triton kept;
+#     same bytes (bytecode caches aside), the user's userpkg kept;
 #   - the rollback of T1 removes the venv whole: the root is as before.
 
 scenario() {
@@ -71,12 +71,19 @@ venv_rolled_back_exactly_offline() {
   ls "$ROOT$REALROOT_STATE_DIR/cache/wheels/" | grep -q '^.*torch-2\.' || fail "no torch wheel in the tool's cache"
 
   # The user's own changes since: one distribution added, one of T2's removed.
-  local triton
-  triton=$(find "$tmp/www/whl" -name 'triton-*.whl' | head -n 1)
-  [[ -n $triton ]] || fail "no triton wheel to install as the user"
-  cp "$triton" "$ROOT/tmp/" && chmod 0644 "$ROOT/tmp/${triton##*/}"
-  as_user_login "$PYTORCH_VENV/bin/python -m pip install --no-index --no-deps --disable-pip-version-check /tmp/${triton##*/}" ||
-    fail "the user's pip install of triton failed"
+  # userpkg: a distribution no row of the profile has, built here.
+  python3 - "$ROOT/tmp" <<'PY' || fail "could not build the user's wheel"
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1] + "/userpkg-1.0-py3-none-any.whl", "w") as z:
+    z.writestr("userpkg/__init__.py", "")
+    z.writestr("userpkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: userpkg\nVersion: 1.0\n")
+    z.writestr("userpkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("userpkg-1.0.dist-info/RECORD", "userpkg/__init__.py,,\nuserpkg-1.0.dist-info/METADATA,,\n"
+               "userpkg-1.0.dist-info/WHEEL,,\nuserpkg-1.0.dist-info/RECORD,,\n")
+PY
+  chmod 0644 "$ROOT/tmp/userpkg-1.0-py3-none-any.whl"
+  as_user_login "$PYTORCH_VENV/bin/python -m pip install --no-index --no-deps --disable-pip-version-check /tmp/userpkg-1.0-py3-none-any.whl" ||
+    fail "the user's pip install of userpkg failed"
   as_user_login "$PYTORCH_VENV/bin/python -m pip uninstall -y --disable-pip-version-check torchaudio" ||
     fail "the user's pip uninstall of torchaudio failed"
   snapshot "$ROOT" "$tmp/drifted" --exclude "$REALROOT_STATE_DIR"
@@ -92,22 +99,22 @@ venv_rolled_back_exactly_offline() {
     fail "the user's pip install of torchaudio back failed"
   rm -f "$ROOT/tmp/"*.whl
 
-  # With no network at all: the 7.2 venv back, exactly, the user's triton kept.
+  # With no network at all: the 7.2 venv back, exactly, the user's userpkg kept.
   network_off
   tool --root "$ROOT" rollback "$t2" --yes
   assert_status 0 "rollback of T2 with the network down"
   local freeze_back tree_back
   freeze_back=$(venv_freeze)
-  assert_contains "$freeze_back" '^triton==' "pip list after the rollback: the user's triton is kept"
-  assert_eq "$(grep -v '^triton==' <<<"$freeze_back")" "$freeze1" "pip list after the rollback of T2 (the user's triton aside)"
-  tree_back=$(venv_tree | grep -v -e '/triton' -e 'triton-[0-9.]*\.dist-info')
+  assert_contains "$freeze_back" '^userpkg==1\.0$' "pip list after the rollback: the user's userpkg is kept"
+  assert_eq "$(grep -v '^userpkg==' <<<"$freeze_back")" "$freeze1" "pip list after the rollback of T2 (the user's userpkg aside)"
+  tree_back=$(venv_tree | grep -v -e '/userpkg')
   if [[ $tree_back != "$tree1" ]]; then
     diff <(printf '%s\n' "$tree1") <(printf '%s\n' "$tree_back") >&2 || true
-    fail "the venv's files after the rollback of T2 are not those after T1 (bytecode caches and the user's triton aside)"
+    fail "the venv's files after the rollback of T2 are not those after T1 (bytecode caches and the user's userpkg aside)"
   fi
   [[ ! -e $ROOT$REALROOT_STATE_DIR/tx/$t2/undo ]] || fail "the rollback left T2's undo store"
 
-  # The venv T1 made goes whole, the user's triton with it.
+  # The venv T1 made goes whole, the user's userpkg with it.
   tool --root "$ROOT" rollback "$t1" --yes
   assert_status 0 "rollback of T1"
   snapshot "$ROOT" "$tmp/after" --exclude "$REALROOT_STATE_DIR"
