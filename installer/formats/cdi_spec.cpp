@@ -713,7 +713,9 @@ std::string cdi_minimum_version(const nlohmann::json& spec) {
     if (e->contains("intelRdt")) {
       at_least("0.7.0");
       const auto& rdt = (*e)["intelRdt"];
-      if (rdt.is_object() && (rdt.contains("schemata") || rdt.value("enableMonitoring", false) == true))
+      // Compared, not value(..., false): that throws when it is not a boolean.
+      if (rdt.is_object() &&
+          (rdt.contains("schemata") || (rdt.contains("enableMonitoring") && rdt["enableMonitoring"] == true)))
         at_least("1.1.0");
     }
     if (!list("additionalGids").empty()) at_least("0.7.0");

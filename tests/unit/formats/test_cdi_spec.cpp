@@ -315,3 +315,12 @@ TEST_CASE("cdi spec: a Unicode noncharacter, which YAML does not allow, is refus
   CHECK(cdi_error("\"\xF4\x8F\xBF\xBE\": 1\n") ==
         "1:1: a key holding a Unicode noncharacter (such as U+FFFF), which YAML does not allow");
 }
+
+TEST_CASE("cdi spec: an intelRdt enableMonitoring that is not a boolean does not stop the minimum version") {
+  // It threw nlohmann's type_error (value("enableMonitoring", false) on a string; found by fuzz_cdi_spec).
+  nlohmann::json spec = read_cdi_spec(kAmdJson).data;
+  spec["containerEdits"]["intelRdt"] = {{"closID", "x"}, {"enableMonitoring", "true"}};
+  CHECK(cdi_minimum_version(spec) == "0.7.0");
+  spec["containerEdits"]["intelRdt"]["enableMonitoring"] = true;
+  CHECK(cdi_minimum_version(spec) == "1.1.0");
+}
