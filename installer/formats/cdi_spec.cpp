@@ -65,6 +65,23 @@ bool valid_utf8(const std::string& s) {
   return true;
 }
 
+// Whether S (valid UTF-8) holds a Unicode noncharacter (U+FDD0-U+FDEF, and
+// U+FFFE and U+FFFF of every plane): YAML does not allow them, and
+// yaml-cpp's emitter writes each as U+FFFD, so a spec holding one would not
+// read back as written (found by fuzz_cdi_spec: U+FFFF).
+bool has_noncharacter(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t more = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : 3;
+    std::uint32_t cp = more == 0 ? c : more == 1 ? (c & 0x1fu) : more == 2 ? (c & 0x0fu) : (c & 0x07u);
+    for (std::size_t k = 1; k <= more && i + k < s.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3fu);
+    if ((cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffeu) == 0xfffeu) return true;
+    i += more + 1;
+  }
+  return false;
+}
+
 bool all_of_class(std::string_view s, bool (*pred)(char)) {
   return !s.empty() && std::all_of(s.begin(), s.end(), pred);
 }
@@ -164,6 +181,8 @@ class Converter {
       case YAML::NodeType::Scalar: {
         const std::string& s = node.Scalar();
         if (!valid_utf8(s)) fail(at, "a string that is not UTF-8");
+        if (has_noncharacter(s))
+          fail(at, "a string holding a Unicode noncharacter (such as U+FFFF), which YAML does not allow");
         const std::string& tag = node.Tag();
         if (tag == "!" || tag == "tag:yaml.org,2002:str") return s;
         return resolve_plain(s, at);
@@ -181,6 +200,8 @@ class Converter {
           if (!kv.first.IsScalar()) fail(key_at, "a key that is not a string");
           const std::string& key = kv.first.Scalar();
           if (!valid_utf8(key)) fail(key_at, "a key that is not UTF-8");
+          if (has_noncharacter(key))
+            fail(key_at, "a key holding a Unicode noncharacter (such as U+FFFF), which YAML does not allow");
           if (out.contains(key)) fail(key_at, "the key \"" + key + "\" is given twice");
           std::string escaped;
           for (char c : key) escaped += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
@@ -692,7 +713,9 @@ std::string cdi_minimum_version(const nlohmann::json& spec) {
     if (e->contains("intelRdt")) {
       at_least("0.7.0");
       const auto& rdt = (*e)["intelRdt"];
-      if (rdt.is_object() && (rdt.contains("schemata") || rdt.value("enableMonitoring", false) == true))
+      // Compared, not value(..., false): that throws when it is not a boolean.
+      if (rdt.is_object() &&
+          (rdt.contains("schemata") || (rdt.contains("enableMonitoring") && rdt["enableMonitoring"] == true)))
         at_least("1.1.0");
     }
     if (!list("additionalGids").empty()) at_least("0.7.0");

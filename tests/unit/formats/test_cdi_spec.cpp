@@ -333,3 +333,22 @@ TEST_CASE("cdi spec: a string with a control character is written quoted and rea
     CHECK(cdi_spec_to_json(write_cdi_spec(nlohmann::json(text))) == nlohmann::json(text));
   }
 }
+
+TEST_CASE("cdi spec: a Unicode noncharacter, which YAML does not allow, is refused at its place") {
+  // yaml-cpp's emitter writes U+FFFF as U+FFFD: such a spec would not read back as written.
+  CHECK(cdi_error("a: \"x\xEF\xBF\xBF\"\n") ==
+        "1:4: a string holding a Unicode noncharacter (such as U+FFFF), which YAML does not allow");
+  CHECK(cdi_error("a: \"\\uFDD0\"\n") ==
+        "1:4: a string holding a Unicode noncharacter (such as U+FFFF), which YAML does not allow");
+  CHECK(cdi_error("\"\xF4\x8F\xBF\xBE\": 1\n") ==
+        "1:1: a key holding a Unicode noncharacter (such as U+FFFF), which YAML does not allow");
+}
+
+TEST_CASE("cdi spec: an intelRdt enableMonitoring that is not a boolean does not stop the minimum version") {
+  // It threw nlohmann's type_error (value("enableMonitoring", false) on a string; found by fuzz_cdi_spec).
+  nlohmann::json spec = read_cdi_spec(kAmdJson).data;
+  spec["containerEdits"]["intelRdt"] = {{"closID", "x"}, {"enableMonitoring", "true"}};
+  CHECK(cdi_minimum_version(spec) == "0.7.0");
+  spec["containerEdits"]["intelRdt"]["enableMonitoring"] = true;
+  CHECK(cdi_minimum_version(spec) == "1.1.0");
+}
