@@ -19,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include "installer/system/error.hpp"
+#include "installer/system/filesystem.hpp"
 #include "installer/transaction/state_format.hpp"
 
 namespace wslgpu {
