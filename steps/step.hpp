@@ -80,6 +80,12 @@ class Step {
 
   virtual StepPlan plan(StepContext& ctx) const = 0;
 
+  // What the step is for, in one line naming what it acts on ("would
+  // install rocm 7.2.2.*"), "" for none. The planner shows it under a plan
+  // that plan() could not make (it threw: no apt in the root, no root), so
+  // that a refused step still says what it would have done.
+  virtual std::string purpose() const { return ""; }
+
   virtual nlohmann::json apply(StepContext& /*ctx*/, const StepPlan& /*plan*/) { return nlohmann::json::object(); }
 
   // UNDO_DATA is what apply() returned or, when apply never finished,

@@ -1,7 +1,9 @@
 // The step kinds the manifest language knows, by name. The loader reads this
-// table; steps/registry.cpp defines it (adding a kind: write
-// steps/<kind>.{hpp,cpp}, then add one line to the table there). Declared
-// here, below steps/, so that the manifest layer never includes a step kind.
+// table; steps/registry.cpp defines it, the one list of kinds in the code
+// (adding a kind: write steps/<domain>/<kind>.{hpp,cpp}, then add one line
+// to the table there; `kinds`, the loader's suggestions and the docs check
+// all read it). Declared here, below steps/, so that the manifest layer never
+// includes a step kind.
 #pragma once
 #include <memory>
 #include <string>

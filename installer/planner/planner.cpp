@@ -37,8 +37,10 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
       ps.plan.verdict = Verdict::skipped;
       ps.plan.summary = "skipped: " + ms.when->text() + " is false";
     } else {
+      bool planned = false;
       try {
         ps.plan = ms.step->plan(ctx);
+        planned = true;
         guard_step(ps, manifest.guards);
       } catch (const Refusal& e) {
         // A step that refuses what it found (a link where it would write):
@@ -63,6 +65,9 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
         ps.plan.summary = "cannot be planned: " + msg.substr(0, msg.find('\n'));
         if (msg.find('\n') != std::string::npos) ps.plan.details.push_back(msg.substr(msg.find('\n') + 1));
       }
+      // A plan made here says what the step is for, which its cause may not.
+      if (!planned)
+        if (std::string what = ms.step->purpose(); !what.empty()) ps.plan.details.insert(ps.plan.details.begin(), what);
       for (const auto& w : ps.plan.writes) {
         if (w.written_by_apply) continue;  // bytes unknown until apply
         if (w.content) overlay.write_atomic(w.path, *w.content, w.attrs);

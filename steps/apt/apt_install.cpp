@@ -108,6 +108,14 @@ class AptInstallStep : public Step {
     return "all " + std::to_string(packages.size()) + " packages are already installed" + tail;
   }
 
+  std::string purpose() const override {
+    std::vector<std::string> named;
+    for (const auto& name : packages) named.push_back(spec_of(name) ? name + " " + spec_of(name)->text() : name);
+    std::string out = "would install " + name_list(named, named.size());
+    if (!replaces.empty()) out += ", in place of installed packages matching " + name_list(replaces, replaces.size());
+    return out;
+  }
+
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
     DpkgStatus status = read_dpkg_for_plan(ctx.fs, packages, p, std::chrono::seconds(lock_timeout));

@@ -25,6 +25,11 @@ class AptRemoveStep : public Step {
     return out;
   }
 
+  std::string purpose() const override {
+    if (packages.size() == 1) return "would remove " + packages.front();
+    return "would remove whichever of " + name_list(packages, packages.size()) + " is installed";
+  }
+
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
     DpkgStatus status = read_dpkg_for_plan(ctx.fs, packages, p, std::chrono::seconds(lock_timeout));

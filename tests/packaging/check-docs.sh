@@ -7,6 +7,8 @@
 #   - every --option the page names exists (bar a few of other programs);
 #   - the completion offers exactly the commands, and after "COMMAND -"
 #     exactly that command's options and the global ones;
+#   - every step kind `kinds` lists (the registry) has its entry in
+#     wslgpu-setup.toml(5) and its section in docs/steps.md, and no other;
 #   - README.md's exit-status table has every status wslgpu-setup(1) has;
 #   - no shipped text (README.md, docs/, the pages, the manifests) cites the
 #     workspace's notes, which neither the repository nor the package holds;
@@ -47,6 +49,26 @@ for status in "${statuses[@]}"; do
   grep -qE "^(\*[0-9]+\*, )*\*$status\*(, \*[0-9]+\*)*\$" "$page" || problem "wslgpu-setup(1) does not describe exit status $status"
 done
 for p in "${profiles[@]}"; do in_page "\*$p\*" || problem "wslgpu-setup(1) does not name the bundled profile $p"; done
+
+# The step kinds: the registry (steps/registry.cpp, as `kinds` prints it) is
+# the one list in the code; the two lists in the docs follow it, each kind
+# with an entry in wslgpu-setup.toml(5) and a section in docs/steps.md, and
+# neither naming a kind the registry lacks.
+toml_page=$src/packaging/man/wslgpu-setup.toml.5.scd
+mapfile -t kinds < <("$program" kinds | awk '{ print $1 }')
+((${#kinds[@]} >= 10)) || { echo "cannot read the step kinds from $program kinds"; exit 1; }
+page_kinds=$(awk '/^# STEP KINDS/ { on = 1; next } /^# / { on = 0 } on && /^\*/' "$toml_page" |
+  grep -oE '\*[a-z\\_]+\*' | tr -d '*\\' | sort -u)
+doc_kinds=$(grep -E '^## `' "$src/docs/steps.md" | grep -oE '`[a-z_]+`' | tr -d '`' | sort -u)
+registry_kinds=$(printf '%s\n' "${kinds[@]}" | sort -u)
+for where in "wslgpu-setup.toml(5)" "docs/steps.md"; do
+  listed=$page_kinds
+  [[ $where == docs/steps.md ]] && listed=$doc_kinds
+  missing=$(comm -23 <(echo "$registry_kinds") <(echo "$listed") | paste -sd ' ')
+  extra=$(comm -13 <(echo "$registry_kinds") <(echo "$listed") | paste -sd ' ')
+  [[ -z $missing ]] || problem "$where describes no step kind $missing (\`wslgpu-setup kinds\` lists it)"
+  [[ -z $extra ]] || problem "$where describes the step kind $extra, which \`wslgpu-setup kinds\` does not list"
+done
 
 # Options the page names that are other programs' (wsl.exe, sudo, apt-get, docker run).
 others=" --update --shutdown --error-on -E --device --gpus "
@@ -113,4 +135,4 @@ else
 fi
 
 if ((bad)); then exit 1; fi
-echo "docs check: ok (${#commands[@]} commands, ${#global[@]} global options, ${#statuses[@]} exit statuses, ${#profiles[@]} profiles in wslgpu-setup(1) and the completion; README.md has the page's $(wc -w <<<"$page_statuses") exit statuses; no citation outside the repository; the cuda advice names driver $lowest)"
+echo "docs check: ok (${#commands[@]} commands, ${#global[@]} global options, ${#statuses[@]} exit statuses, ${#profiles[@]} profiles in wslgpu-setup(1) and the completion; ${#kinds[@]} step kinds in wslgpu-setup.toml(5) and docs/steps.md; README.md has the page's $(wc -w <<<"$page_statuses") exit statuses; no citation outside the repository; the cuda advice names driver $lowest)"

@@ -191,7 +191,7 @@ std::string with_crlf(const std::string& text) {
 }
 
 // The armour's lines, to corrupt one on purpose.
-std::vector<std::string> lines_of(const std::string& armour) { return split(armour, '\n'); }
+std::vector<std::string> armour_lines(const std::string& armour) { return split(armour, '\n'); }
 std::string joined(const std::vector<std::string>& lines) {
   std::string out;
   for (const auto& l : lines) out += l + "\n";
@@ -251,7 +251,7 @@ TEST_CASE("openpgp reads an armoured key as gpg does: fingerprint, algorithm, cr
     CHECK(binary_keys[0].algorithm == "ed25519");
   }
   SUBCASE("CRLF line ends, armour headers and no checksum line change nothing") {
-    std::vector<std::string> lines = lines_of(armour);
+    std::vector<std::string> lines = armour_lines(armour);
     lines.insert(lines.begin() + 1, {"Version: GnuPG v2", "Comment: a test key"});
     std::string headed = joined(lines);
     auto crlf = read_openpgp_keys(with_crlf(headed));
@@ -259,16 +259,16 @@ TEST_CASE("openpgp reads an armoured key as gpg does: fingerprint, algorithm, cr
     check_same(crlf[0], want);
 
     std::vector<std::string> unsummed;
-    for (const auto& l : lines_of(armour))
+    for (const auto& l : armour_lines(armour))
       if (l.empty() || l[0] != '=') unsummed.push_back(l);
-    REQUIRE(unsummed.size() + 1 == lines_of(armour).size());  // gpg writes one checksum line
+    REQUIRE(unsummed.size() + 1 == armour_lines(armour).size());  // gpg writes one checksum line
     auto no_sum = read_openpgp_keys(joined(unsummed));
     REQUIRE(no_sum.size() == 1);
     check_same(no_sum[0], want);
   }
   SUBCASE("an armoured key inside other text, as a deb822 Signed-By field holds it, reads the same") {
     std::string field = "Types: deb\nSigned-By:\n";
-    for (const auto& l : lines_of(armour)) field += " " + (l.empty() ? std::string(".") : l) + "\n";
+    for (const auto& l : armour_lines(armour)) field += " " + (l.empty() ? std::string(".") : l) + "\n";
     auto in_field = read_openpgp_keys(field);
     REQUIRE(in_field.size() == 1);
     check_same(in_field[0], want);
@@ -548,7 +548,7 @@ TEST_CASE("openpgp refuses corrupt armour saying what is wrong and where") {
   GpgHome home;
   std::string fpr = home.generate("ed25519 sign 1y");
   std::string armour = home.gpg("--export --armor " + fpr);
-  std::vector<std::string> lines = lines_of(armour);
+  std::vector<std::string> lines = armour_lines(armour);
   std::size_t sum_line = 0;
   for (std::size_t i = 0; i < lines.size(); ++i)
     if (!lines[i].empty() && lines[i][0] == '=') sum_line = i;

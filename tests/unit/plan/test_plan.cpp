@@ -489,3 +489,44 @@ owner = "bob"
   REQUIRE(step(p.plan, "bobs").plan.writes.size() == 1);
   CHECK(step(p.plan, "bobs").plan.writes[0].attrs.uid == 1001);
 }
+
+TEST_CASE("an apt step that cannot be planned (no apt in the root) still names the packages it is for") {
+  MemoryFileSystem fs = machine();
+  fs.add_file("/var/lib/dpkg/status",
+              "Package: libhsakmt1\nStatus: install ok installed\nArchitecture: amd64\nVersion: 5.7.0-1build1\n\n");
+  const HostFacts host = wslgpu::testing::fake_wsl_host();
+  Manifest m = load_manifest(ManifestSource{"test.toml", std::string(kHeader) + R"(
+[[step]]
+id = "old-hsa"
+kind = "apt_remove"
+packages = ["libhsakmt1", "libhsa-runtime64-1"]
+
+[[step]]
+id = "rocm"
+kind = "apt_install"
+packages = ["rocm", "rocminfo"]
+versions = { rocm = "7.2.2.*" }
+replaces = ["hsa-runtime-rocr4wsl-amdgpu"]
+)",
+                                                   false},
+                             {}, host);
+  FakeProcessRunner runner;  // runs nothing: apt-get and apt-cache are "not found"
+  Plan plan = resolve_plan(m, "test.toml", fs, runner, host);
+  const PlannedStep& remove = step(plan, "old-hsa");
+  CHECK(remove.plan.verdict == Verdict::refused);
+  CHECK(remove.plan.summary ==
+        "cannot be planned: `apt-get -s remove` could not run: apt-get was not found in the target root");
+  CHECK(remove.plan.details ==
+        std::vector<std::string>{"would remove whichever of libhsakmt1, libhsa-runtime64-1 is installed"});
+  const PlannedStep& install = step(plan, "rocm");
+  CHECK(install.plan.verdict == Verdict::refused);
+  CHECK(install.plan.summary ==
+        "cannot be planned: `apt-cache madison` could not run: apt-cache was not found in the target root");
+  CHECK(install.plan.details ==
+        std::vector<std::string>{"would install rocm 7.2.2.*, rocminfo, in place of installed packages matching "
+                                 "hsa-runtime-rocr4wsl-amdgpu"});
+  // The text plan shows it under the step's line, in the details' column.
+  CHECK(render_plan_text(plan, TextStyle{false, false}, "")
+            .find("cannot be planned: `apt-cache madison` could not run: apt-cache was not found in the target root\n" +
+                  std::string(36, ' ') + "would install rocm 7.2.2.*, rocminfo") != std::string::npos);
+}
