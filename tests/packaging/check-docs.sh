@@ -106,6 +106,17 @@ readme_statuses=$(awk '/^## Exit statuses/ { on = 1; next } /^## / { on = 0 }
 missing=$(comm -23 <(echo "$page_statuses") <(echo "$readme_statuses") | tr '\n' ' ')
 [[ -z $missing ]] || problem "README.md's exit-status table lacks $missing(wslgpu-setup(1) has them)"
 
+# The other tables of exit statuses (docs/manifest.md's, docs/fleet.md's)
+# say the same of the statuses whose meaning grew: a script writer reads one
+# of them only. Each row of 2 names state of a newer version, each row of 3
+# a stale saved plan.
+for doc in README.md docs/manifest.md docs/fleet.md; do
+  row_of() { awk -v s="$1" '/^## Exit statuses/ { on = 1; next } /^## / { on = 0 }
+    on && $0 ~ "^\\| " s " \\|"' "$src/$doc"; }
+  row_of 2 | grep -q 'newer' || problem "$doc: its exit-status row 2 does not name state written by a newer version"
+  row_of 3 | grep -q 'stale' || problem "$doc: its exit-status row 3 does not name a stale saved plan"
+done
+
 # Shipped text cites the vendors' pages, repositories and threads, never the
 # workspace's notes beside the checkout (../shared/...) or the documents the
 # project started from: /usr/share/doc/wslgpu-setup would point at nothing.
