@@ -25,8 +25,6 @@ namespace {
 
 constexpr const char* kCaStore = "/etc/ssl/certs/ca-certificates.crt";
 
-std::string wanted_text(const WantedPackage& w) { return w.name + (w.version.empty() ? "" : " " + w.version); }
-
 const InstalledDist* find_dist(const std::vector<InstalledDist>& dists, const std::string& key) {
   for (const auto& d : dists)
     if (d.key == key) return &d;
@@ -156,7 +154,15 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
       continue;
     }
     nlohmann::json change = {{"type", "python_package"}, {"name", w.name}, {"version", w.version}};
-    std::string what = w.version.empty() ? w.name + " (the newest version the index has that fits)" : wanted_text(w);
+    // With a build label, an index package is that build: the plan says
+    // "2.14.1+cu130 → 2.14.1+cu126", not "→ 2.14.1", which reads as no switch.
+    const bool labelled = w.url.empty() && !build.empty();
+    std::string wanted_version =
+        labelled && !w.version.empty() && w.version.find('+') == std::string::npos ? w.version + "+" + build : w.version;
+    std::string what = w.version.empty()
+                           ? w.name + " (the newest " + (labelled ? build + " build" : std::string("version")) +
+                                 " the index has that fits)"
+                           : w.name + " " + wanted_version;
     std::string from = !w.url.empty() ? "from " + w.url
                        : !index_url.empty() ? "from the index " + index_url
                                             : "from the find-links folders";
@@ -164,7 +170,7 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
       todo.push_back("install " + what + " " + from);
       change["action"] = "install";
     } else {
-      todo.push_back(d->name + " " + d->version + " → " + (w.version.empty() ? what : w.version) + " " + from);
+      todo.push_back(d->name + " " + d->version + " → " + (w.version.empty() ? what : wanted_version) + " " + from);
       change["action"] = "replace";
       change["from"] = d->version;
     }

@@ -4,7 +4,7 @@
 # never downloaded, and served over the root's loopback HTTPS server the way
 # the vendors serve the real ones:
 #   $HTTPS_URL/manylinux/rocm-rel-<X>/   AMD's find-links listings (torch_wheel_repo)
-#   $HTTPS_URL/whl/cu130/                a PEP 503 index like download.pytorch.org's (torch_index_base)
+#   $HTTPS_URL/whl/cu130/, whl/cu126/    PEP 503 indexes like download.pytorch.org's (torch_index_base)
 #   $HTTPS_URL/pypi/                     a PEP 503 index for the dependencies (numpy; pypi_index)
 #   $HTTPS_URL/v1.2.2/                   librocdxg's .deb (rocdxg_release_url), as rocm7_profile_args expects
 
@@ -90,6 +90,10 @@ pytorch_www() {
     fail "pytorch_www: manifests/pytorch-cuda.toml does not name torch $PYTORCH_CUDA_TORCH for $PYTORCH_CUDA_INDEX: update PYTORCH_CUDA_WHEELS in tests/realroot/wheels.sh"
   mapfile -t specs < <(_wheel_specs "$PYTORCH_CP" <<<"$PYTORCH_CUDA_WHEELS")
   fake_wheels --folder "whl/$PYTORCH_CUDA_INDEX" --index "whl/$PYTORCH_CUDA_INDEX" "${extra[@]}" "$www" "${specs[@]}" >>"$sums"
+  # cu126, the row doctor names for Pascal and Volta: the same torch release
+  # built for CUDA 12.6, its torchvision and torchaudio pinning that build.
+  mapfile -t specs < <(_wheel_specs "$PYTORCH_CP" <<<"${PYTORCH_CUDA_WHEELS//+$PYTORCH_CUDA_INDEX/+cu126}")
+  fake_wheels --folder whl/cu126 --index whl/cu126 "${extra[@]}" "$www" "${specs[@]}" >>"$sums"
   # PyPI: NumPy 1.26.4 (what AMD's 6.x wheels need) and a NumPy 2.
   fake_wheels --folder pypi/files --index pypi "$www" numpy 1.26.4 "$PYTORCH_CP" numpy 2.1.0 "$PYTORCH_CP" >>"$sums"
   chmod -R a+rX "$www"

@@ -437,6 +437,15 @@ TEST_CASE("a switch of the CUDA build reinstalls torch and the companions built 
   };
   // The same build: converged.
   CHECK(cuda("cu130", "2.14.1+cu130")->plan(root.ctx).verdict == Verdict::noop);
+  // The plan names the build it goes to, also where the manifest gives the
+  // version without its label (pytorch-cuda's torch_version = "2.14.1").
+  StepPlan named = cuda("cu126", "2.14.1")->plan(root.ctx);
+  CHECK(std::find(named.details.begin(), named.details.end(),
+                  "torch 2.14.1+cu130 → 2.14.1+cu126 from the index https://download.pytorch.org/whl/cu126") !=
+        named.details.end());
+  CHECK(std::find(named.details.begin(), named.details.end(),
+                  "torchvision 0.29.1+cu130 → torchvision (the newest cu126 build the index has that fits) from the "
+                  "index https://download.pytorch.org/whl/cu126") != named.details.end());
   // cu130 -> cu126, the same torch version: both are another build.
   auto step = cuda("cu126", "2.14.1+cu126");
   StepPlan p = step->plan(root.ctx);
