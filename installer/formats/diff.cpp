@@ -2,22 +2,16 @@
 
 #include <algorithm>
 
+#include "installer/system/text.hpp"
+
 namespace wslgpu {
 
 namespace {
 
+// Lines with their carriage returns: a CRLF line and an LF line differ.
 std::vector<std::string> diff_split_lines(const std::string& text) {
   std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto end = text.find('\n', start);
-    if (end == std::string::npos) {
-      lines.push_back(text.substr(start));
-      break;
-    }
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
+  for (auto line : text::split_lines(text, text::LineEnd::newline_dropped)) lines.emplace_back(line);
   return lines;
 }
 

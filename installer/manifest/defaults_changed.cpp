@@ -1,7 +1,8 @@
 #include "installer/manifest/defaults_changed.hpp"
 
-#include <sstream>
 #include <vector>
+
+#include "installer/system/text.hpp"
 
 namespace wslgpu {
 
@@ -9,8 +10,7 @@ namespace {
 
 std::vector<std::string> profile_text_lines(const std::string& text) {
   std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (auto line : text::split_lines(text, text::LineEnd::newline_dropped)) lines.emplace_back(line);
   return lines;
 }
 

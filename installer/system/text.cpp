@@ -67,10 +67,8 @@ std::vector<std::string_view> split_lines(std::string_view text, LineEnd end) {
     std::size_t nl = text.find('\n', start);
     std::size_t stop = nl == std::string_view::npos ? text.size() : nl + 1;
     std::string_view line = text.substr(start, stop - start);
-    if (end == LineEnd::dropped) {
-      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    }
+    if (end != LineEnd::kept && !line.empty() && line.back() == '\n') line.remove_suffix(1);
+    if (end == LineEnd::dropped && !line.empty() && line.back() == '\r') line.remove_suffix(1);
     lines.push_back(line);
     start = stop;
   }

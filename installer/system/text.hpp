@@ -40,9 +40,11 @@ std::string shell_word(std::string_view value);
 // its "\n" (LineEnd::kept, so that the lines put back together are TEXT
 // byte for byte, CRLF and a missing final newline included), or without it
 // and without one carriage return before it (LineEnd::dropped, so that a
-// CRLF file reads as an LF one). A last line without "\n" counts; an empty
-// TEXT has no lines, and "a\n" has one.
-enum class LineEnd { kept, dropped };
+// CRLF file reads as an LF one), or without the "\n" only
+// (LineEnd::newline_dropped: a diff must see "a\r" and "a" as different
+// lines). A last line without "\n" counts; an empty TEXT has no lines, and
+// "a\n" has one.
+enum class LineEnd { kept, dropped, newline_dropped };
 std::vector<std::string_view> split_lines(std::string_view text, LineEnd end = LineEnd::dropped);
 
 // A program's output as its non-empty lines, each without trailing spaces

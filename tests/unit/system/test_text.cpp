@@ -86,6 +86,13 @@ TEST_CASE("split_lines with LineEnd::dropped keeps empty lines and drops one CR 
   CHECK(text::split_lines("").empty());
 }
 
+TEST_CASE("split_lines with LineEnd::newline_dropped splits as std::getline does: carriage returns stay") {
+  CHECK(text::split_lines("a\r\n\nb\nc", text::LineEnd::newline_dropped) ==
+        std::vector<std::string_view>{"a\r", "", "b", "c"});
+  CHECK(text::split_lines("x\n", text::LineEnd::newline_dropped) == std::vector<std::string_view>{"x"});
+  CHECK(text::split_lines("", text::LineEnd::newline_dropped).empty());
+}
+
 TEST_CASE("output_lines keeps the non-empty lines without their trailing spaces and carriage returns") {
   CHECK(text::output_lines("E: one \r\n\n  \r\nW: two\nlast  ") ==
         std::vector<std::string>{"E: one", "W: two", "last"});
