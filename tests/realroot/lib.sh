@@ -479,6 +479,13 @@ in_root() {
 # one, for pip inside the root). The server (python3's http.server) ends with the
 # namespace. Call it from a with_root function, before the snapshot the
 # test compares with (the root's bundle is part of every later snapshot).
+# REALROOT_HTTPS_SLOW=GLOB (with REALROOT_HTTPS_RATE=BYTES_PER_SECOND,
+# default 512) makes it a vendor's server seen over a slow line, for tests of
+# an interrupted download: the files whose name matches GLOB (fnmatch) are
+# sent at that rate, every file answers a Range request (206, or 416 past
+# its end) as most web servers do, and each GET's Range header and bytes
+# sent are logged ("served PATH range=... status=... sent=N [cut]") in
+# $REALROOT_SCENARIO_TMP/https.log. Unset, the server is http.server's own.
 serve_https() {
   local dir=${1:?serve_https needs a folder} port=8443 bundle=$REALROOT_SCENARIO_TMP/ca-bundle.crt i
   ip link set lo up || fail "serve_https: cannot bring up the loopback of the root's network namespace"
@@ -492,10 +499,66 @@ serve_https() {
   if [[ -n ${ROOT:-} && -f $ROOT/etc/ssl/certs/ca-certificates.crt && ! -L $ROOT/etc/ssl/certs/ca-certificates.crt ]]; then
     cat "$TESTREPO_TLS_DIR/ca.pem" >>"$ROOT/etc/ssl/certs/ca-certificates.crt"
   fi
-  /usr/bin/python3 - "$dir" "$port" "$TESTREPO_TLS_DIR" >"$REALROOT_SCENARIO_TMP/https.log" 2>&1 <<'EOF' &
-import functools, http.server, ssl, sys
-folder, port, tls = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=folder)
+  /usr/bin/python3 - "$dir" "$port" "$TESTREPO_TLS_DIR" "${REALROOT_HTTPS_SLOW:-}" "${REALROOT_HTTPS_RATE:-512}" \
+    >"$REALROOT_SCENARIO_TMP/https.log" 2>&1 <<'EOF' &
+import fnmatch, functools, http.server, os, re, ssl, sys, time
+folder, port, tls, slow, rate = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
+
+
+class SlowRangeHandler(http.server.SimpleHTTPRequestHandler):
+    """Range requests (one range) for every file, and the SLOW files at RATE."""
+
+    def do_GET(self):
+        path = self.translate_path(self.path)
+        if not os.path.isfile(path):
+            return super().do_GET()
+        size = os.path.getsize(path)
+        want = self.headers.get("Range")
+        start, end, status = 0, size - 1, 200
+        if want:
+            m = re.fullmatch(r"bytes=(\d+)-(\d*)", want.strip())
+            if not m:
+                self.send_error(400, "unsupported Range")
+                return
+            start = int(m.group(1))
+            end = min(int(m.group(2)), size - 1) if m.group(2) else size - 1
+            if start >= size:
+                self.send_response(416)
+                self.send_header("Content-Range", "bytes */%d" % size)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                self.log_message("served %s range=%s status=416 sent=0", self.path, want)
+                return
+            status = 206
+        self.send_response(status)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Length", str(end - start + 1))
+        self.send_header("Accept-Ranges", "bytes")
+        if status == 206:
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, size))
+        self.end_headers()
+        throttled = fnmatch.fnmatch(os.path.basename(path), slow)
+        chunk = max(1, rate // 8) if throttled else 1 << 20
+        sent, cut = 0, ""
+        with open(path, "rb") as f:
+            f.seek(start)
+            try:
+                while sent < end - start + 1:
+                    data = f.read(min(chunk, end - start + 1 - sent))
+                    if not data:
+                        break
+                    self.wfile.write(data)
+                    self.wfile.flush()
+                    sent += len(data)
+                    if throttled:
+                        time.sleep(len(data) / rate)
+            except (OSError, ssl.SSLError):
+                cut = " cut"
+        self.log_message("served %s range=%s status=%d sent=%d%s", self.path, want or "none", status, sent, cut)
+
+
+handler_class = SlowRangeHandler if slow else http.server.SimpleHTTPRequestHandler
+handler = functools.partial(handler_class, directory=folder)
 server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 context.load_cert_chain(tls + "/server.pem", tls + "/server.key")
