@@ -125,12 +125,10 @@ void check_memory(DoctorScan& scan) {
   auto meminfo = scan.read("/proc/meminfo");
   std::optional<std::uint64_t> total;
   if (meminfo) {
-    std::istringstream in(*meminfo);
     std::string key;
     std::uint64_t kb = 0;
-    std::string line;
-    while (std::getline(in, line)) {
-      std::istringstream fields(line);
+    for (std::string_view v : text::split_lines(*meminfo, text::LineEnd::newline_dropped)) {
+      std::istringstream fields{std::string(v)};
       if (fields >> key >> kb && key == "MemTotal:") total = kb * 1024;
     }
   }

@@ -6,7 +6,6 @@
 // than the CUDA the Windows driver supports (the minimum drivers come from
 // the bundled cuda profile's [matrix.cuda_version] table, the one matrix).
 #include <regex>
-#include <sstream>
 #include <string>
 
 #include <toml++/toml.h>
@@ -22,16 +21,6 @@ namespace {
 
 constexpr const char* kNvidiaGroup = "NVIDIA";
 constexpr const char* kStubDir = "/usr/lib/wsl/lib";
-
-std::string first_line(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    line = text::trim(line);
-    if (!line.empty()) return line;
-  }
-  return "";
-}
 
 std::string purge_command(const std::vector<std::string>& packages) {
   std::string cmd = "sudo apt purge";
@@ -159,11 +148,10 @@ void check_nvidia_smi(DoctorScan& scan) {
     return;
   }
   if (r.ok() && std::regex_search(r.out, gpu_line)) {
-    std::istringstream in(r.out);
-    std::string line;
     std::size_t gpus = 0;
     std::string first;
-    while (std::getline(in, line)) {
+    for (std::string_view v : text::split_lines(r.out, text::LineEnd::newline_dropped)) {
+      std::string line(v);
       if (std::regex_search(line, gpu_line)) {
         if (gpus++ == 0) first = text::trim(line.substr(0, line.find(" (UUID")));
       }
@@ -175,7 +163,7 @@ void check_nvidia_smi(DoctorScan& scan) {
   }
   std::string what = r.ok() ? "nvidia-smi -L lists no GPU"
                             : "nvidia-smi -L failed (exit " + std::to_string(r.exit_code) + ")" +
-                                  (first_line(output).empty() ? "" : ": " + first_line(output));
+                                  (text::first_line(output).empty() ? "" : ": " + text::first_line(output));
   scan.add("nvidia.smi", kNvidiaGroup, FindingStatus::fail, what,
            "The NVIDIA Windows driver is not reachable from WSL: it is older than 465.89, not installed, or the GPU "
            "is disabled in Windows." +
@@ -211,7 +199,7 @@ void check_nvcc(DoctorScan& scan) {
   if (!r.ok() || !std::regex_search(r.out, m, release)) {
     scan.add("nvidia.nvcc", kNvidiaGroup, FindingStatus::fail,
              nvcc + " --version failed (exit " + std::to_string(r.exit_code) + ")" +
-                 (first_line(r.out + r.err).empty() ? "" : ": " + first_line(r.out + r.err)),
+                 (text::first_line(r.out + r.err).empty() ? "" : ": " + text::first_line(r.out + r.err)),
              "The CUDA toolkit is damaged or incomplete.", "Reinstall the toolkit: sudo wslgpu-setup install cuda.");
     return;
   }

@@ -15,7 +15,6 @@
 // NVIDIA ones for a CUDA torch where the NVIDIA checks apply.
 #include <algorithm>
 #include <regex>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -117,9 +116,7 @@ std::optional<VenvChoice> recorded_venv(const DoctorScan& scan, std::string& not
       continue;
     }
     std::vector<nlohmann::json> records;
-    std::istringstream in(*journal);
-    std::string line;
-    while (std::getline(in, line)) {
+    for (std::string_view line : text::split_lines(*journal, text::LineEnd::newline_dropped)) {
       auto record = nlohmann::json::parse(line, nullptr, false);
       if (!record.is_discarded() && record.is_object()) records.push_back(std::move(record));
       // The begin record comes first: a journal of another profile is not read further.
@@ -484,11 +481,11 @@ void check_gpu_arch(DoctorScan& scan, const TorchBuild& b) {
   ProcessResult r = scan.run({smi, "--query-gpu=compute_cap", "--format=csv,noheader"});
   static const std::regex cc(R"(^\s*([0-9]+\.[0-9]+)\s*$)");
   std::vector<std::string> caps;
-  std::istringstream in(r.out);
-  std::string line;
   std::smatch m;
-  while (std::getline(in, line))
+  for (std::string_view v : text::split_lines(r.out, text::LineEnd::newline_dropped)) {
+    std::string line(v);
     if (std::regex_match(line, m, cc)) caps.push_back(m[1].str());
+  }
   if (!r.ok() || caps.empty()) {
     scan.add("pytorch.gpu-arch", kGroup, FindingStatus::warn,
              r.timed_out ? "nvidia-smi --query-gpu=compute_cap did not answer within " + scan.timeout_text()

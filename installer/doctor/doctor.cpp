@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <iostream>
 #include <regex>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -94,9 +93,7 @@ std::string DoctorScan::login_file_with(const std::string& needle) const {
 
 std::vector<std::string> active_lines(const std::string& text) {
   std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
+  for (std::string_view line : text::split_lines(text, text::LineEnd::newline_dropped)) {
     std::string t = std::string(text::trim(line));
     if (!t.empty() && t[0] != '#') out.push_back(t);
   }
@@ -234,11 +231,11 @@ std::string render_findings_text(const std::vector<Finding>& findings, bool colo
     out += "  " + word + "  " + f.seen + "\n";
     if (f.status == FindingStatus::ok) continue;
     auto indent_lines = [&](const std::string& text, const std::string& first_prefix) {
-      std::istringstream in(text);
-      std::string line;
       bool first = true;
-      while (std::getline(in, line)) {
-        out += "        " + (first ? first_prefix : std::string(first_prefix.size(), ' ')) + line + "\n";
+      for (std::string_view line : text::split_lines(text, text::LineEnd::newline_dropped)) {
+        out += "        " + (first ? first_prefix : std::string(first_prefix.size(), ' '));
+        out += line;
+        out += "\n";
         first = false;
       }
     };

@@ -1,10 +1,10 @@
 #include "installer/formats/apt_simulation.hpp"
 
 #include <cctype>
-#include <sstream>
 
 #include "installer/formats/deb822.hpp"
 #include "installer/formats/deb_version.hpp"
+#include "installer/system/text.hpp"
 
 namespace wslgpu {
 
@@ -72,10 +72,8 @@ bool parse_candidate(const std::string& inside, AptAction& action) {
 
 AptTransaction parse_apt_simulation(const std::string& output) {
   AptTransaction tx;
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (std::string_view v : text::split_lines(output, text::LineEnd::dropped)) {
+    std::string line(v);
     std::string child, parent;
     if (parse_reason(line, child, parent)) {
       tx.pulled_in_by.emplace(child, parent);  // the first reason apt gives is the one that counted
@@ -124,10 +122,8 @@ AptTransaction parse_apt_simulation(const std::string& output) {
 
 std::vector<std::string> apt_error_lines(const std::string& output) {
   std::vector<std::string> out;
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (std::string_view v : text::split_lines(output, text::LineEnd::dropped)) {
+    std::string line(v);
     if (line.rfind("E: ", 0) == 0) out.push_back(line.substr(3));
   }
   return out;
@@ -135,11 +131,9 @@ std::vector<std::string> apt_error_lines(const std::string& output) {
 
 std::vector<std::string> dpkg_error_lines(const std::string& output) {
   std::vector<std::string> out;
-  std::istringstream in(output);
-  std::string line;
   bool continuing = false;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (std::string_view v : text::split_lines(output, text::LineEnd::dropped)) {
+    std::string line(v);
     if (line.rfind("dpkg: error", 0) == 0) {
       out.push_back(line);
       continuing = true;
@@ -156,12 +150,10 @@ std::vector<std::string> dpkg_error_lines(const std::string& output) {
 
 std::vector<ExactDependency> apt_unmet_exact_dependencies(const std::string& output) {
   std::vector<ExactDependency> out;
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line)) {
+  for (std::string_view line : text::split_lines(output, text::LineEnd::newline_dropped)) {
     for (const char* field : {"Depends: ", "PreDepends: "}) {
       auto at = line.find(field);
-      if (at == std::string::npos) continue;
+      if (at == std::string_view::npos) continue;
       auto words = split_words(line.substr(at + std::string(field).size()));
       // NAME (= VERSION) but ...
       if (words.size() < 4 || words[1] != "(=" || words[2].empty() || words[2].back() != ')' || words[3] != "but")
@@ -213,11 +205,9 @@ AptSizes parse_apt_sizes(const std::string& output) {
   AptSizes sizes;
   std::uint64_t listed = 0;
   bool any_listed = false;
-  std::istringstream in(output);
-  std::string line;
   const std::string need = "Need to get ", after = "After this operation, ";
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (std::string_view v : text::split_lines(output, text::LineEnd::dropped)) {
+    std::string line(v);
     if (line.rfind(need, 0) == 0) {
       auto of = line.find(" of archives");
       if (of == std::string::npos) continue;
@@ -257,10 +247,8 @@ AptSizes parse_apt_sizes(const std::string& output) {
 
 std::vector<AptUri> parse_apt_uris(const std::string& output) {
   std::vector<AptUri> out;
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (std::string_view v : text::split_lines(output, text::LineEnd::dropped)) {
+    std::string line(v);
     if (line.size() < 3 || line.front() != '\'') continue;
     auto close = line.find('\'', 1);
     if (close == std::string::npos) continue;

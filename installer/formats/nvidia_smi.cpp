@@ -2,7 +2,6 @@
 #include "installer/system/text.hpp"
 
 #include <cctype>
-#include <sstream>
 #include <vector>
 
 namespace wslgpu {
@@ -46,9 +45,8 @@ bool is_version(const std::string& v) {
 
 NvidiaSmiHeader parse_nvidia_smi_header(const std::string& output) {
   NvidiaSmiHeader h;
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line)) {
+  for (std::string_view v : text::split_lines(output, text::LineEnd::newline_dropped)) {
+    const std::string line(v);
     const std::string lowered = text::lower(line);
     std::string value;
     for (const char* label : {"driver version", "kmd version"}) {

@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "installer/system/text.hpp"
+
 namespace wslgpu {
 
 namespace {
@@ -22,18 +24,6 @@ std::vector<std::string> split_fields(std::string_view s, char sep) {
   }
 }
 
-// Calls fn(line) for each line of text, as std::getline would split it.
-template <typename Fn>
-void for_each_line(std::string_view text, Fn fn) {
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    fn(text.substr(start, end - start));
-    start = end + 1;
-  }
-}
-
 std::optional<std::uint32_t> number(const std::string& s) {
   if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   unsigned long v = std::stoul(s);
@@ -49,27 +39,27 @@ std::string read_if_present(const FileSystem& fs, const std::string& path) {
 
 std::vector<GroupEntry> parse_group_file(const std::string& text) {
   std::vector<GroupEntry> out;
-  for_each_line(text, [&](std::string_view line) {
+  for (std::string_view line : text::split_lines(text, text::LineEnd::newline_dropped)) {
     auto f = split_fields(line, ':');
-    if (f.size() < 4) return;
+    if (f.size() < 4) continue;
     auto gid = number(f[2]);
-    if (!gid) return;
+    if (!gid) continue;
     GroupEntry g{f[0], *gid, {}};
     if (!f[3].empty()) g.members = split_fields(f[3], ',');
     out.push_back(std::move(g));
-  });
+  }
   return out;
 }
 
 std::vector<UserEntry> parse_passwd_file(const std::string& text) {
   std::vector<UserEntry> out;
-  for_each_line(text, [&](std::string_view line) {
+  for (std::string_view line : text::split_lines(text, text::LineEnd::newline_dropped)) {
     auto f = split_fields(line, ':');
-    if (f.size() < 7) return;
+    if (f.size() < 7) continue;
     auto uid = number(f[2]), gid = number(f[3]);
-    if (!uid || !gid) return;
+    if (!uid || !gid) continue;
     out.push_back({f[0], *uid, *gid, f[5]});
-  });
+  }
   return out;
 }
 

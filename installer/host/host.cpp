@@ -3,8 +3,6 @@
 
 #include <sys/utsname.h>
 
-#include <sstream>
-
 #include "installer/host/accounts.hpp"
 #include "installer/host/container_engines.hpp"
 #include "installer/formats/dpkg_status.hpp"
@@ -38,11 +36,9 @@ std::string dpkg_arch_of_machine() {
 
 std::map<std::string, std::string> parse_os_release(const std::string& text) {
   std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
+  for (std::string_view line : text::split_lines(text, text::LineEnd::newline_dropped)) {
     auto eq = line.find('=');
-    if (eq == std::string::npos || line[0] == '#') continue;
+    if (eq == std::string_view::npos || line[0] == '#') continue;
     std::string value = std::string(text::trim(line.substr(eq + 1)));
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
       value = value.substr(1, value.size() - 2);

@@ -1,26 +1,9 @@
 #include "installer/host/nvidia_driver.hpp"
 
-#include <sstream>
-
 #include "installer/formats/nvidia_smi.hpp"
+#include "installer/system/text.hpp"
 
 namespace wslgpu {
-
-namespace {
-
-std::string first_line(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto b = line.find_first_not_of(" \t\r");
-    if (b == std::string::npos) continue;
-    auto e = line.find_last_not_of(" \t\r");
-    return line.substr(b, e - b + 1);
-  }
-  return "";
-}
-
-}  // namespace
 
 NvidiaDriverFacts nvidia_driver_from(const ProcessResult& r, std::chrono::milliseconds timeout) {
   NvidiaDriverFacts f;
@@ -37,7 +20,7 @@ NvidiaDriverFacts nvidia_driver_from(const ProcessResult& r, std::chrono::millis
   f.driver = h.driver_version;
   f.cuda = h.cuda_version;
   if (!r.ok() && h.empty()) {
-    std::string why = first_line(r.out + "\n" + r.err);
+    std::string why = text::first_line(r.out + "\n" + r.err);
     f.said = "nvidia-smi failed (exit " + std::to_string(r.exit_code) + ")" + (why.empty() ? "" : ": " + why);
     return f;
   }

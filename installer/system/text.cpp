@@ -75,6 +75,14 @@ std::vector<std::string_view> split_lines(std::string_view text, LineEnd end) {
   return lines;
 }
 
+std::string first_line(std::string_view text) {
+  for (std::string_view line : split_lines(text, LineEnd::newline_dropped)) {
+    line = trim(line, " \t\r");
+    if (!line.empty()) return std::string(line);
+  }
+  return "";
+}
+
 std::vector<std::string> output_lines(std::string_view output) {
   std::vector<std::string> lines;
   for (std::string_view line : split_lines(output, LineEnd::dropped)) {

@@ -47,6 +47,11 @@ std::string shell_word(std::string_view value);
 enum class LineEnd { kept, dropped, newline_dropped };
 std::vector<std::string_view> split_lines(std::string_view text, LineEnd end = LineEnd::dropped);
 
+// TEXT's first line that is not blank (spaces, tabs, carriage returns),
+// without the blanks around it; "" when every line is blank. What a
+// message quotes of a program that failed.
+std::string first_line(std::string_view text);
+
 // A program's output as its non-empty lines, each without trailing spaces
 // and carriage returns: what a failure message quotes the last few of.
 std::vector<std::string> output_lines(std::string_view output);

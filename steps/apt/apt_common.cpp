@@ -9,7 +9,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <spdlog/spdlog.h>
 
@@ -19,6 +18,7 @@
 #include "installer/system/error.hpp"
 #include "installer/system/interrupt.hpp"
 #include "installer/system/paths.hpp"
+#include "installer/system/text.hpp"
 #include "installer/undo/undo_store.hpp"
 #include "steps/apt/apt_freshness.hpp"
 
@@ -81,10 +81,9 @@ std::string command_failure(const Command& cmd, const ProcessResult& result) {
   } else {
     // The last few lines say most; the full output is in the log.
     std::vector<std::string> lines;
-    std::istringstream in(result.err.empty() ? result.out : result.err);
-    std::string line;
-    while (std::getline(in, line))
-      if (!line.empty()) lines.push_back(line);
+    for (std::string_view line :
+         text::split_lines(result.err.empty() ? result.out : result.err, text::LineEnd::newline_dropped))
+      if (!line.empty()) lines.emplace_back(line);
     std::size_t from = lines.size() > 5 ? lines.size() - 5 : 0;
     for (std::size_t i = from; i < lines.size(); ++i) why += (why.empty() ? "" : "\n") + lines[i];
   }

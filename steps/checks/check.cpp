@@ -1,8 +1,8 @@
 #include "steps/checks/check.hpp"
 
 #include <regex>
-#include <sstream>
 
+#include "installer/system/text.hpp"
 #include "steps/files/file_change.hpp"
 #include "steps/windows/windows_interop.hpp"
 
@@ -82,12 +82,9 @@ class CheckStep : public Step {
         if (mode && info->mode != *mode) return path + " has mode " + mode_string(info->mode) + ", not " + mode_string(*mode);
         if (contains_line) {
           if (info->type != FileType::regular) return path + " is not a regular file";
-          std::istringstream in(ctx.fs.read(path));
-          std::string line;
-          while (std::getline(in, line)) {
-            if (!line.empty() && line.back() == '\r') line.pop_back();
+          const std::string content = ctx.fs.read(path);
+          for (std::string_view line : text::split_lines(content, text::LineEnd::dropped))
             if (line == *contains_line) return "";
-          }
           return path + " has no line \"" + *contains_line + "\"";
         }
         return "";

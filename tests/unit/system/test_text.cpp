@@ -3,6 +3,7 @@
 // file), and lower() touches ASCII letters only.
 #include <doctest/doctest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,50 @@ TEST_CASE("split_lines with LineEnd::newline_dropped splits as std::getline does
         std::vector<std::string_view>{"a\r", "", "b", "c"});
   CHECK(text::split_lines("x\n", text::LineEnd::newline_dropped) == std::vector<std::string_view>{"x"});
   CHECK(text::split_lines("", text::LineEnd::newline_dropped).empty());
+}
+
+TEST_CASE("split_lines with LineEnd::dropped drops a last line's CR even without a newline after it") {
+  CHECK(text::split_lines("a\r") == std::vector<std::string_view>{"a"});
+  CHECK(text::split_lines("a\nb\r\r") == std::vector<std::string_view>{"a", "b\r"});
+}
+
+// The loops split_lines replaced: std::getline on a string stream, and the
+// same with one trailing CR popped from each line.
+namespace {
+std::vector<std::string> getline_lines(const std::string& text, bool pop_cr) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (pop_cr && !line.empty() && line.back() == '\r') line.pop_back();
+    out.push_back(line);
+  }
+  return out;
+}
+
+std::vector<std::string> as_strings(const std::vector<std::string_view>& views) {
+  return std::vector<std::string>(views.begin(), views.end());
+}
+}  // namespace
+
+TEST_CASE("split_lines splits every text of CR, LF and x up to five bytes as getline did, CR popped or kept") {
+  // All 3^0 + ... + 3^5 texts: empty, final newline or not, CRs anywhere.
+  std::vector<std::string> texts = {""};
+  for (std::size_t i = 0; i < texts.size() && texts[i].size() < 5; ++i)
+    for (char c : {'\r', '\n', 'x'}) texts.push_back(texts[i] + c);
+  REQUIRE(texts.size() == 364);
+  for (const auto& t : texts) {
+    CAPTURE(t);
+    CHECK(as_strings(text::split_lines(t, text::LineEnd::newline_dropped)) == getline_lines(t, false));
+    CHECK(as_strings(text::split_lines(t, text::LineEnd::dropped)) == getline_lines(t, true));
+  }
+}
+
+TEST_CASE("first_line gives the first line that is not blank, without blanks and CR around it") {
+  CHECK(text::first_line("\n  \r\n\t error: no GPU \r\nsecond\n") == "error: no GPU");
+  CHECK(text::first_line("one\rtwo") == "one\rtwo");  // a CR inside a line is content
+  CHECK(text::first_line(" \r\n\t\n") == "");
+  CHECK(text::first_line("") == "");
 }
 
 TEST_CASE("output_lines keeps the non-empty lines without their trailing spaces and carriage returns") {
