@@ -209,12 +209,10 @@ std::string Loader::syntax_error_message(const std::string& description, SourceP
     auto q1 = description.rfind('\'', description.size() - 2);
     if (what == "key-value pair" && q1 != std::string::npos && description.back() == '\'') {
       std::string key = description.substr(q1 + 1, description.size() - q1 - 2);
-      // The line POS is on. Past the text's end (toml++ never points there)
-      // the last line when the text does not end in "\n", else none.
+      // The line POS is on (none past the text's end, where toml++ never points).
       auto lines = text::split_lines(source_.text, text::LineEnd::newline_dropped);
       std::string_view line;
       if (pos.line >= 1 && pos.line <= lines.size()) line = lines[pos.line - 1];
-      else if (pos.line > lines.size() && !lines.empty() && source_.text.back() != '\n') line = lines.back();
       auto at = line.rfind(key, pos.column > 0 ? pos.column - 1 : 0);
       if (!key.empty() && at != std::string::npos) pos.column = static_cast<std::uint32_t>(at + 1);
     }
