@@ -213,6 +213,12 @@ pytorch_converged_offline() {
   untrace_commands apt-get apt-cache
 }
 
+# newest_transaction: the id of the newest transaction in the root's history.
+newest_transaction() {
+  tool --root "$ROOT" history --output json >/dev/null
+  jq -r 'map(.id) | max' <<<"$TOOL_OUT"
+}
+
 # pytorch_rollback_to SNAPSHOT: rolls back the one transaction of history and
 # compares the root with SNAPSHOT (the tool's state folder left out).
 pytorch_rollback_to() {

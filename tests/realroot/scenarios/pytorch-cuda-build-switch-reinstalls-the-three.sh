@@ -37,7 +37,7 @@ cuda_build_switch_reinstalls_the_three() {
 
   tool --root "$ROOT" "${sets[@]}" install pytorch --yes
   assert_status 0 "install pytorch with the driver's row (T1)"
-  t1=$(tool --root "$ROOT" history --output json >/dev/null; jq -r 'map(.id) | max' <<<"$TOOL_OUT")
+  t1=$(newest_transaction)
   local freeze1
   freeze1=$(build_freeze)
   assert_eq "$freeze1" $'torch==2.14.1+cu130\ntorchaudio==2.14.1+cu130\ntorchvision==0.29.1+cu130' "pip list after T1"
@@ -50,7 +50,7 @@ cuda_build_switch_reinstalls_the_three() {
   tool --root "$ROOT" "${sets126[@]}" install pytorch --yes
   assert_status 0 "install pytorch with torch_cuda=cu126 (T2)"
   assert_contains "$TOOL_OUT" 'committed' "install pytorch with torch_cuda=cu126"
-  t2=$(tool --root "$ROOT" history --output json >/dev/null; jq -r 'map(.id) | max' <<<"$TOOL_OUT")
+  t2=$(newest_transaction)
   [[ $t2 != "$t1" ]] || fail "the switch recorded no transaction of its own: $t2"
   assert_eq "$(build_freeze)" $'torch==2.14.1+cu126\ntorchaudio==2.14.1+cu126\ntorchvision==0.29.1+cu126' "pip list after the switch to cu126: the three of one build"
   as_user_login "$PYTORCH_VENV/bin/python -c 'import torch; print(torch.version.cuda)'" || fail "import torch failed after the switch"

@@ -29,7 +29,7 @@ rollback_acts_on_the_recorded_user() {
   tool --root "$ROOT" "${sets[@]}" install pytorch --yes
   assert_status 0 "install pytorch for alice (T1)"
   assert_owned_by_user "$PYTORCH_VENV"
-  t1=$(tool --root "$ROOT" history --output json >/dev/null; jq -r '.[0].id' <<<"$TOOL_OUT")
+  t1=$(newest_transaction)
 
   tool --root "$ROOT" --user bob rollback "$t1" --yes
   assert_status 0 "rollback of alice's T1 run with --user bob"

@@ -46,7 +46,7 @@ venv_rolled_back_exactly_offline() {
 
   tool --root "$ROOT" "${sets72[@]}" install pytorch --yes
   assert_status 0 "install pytorch on ROCm 7.2 (T1)"
-  t1=$(tool --root "$ROOT" history --output json >/dev/null; jq -r 'map(.id) | max' <<<"$TOOL_OUT")
+  t1=$(newest_transaction)
   local freeze1 tree1
   freeze1=$(venv_freeze)
   tree1=$(venv_tree)
@@ -58,7 +58,7 @@ venv_rolled_back_exactly_offline() {
   tool --root "$ROOT" "${sets722[@]}" install pytorch --yes
   assert_status 0 "install pytorch on ROCm 7.2.2 (T2)"
   assert_contains "$TOOL_OUT" 'committed' "install pytorch on 7.2.2"
-  t2=$(tool --root "$ROOT" history --output json >/dev/null; jq -r 'map(.id) | max' <<<"$TOOL_OUT")
+  t2=$(newest_transaction)
   [[ $t2 != "$t1" ]] || fail "T2 has T1's id: $t2"
   local freeze2
   freeze2=$(venv_freeze)
