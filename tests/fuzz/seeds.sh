@@ -3,7 +3,8 @@
 # folder per target, named as the target without "fuzz_"): the repository's
 # own fixtures (tests/), the hand-written seeds of tests/fuzz/seeds/, a .deb
 # and OpenPGP keys made here, and the real-world files of CORPUS (default:
-# ../shared/corpus next to the source folder; see its SOURCES.md). CORPUS is
+# WSLGPU_CORPUS_DIR, else ../shared/corpus next to the source folder; see
+# its SOURCES.md). CORPUS is
 # read where it is: its files are copied into OUTDIR, never into the
 # repository. A missing folder is skipped with a message.
 #
@@ -16,7 +17,7 @@ set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 OUTDIR [CORPUS]" >&2; exit 2; }
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
-corpus=${2:-$src/../shared/corpus}
+corpus=${2:-${WSLGPU_CORPUS_DIR:-$src/../shared/corpus}}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 

@@ -57,6 +57,25 @@ fail() {
   printf 'FAILED: %s\n' "$*" >&2
   exit 1
 }
+# Ends the current scenario as skipped (exit 77, which run.sh reports as
+# SKIP with this reason): for what this machine lacks and the scenario
+# cannot stand in for, never for a failure.
+skip() {
+  printf 'SKIPPED: %s\n' "$*" >&2
+  exit 77
+}
+# The corpus: real files that people outside the project wrote, read where
+# they lie (WSLGPU_CORPUS_DIR, which ctest sets from CMake's setting of the
+# same name; by hand, shared/corpus beside the source folder).
+REALROOT_CORPUS=${WSLGPU_CORPUS_DIR:-$REALROOT_LIB_DIR/../../../shared/corpus}
+# corpus_file RELATIVE: the path of a corpus file; skips the scenario when
+# there is no corpus folder at all, fails when the folder lacks the file.
+corpus_file() {
+  [[ -d $REALROOT_CORPUS ]] ||
+    skip "needs the corpus file $1, and there is no corpus folder $REALROOT_CORPUS (set WSLGPU_CORPUS_DIR, or configure with -DWSLGPU_CORPUS_DIR=FOLDER; docs/testing.md, \"The corpus\")"
+  [[ -f $REALROOT_CORPUS/$1 ]] || fail "no corpus file $REALROOT_CORPUS/$1"
+  printf '%s\n' "$REALROOT_CORPUS/$1"
+}
 # Elapsed seconds since START (an $EPOCHREALTIME value), one decimal.
 elapsed_since() {
   local start=$1 now=$EPOCHREALTIME
@@ -385,7 +404,9 @@ with_root() {
   unshare --mount --net --pid --fork --mount-proc --kill-child -- \
     bash -c 'source "$1"; shift; eval "$1"; shift; _root_inside "$@"' \
     with_root "$REALROOT_LIB_DIR/lib.sh" "$(declare -f)" "$t" "$layers" "$wsl" "$fn" "$@" || status=$?
-  if ((status != 0)); then
+  if ((status == 77)); then
+    say "with_root $fn: skipped"
+  elif ((status != 0)); then
     say "with_root $fn: failed (exit $status)"
     if [[ ${WSLGPU_KEEP_FAILED:-0} == 1 ]]; then _keep_failed_root "$t" "$fn" "$wsl"; fi
   elif [[ -n $save ]]; then
@@ -604,12 +625,12 @@ root_use_testrepo() {
 }
 
 # root_fake_nvidia_smi NAME: the root's /usr/lib/wsl/lib/nvidia-smi prints
-# the recorded output ../shared/corpus/nvidia-smi/NAME (what a Windows driver
+# the recorded output nvidia-smi/NAME of the corpus (what a Windows driver
 # printed; corpus/SOURCES.md says whose), and one GPU for -L. Stands for the
 # Windows driver being that one, or being updated to it.
 root_fake_nvidia_smi() {
-  local corpus=$REALROOT_LIB_DIR/../../../shared/corpus/nvidia-smi/$1 smi=$ROOT/usr/lib/wsl/lib/nvidia-smi
-  [[ -f $corpus ]] || fail "root_fake_nvidia_smi: no recorded output $corpus"
+  local corpus smi=$ROOT/usr/lib/wsl/lib/nvidia-smi
+  corpus=$(corpus_file "nvidia-smi/$1")
   {
     printf '#!/bin/sh\n# Fake nvidia-smi: the recorded output %s.\n' "$1"
     printf 'if [ "$1" = "-L" ]; then\n  echo "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-00000000-1111-2222-3333-444444444444)"\n  exit 0\nfi\n'

@@ -8,7 +8,8 @@
 # Without scenario files it runs every tests/realroot/scenarios/*.sh. Each
 # scenario file defines a function `scenario`, run in its own process with a
 # timeout, several at once. One line per scenario (PASS/FAIL and its time; a failure is
-# followed by its log), then "N passed, N failed". Exit 1 if any failed.
+# followed by its log; SKIP and the reason for one that needs what this
+# machine lacks, e.g. the corpus), then "N passed, N failed". Exit 1 if any failed.
 #
 # --prepare builds only what a run takes from the test cache and lacks: the
 # base tarball, then what the scenarios' `prepare_cache` functions build
@@ -26,6 +27,8 @@
 #                            scenario's "# realroot-timeout: SECONDS" line says)
 #   WSLGPU_REALROOT_VERBOSE=1  print every scenario's log, passed ones too
 #   WSLGPU_REALROOT_JOBS     scenarios run at once (default: the number of cores)
+#   WSLGPU_CORPUS_DIR        the corpus of real files (default: shared/corpus beside the source
+#                            folder; ctest sets it from CMake's WSLGPU_CORPUS_DIR)
 set -Eeuo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -126,14 +129,18 @@ run_one() {
   rm -rf "$tmp"
 }
 
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 # report NAME: its line (and its log when it failed, or always when verbose).
 report() {
   local name=$1 status took limit why=""
   status=$(<"$REALROOT_RUN/$name.status")
   took=$(<"$REALROOT_RUN/$name.took")
   limit=$(<"$REALROOT_RUN/$name.limit")
-  if ((status == 0)); then
+  if ((status == 77)); then
+    # skip (lib.sh): what the machine lacks, said loudly, with the reason.
+    skipped=$((skipped + 1))
+    printf 'SKIP  %-40s %6s s  %s\n' "$name" "$took" "$(sed -n 's/^SKIPPED: //p' "$REALROOT_RUN/$name.log" | tail -n 1)"
+  elif ((status == 0)); then
     passed=$((passed + 1))
     printf 'PASS  %-40s %6s s\n' "$name" "$took"
     if [[ ${WSLGPU_REALROOT_VERBOSE:-0} == 1 ]]; then sed 's/^/      | /' "$REALROOT_RUN/$name.log"; fi
@@ -190,5 +197,5 @@ done
   done
 } | awk '{ t[$1] = $2 } END { for (n in t) print n, t[n] }' | LC_ALL=C sort >"$times_file.new" && mv "$times_file.new" "$times_file"
 say "total: $(elapsed_since "$run_start") s"
-echo "$passed passed, $failed failed"
+if ((skipped > 0)); then echo "$passed passed, $failed failed, $skipped SKIPPED (each SKIP line says why)"; else echo "$passed passed, $failed failed"; fi
 ((failed == 0))

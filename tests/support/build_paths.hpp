@@ -9,5 +9,6 @@ namespace wslgpu::testing {
 extern const char* const kSourceDir;    // the top of the source tree
 extern const char* const kToolBinary;   // the built wslgpu-setup
 extern const char* const kFetchBinary;  // the built wslgpu-setup-fetch
+extern const char* const kCorpusDir;    // WSLGPU_CORPUS_DIR: real files, read in place (may be absent)
 
 }  // namespace wslgpu::testing

@@ -6,17 +6,15 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "findings.hpp"
 #include "installer/doctor/doctor.hpp"
 #include "installer/host/host.hpp"
-#include "support/build_paths.hpp"
+#include "support/corpus.hpp"
 #include "support/fakes.hpp"
 #include "support/helpers.hpp"
 
@@ -48,17 +46,14 @@ inline std::string utf16le(const std::string& ascii) {
   return out;
 }
 
-// A real nvidia-smi output from ../shared/corpus/nvidia-smi/.
+// A real nvidia-smi output of the corpus (support/corpus.hpp); a case that
+// reads one is in the suite "corpus".
 inline std::string corpus_nvidia_smi(const std::string& name) {
-  std::ifstream in(std::string(wslgpu::testing::kSourceDir) + "/../shared/corpus/nvidia-smi/" + name, std::ios::binary);
-  INFO("corpus file: ", name);
-  REQUIRE(in.good());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return wslgpu::testing::corpus_file("nvidia-smi/" + name);
 }
 
-inline const char* const kNvidiaSmiL = "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-8a3f0b4c-1d2e-4f5a-9b6c-7d8e9f0a1b2c)\n";
+inline const char* const kNvidiaSmiL =
+    "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-8a3f0b4c-1d2e-4f5a-9b6c-7d8e9f0a1b2c)\n";
 inline const char* const kNvidiaSmi =
     "+-----------------------------------------------------------------------------------------+\n"
     "| NVIDIA-SMI 565.77.01              Driver Version: 566.36         CUDA Version: 12.7     |\n"

@@ -222,7 +222,8 @@ TEST_CASE("doctor nvidia.nvcc: the toolkit's nvcc is ok; missing, broken or the 
   }
 }
 
-TEST_CASE("doctor nvidia.cuda-driver: a toolkit newer than the driver's CUDA warns, one it cannot run fails") {
+TEST_CASE("doctor nvidia.cuda-driver: a toolkit newer than the driver's CUDA warns, one it cannot run fails" *
+          doctest::test_suite(wslgpu::testing::kCorpusSuite)) {
   {
     DoctorFixture m;
     m.make_nvidia();
@@ -231,8 +232,9 @@ TEST_CASE("doctor nvidia.cuda-driver: a toolkit newer than the driver's CUDA war
     CHECK(f.status == FindingStatus::warn);
     CHECK(f.seen == "the CUDA 12.6 toolkit is newer than the CUDA 12.2 NVIDIA's Windows driver 537.13 supports");
     CHECK(contains(f.cause, "minor-version compatibility (driver 525 or later for CUDA 12.x)"));
-    CHECK(f.fix == "On Windows, update NVIDIA's driver, then run `wsl --shutdown`; or install the toolkit this driver "
-                   "supports: sudo wslgpu-setup install cuda (cuda_version=auto chooses it).");
+    CHECK(f.fix ==
+          "On Windows, update NVIDIA's driver, then run `wsl --shutdown`; or install the toolkit this driver "
+          "supports: sudo wslgpu-setup install cuda (cuda_version=auto chooses it).");
   }
   {
     DoctorFixture m;
@@ -242,10 +244,12 @@ TEST_CASE("doctor nvidia.cuda-driver: a toolkit newer than the driver's CUDA war
     auto f = get(m.diagnose(), "nvidia.cuda-driver");
     CHECK(f.status == FindingStatus::fail);
     CHECK(f.seen == "the CUDA 13.0 toolkit needs a newer Windows driver than 537.13 (it supports CUDA 12.2)");
-    CHECK(f.cause == "CUDA 13.x programs need NVIDIA's driver 580 or later on Windows (minor-version compatibility); "
-                     "with this driver they fail to start.");
-    CHECK(f.fix == "On Windows, install NVIDIA's driver 580 or later, then run `wsl --shutdown`; or install the "
-                   "toolkit this driver supports: sudo wslgpu-setup install cuda (cuda_version=auto chooses it).");
+    CHECK(f.cause ==
+          "CUDA 13.x programs need NVIDIA's driver 580 or later on Windows (minor-version compatibility); "
+          "with this driver they fail to start.");
+    CHECK(f.fix ==
+          "On Windows, install NVIDIA's driver 580 or later, then run `wsl --shutdown`; or install the "
+          "toolkit this driver supports: sudo wslgpu-setup install cuda (cuda_version=auto chooses it).");
   }
   {
     DoctorFixture m;

@@ -141,7 +141,8 @@ TEST_CASE("doctor windows.wsl-version: wsl.exe --version with WSL_UTF8=1, UTF-16
   }
 }
 
-TEST_CASE("doctor windows.nvidia-driver: the Driver Version nvidia-smi reports is at least 465.89") {
+TEST_CASE("doctor windows.nvidia-driver: the Driver Version nvidia-smi reports is at least 465.89" *
+          doctest::test_suite(wslgpu::testing::kCorpusSuite)) {
   {
     DoctorFixture m;
     m.make_nvidia();
@@ -160,7 +161,8 @@ TEST_CASE("doctor windows.nvidia-driver: the Driver Version nvidia-smi reports i
     // A damaged installation (microsoft/WSL#11589): the version, but CUDA ERR!.
     DoctorFixture m;
     m.make_nvidia();
-    m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] = output(corpus_nvidia_smi("partial-table-cuda-version-err-truncated.txt"));
+    m.outputs[{"/usr/lib/wsl/lib/nvidia-smi"}] =
+        output(corpus_nvidia_smi("partial-table-cuda-version-err-truncated.txt"));
     auto findings = m.diagnose();
     auto f = get(findings, "windows.nvidia-driver");
     CHECK(f.status == FindingStatus::warn);

@@ -1,28 +1,17 @@
 // The nvidia-smi header parser against real outputs from
-// ../shared/corpus/nvidia-smi/ (corpus/SOURCES.md says where each came
-// from), and what the lazily probed host facts say about each outcome.
+// the corpus's nvidia-smi/ (support/corpus.hpp; its SOURCES.md says where
+// each came from), and what the lazily probed host facts say about each outcome.
 #include <doctest/doctest.h>
-
-#include <fstream>
-#include <sstream>
 
 #include "installer/formats/nvidia_smi.hpp"
 #include "installer/host/nvidia_driver.hpp"
-#include "support/build_paths.hpp"
+#include "support/corpus.hpp"
 
 using namespace wslgpu;
 
 namespace {
 
-std::string corpus(const std::string& name) {
-  const std::string path = std::string(wslgpu::testing::kSourceDir) + "/../shared/corpus/nvidia-smi/" + name;
-  std::ifstream in(path, std::ios::binary);
-  INFO("corpus file: ", path);
-  REQUIRE(in.good());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string corpus(const std::string& name) { return wslgpu::testing::corpus_file("nvidia-smi/" + name); }
 
 ProcessResult ran(const std::string& out, int code = 0) {
   ProcessResult r;
@@ -33,20 +22,22 @@ ProcessResult ran(const std::string& out, int code = 0) {
 
 }  // namespace
 
-TEST_CASE("nvidia-smi's 2026 table header: the Windows driver's version, not the Linux shim's") {
+TEST_CASE("nvidia-smi's 2026 table header: the Windows driver's version, not the Linux shim's" *
+          doctest::test_suite(wslgpu::testing::kCorpusSuite)) {
   NvidiaSmiHeader h = parse_nvidia_smi_header(corpus("ok-table-gtx1660-smi590.57-driver591.86-xwayland.txt"));
   CHECK(h.driver_version == "591.86");  // NVIDIA-SMI 590.57 is the shim
   CHECK(h.cuda_version == "13.1");
   CHECK_FALSE(h.cuda_error);
 }
 
-TEST_CASE("nvidia-smi's 2022 (narrow) table header") {
+TEST_CASE("nvidia-smi's 2022 (narrow) table header" * doctest::test_suite(wslgpu::testing::kCorpusSuite)) {
   NvidiaSmiHeader h = parse_nvidia_smi_header(corpus("ok-table-titanrtx-smi510.47.03-driver511.65-podman.txt"));
   CHECK(h.driver_version == "511.65");
   CHECK(h.cuda_version == "11.6");
 }
 
-TEST_CASE("nvidia-smi -q, inside WSL and inside a container on WSL") {
+TEST_CASE("nvidia-smi -q, inside WSL and inside a container on WSL" *
+          doctest::test_suite(wslgpu::testing::kCorpusSuite)) {
   for (const char* name : {"ok-q-rtx4090-wddm-xwayland.txt", "ok-q-rtx4090-docker-on-wsl.txt"}) {
     CAPTURE(name);
     NvidiaSmiHeader h = parse_nvidia_smi_header(corpus(name));
@@ -55,7 +46,8 @@ TEST_CASE("nvidia-smi -q, inside WSL and inside a container on WSL") {
   }
 }
 
-TEST_CASE("driver series 615: KMD and CUDA UMD versions, past the deprecated names") {
+TEST_CASE("driver series 615: KMD and CUDA UMD versions, past the deprecated names" *
+          doctest::test_suite(wslgpu::testing::kCorpusSuite)) {
   NvidiaSmiHeader h = parse_nvidia_smi_header(corpus("ok-version-arm64-wsl-615-kmd-umd.txt"));
   CHECK(h.driver_version == "615.33");  // not 615.10, the nvidia-smi and NVML version
   CHECK(h.cuda_version == "13.4");
@@ -68,7 +60,8 @@ TEST_CASE("driver series 615: KMD and CUDA UMD versions, past the deprecated nam
   CHECK(t.cuda_version == "13.4");
 }
 
-TEST_CASE("CUDA Version: ERR! leaves the CUDA version unknown and says so") {
+TEST_CASE("CUDA Version: ERR! leaves the CUDA version unknown and says so" *
+          doctest::test_suite(wslgpu::testing::kCorpusSuite)) {
   NvidiaSmiHeader h = parse_nvidia_smi_header(corpus("partial-table-cuda-version-err-truncated.txt"));
   CHECK(h.driver_version == "546.80");
   CHECK(h.cuda_version.empty());
@@ -80,7 +73,8 @@ TEST_CASE("CUDA Version: ERR! leaves the CUDA version unknown and says so") {
   CHECK(f.said == "driver 546.80, CUDA Version: ERR!");
 }
 
-TEST_CASE("failing nvidia-smi outputs hold no header, and the facts say what it printed") {
+TEST_CASE("failing nvidia-smi outputs hold no header, and the facts say what it printed" *
+          doctest::test_suite(wslgpu::testing::kCorpusSuite)) {
   for (const char* name :
        {"fail-nvml-gpu-access-blocked.txt", "fail-driver-not-loaded.txt", "fail-L-partial-wddm-plus-tcc-p40.txt"}) {
     CAPTURE(name);
@@ -94,7 +88,8 @@ TEST_CASE("failing nvidia-smi outputs hold no header, and the facts say what it 
         "nvidia-smi failed (exit 255): Failed to initialize NVML: GPU access blocked by the operating system");
 }
 
-TEST_CASE("the facts of a working nvidia-smi, a hung one and one that cannot run") {
+TEST_CASE("the facts of a working nvidia-smi, a hung one and one that cannot run" *
+          doctest::test_suite(wslgpu::testing::kCorpusSuite)) {
   NvidiaDriverFacts ok =
       nvidia_driver_from(ran(corpus("ok-table-gtx1660-smi590.57-driver591.86-xwayland.txt")), std::chrono::seconds(10));
   CHECK(ok.driver == "591.86");

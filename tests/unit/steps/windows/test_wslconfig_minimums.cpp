@@ -3,12 +3,13 @@
 // Windows reports; and the profile on real .wslconfig files.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
+#include <string>
+#include <vector>
 
 #include "installer/manifest/manifest.hpp"
 #include "installer/system/error.hpp"
-#include "support/build_paths.hpp"
+#include "installer/system/text.hpp"
+#include "support/corpus.hpp"
 #include "unit/steps/system_step_testing.hpp"
 #include "unit/steps/windows/wslconfig_testing.hpp"
 
@@ -53,9 +54,9 @@ TEST_CASE("wslconfig profile: --set memory=16GB on memory=48GB writes 16GB as as
   CHECK(plan.summary == kWslconfigPath + "  [wsl2] memory 48GB -> 16GB");
   REQUIRE(plan.writes.size() == 1);
   CHECK(*plan.writes[0].content == "[wsl2]\r\nmemory=16GB\r\nprocessors=16\r\nswap=0\r\n");
-  CHECK(plan.details == std::vector<std::string>{"kept: processors 16 (above 8)", "--- " + kWslconfigPath, "+++ " + kWslconfigPath,
-                                                 "@@ -1,4 +1,4 @@", " [wsl2]\r", "-memory=48GB\r", "+memory=16GB\r",
-                                                 " processors=16\r", " swap=0\r"});
+  CHECK(plan.details == std::vector<std::string>{"kept: processors 16 (above 8)", "--- " + kWslconfigPath,
+                                                 "+++ " + kWslconfigPath, "@@ -1,4 +1,4 @@", " [wsl2]\r",
+                                                 "-memory=48GB\r", "+memory=16GB\r", " processors=16\r", " swap=0\r"});
   CHECK(m.runner.calls.empty());  // nothing to raise: interop is not asked
 }
 
@@ -149,11 +150,12 @@ TEST_CASE("wslconfig profile: a --set value lower than the file's is written as 
   m.fs.add_file(kWslconfigPath, kIssueFile);
   // The unit is written in capitals, as every size this step writes.
   auto plan = plan_profile(m, {{"memory", "8gb"}, {"processors", "4"}, {"swap", "8GB"}});
-  CHECK(plan.summary == kWslconfigPath + "  [wsl2] memory 48GB -> 8GB, [wsl2] processors 16 -> 4, [wsl2] swap 0 -> 8GB");
+  CHECK(plan.summary ==
+        kWslconfigPath + "  [wsl2] memory 48GB -> 8GB, [wsl2] processors 16 -> 4, [wsl2] swap 0 -> 8GB");
   CHECK(*plan.writes[0].content == "[wsl2]\r\nmemory=8GB\r\nprocessors=4\r\nswap=8GB\r\n");
-  CHECK(plan.details == std::vector<std::string>{"--- " + kWslconfigPath, "+++ " + kWslconfigPath, "@@ -1,4 +1,4 @@", " [wsl2]\r",
-                                                 "-memory=48GB\r", "-processors=16\r", "-swap=0\r", "+memory=8GB\r",
-                                                 "+processors=4\r", "+swap=8GB\r"});
+  CHECK(plan.details == std::vector<std::string>{"--- " + kWslconfigPath, "+++ " + kWslconfigPath, "@@ -1,4 +1,4 @@",
+                                                 " [wsl2]\r", "-memory=48GB\r", "-processors=16\r", "-swap=0\r",
+                                                 "+memory=8GB\r", "+processors=4\r", "+swap=8GB\r"});
   CHECK(m.runner.calls.empty());  // a value given is not capped: nothing asks interop
 }
 
@@ -233,42 +235,28 @@ settings.wsl2 = { memory = { at_least = "0GB" } }
 )") == "m.toml:3:41: [wsl2] memory at_least must be a size WSL reads, such as \"16GB\" (a zero is 0 alone)");
 }
 
-// ------------------------------------------ real files (../shared/corpus)
+// ------------------------------------------ real files (the corpus)
 
 namespace {
 
-// A .wslconfig someone published (../shared/corpus/wslconfig/SOURCES.md
-// says where each came from), read where it is: the corpus is test data of
-// the project, not part of this repository. A missing file fails the test.
-std::string corpus_file(const std::string& name) {
-  const std::string path = std::string(wslgpu::testing::kSourceDir) + "/../shared/corpus/wslconfig/" + name;
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read the corpus file " << path
-                                                            << "; the tests need ../shared/corpus next to "
-                                                               "the source folder");
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+// A .wslconfig someone published (the corpus's wslconfig/SOURCES.md says
+// where each came from), read where it is (support/corpus.hpp): test data
+// of the project, not part of this repository.
+std::string corpus_wslconfig(const std::string& name) { return wslgpu::testing::corpus_file("wslconfig/" + name); }
 
 // TEXT split after each '\n', so that line endings stay part of the lines.
 std::vector<std::string> lines_with_endings(const std::string& text) {
   std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto nl = text.find('\n', start);
-    std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
-    out.push_back(text.substr(start, end - start));
-    start = end;
-  }
+  for (auto line : text::split_lines(text, text::LineEnd::kept)) out.emplace_back(line);
   return out;
 }
 
 }  // namespace
 
-TEST_CASE("wslconfig profile on real files: raised lines change, every other line stays byte for byte") {
+TEST_CASE("wslconfig profile on real files: raised lines change, every other line stays byte for byte" *
+          doctest::test_suite(wslgpu::testing::kCorpusSuite)) {
   WslconfigMachine m;
-  const std::string before = corpus_file("semicolon-comment-long-hash-comments.wslconfig");
+  const std::string before = corpus_wslconfig("semicolon-comment-long-hash-comments.wslconfig");
   m.fs.add_file(kWslconfigPath, before, 0644, 1000, 1000);
   windows_has_cpus(m, "12");
   auto plan = plan_profile(m);
@@ -288,7 +276,7 @@ TEST_CASE("wslconfig profile on real files: raised lines change, every other lin
   }
 
   WslconfigMachine crlf;
-  const std::string small = corpus_file("crlf-kernelcommandline-spaced-value-has-equals.wslconfig");
+  const std::string small = corpus_wslconfig("crlf-kernelcommandline-spaced-value-has-equals.wslconfig");
   crlf.fs.add_file(kWslconfigPath, small);
   auto raised = plan_profile(crlf);
   REQUIRE(raised.writes.size() == 1);
@@ -297,7 +285,8 @@ TEST_CASE("wslconfig profile on real files: raised lines change, every other lin
   CHECK(crlf.runner.calls.empty());  // processors unset: nothing to raise, interop not asked
 }
 
-TEST_CASE("wslconfig profile on real files: larger values are kept and the file is not touched") {
+TEST_CASE("wslconfig profile on real files: larger values are kept and the file is not touched" *
+          doctest::test_suite(wslgpu::testing::kCorpusSuite)) {
   struct Case {
     const char* file;
     std::vector<std::string> details;
@@ -317,7 +306,7 @@ TEST_CASE("wslconfig profile on real files: larger values are kept and the file 
   for (const auto& c : cases) {
     CAPTURE(c.file);
     WslconfigMachine m;
-    const std::string before = corpus_file(c.file);
+    const std::string before = corpus_wslconfig(c.file);
     m.fs.add_file(kWslconfigPath, before, 0644, 1000, 1000);
     auto plan = plan_profile(m);
     CHECK(plan.verdict == Verdict::noop);
