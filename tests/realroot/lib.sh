@@ -16,6 +16,7 @@
 #   snapshot ROOT OUT [--exclude /PATH]...  and  snapshot_diff A B: record and compare a root.
 #   tool ARGS...                   runs the wslgpu-setup under test; sets TOOL_STATUS, TOOL_OUT, TOOL_ERR.
 #   serve_https DIR, network_off   a loopback HTTPS server ($HTTPS_URL); then no network at all.
+#   serve_proxy                    a CONNECT proxy on the root's loopback ($PROXY_URL, $PROXY_LOG).
 #   wheels.sh                      fake PyTorch wheels served to a root (pytorch_www, torch_smoke, ...).
 #   fail, assert_*, expect_status  assertions that print what was expected and what was seen.
 #
@@ -507,6 +508,8 @@ in_root() {
 # its end) as most web servers do, and each GET's Range header and bytes
 # sent are logged ("served PATH range=... status=... sent=N [cut]") in
 # $REALROOT_SCENARIO_TMP/https.log. Unset, the server is http.server's own.
+# REALROOT_HTTPS_ONLY_FROM=ADDRESS answers 403 to a client from any other
+# address (serve_proxy's tunnels come from 127.0.0.5).
 serve_https() {
   local dir=${1:?serve_https needs a folder} port=8443 bundle=$REALROOT_SCENARIO_TMP/ca-bundle.crt i
   ip link set lo up || fail "serve_https: cannot bring up the loopback of the root's network namespace"
@@ -521,12 +524,24 @@ serve_https() {
     cat "$TESTREPO_TLS_DIR/ca.pem" >>"$ROOT/etc/ssl/certs/ca-certificates.crt"
   fi
   /usr/bin/python3 - "$dir" "$port" "$TESTREPO_TLS_DIR" "${REALROOT_HTTPS_SLOW:-}" "${REALROOT_HTTPS_RATE:-512}" \
-    >"$REALROOT_SCENARIO_TMP/https.log" 2>&1 <<'EOF' &
+    "${REALROOT_HTTPS_ONLY_FROM:-}" >"$REALROOT_SCENARIO_TMP/https.log" 2>&1 <<'EOF' &
 import fnmatch, functools, http.server, os, re, ssl, sys, time
-folder, port, tls, slow, rate = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
+folder, port, tls, slow, rate, only_from = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6]
 
 
-class SlowRangeHandler(http.server.SimpleHTTPRequestHandler):
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """With ONLY_FROM: a request from any other address gets 403 (serve_proxy)."""
+
+    def parse_request(self):
+        if not super().parse_request():
+            return False
+        if only_from and self.client_address[0] != only_from:
+            self.send_error(403, "reached directly, not through the proxy")
+            return False
+        return True
+
+
+class SlowRangeHandler(Handler):
     """Range requests (one range) for every file, and the SLOW files at RATE."""
 
     def do_GET(self):
@@ -578,7 +593,7 @@ class SlowRangeHandler(http.server.SimpleHTTPRequestHandler):
         self.log_message("served %s range=%s status=%d sent=%d%s", self.path, want or "none", status, sent, cut)
 
 
-handler_class = SlowRangeHandler if slow else http.server.SimpleHTTPRequestHandler
+handler_class = SlowRangeHandler if slow else Handler
 handler = functools.partial(handler_class, directory=folder)
 server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -592,6 +607,65 @@ EOF
   done
   ((i < 100)) || fail "serve_https: the server did not listen on 127.0.0.1:$port: $(cat "$REALROOT_SCENARIO_TMP/https.log")"
   HTTPS_URL=https://127.0.0.1:$port
+}
+
+# serve_proxy: an HTTP proxy on the root's loopback (CONNECT only, what a
+# client sends for an https:// URL) at $PROXY_URL, which opens each tunnel
+# from 127.0.0.5 and logs a "CONNECT HOST:PORT" line per tunnel to
+# $PROXY_LOG. With REALROOT_HTTPS_ONLY_FROM=127.0.0.5 set for serve_https,
+# the server answers 403 to whatever reaches it directly: a program that
+# was not given the proxy variables fails instead of passing.
+serve_proxy() {
+  local port=3128 i
+  PROXY_LOG=$REALROOT_SCENARIO_TMP/proxy.log
+  ip link set lo up || fail "serve_proxy: cannot bring up the loopback of the root's network namespace"
+  /usr/bin/python3 - "$port" >"$PROXY_LOG" 2>&1 <<'EOF' &
+import select, socket, socketserver, sys
+
+
+class Tunnel(socketserver.StreamRequestHandler):
+    def handle(self):
+        line = self.rfile.readline(65536).decode("latin-1").strip()
+        while self.rfile.readline(65536) not in (b"\r\n", b"\n", b""):
+            pass
+        words = line.split()
+        if len(words) != 3 or words[0] != "CONNECT":
+            self.wfile.write(b"HTTP/1.1 405 only CONNECT\r\nContent-Length: 0\r\n\r\n")
+            print("refused", line, flush=True)
+            return
+        host, _, port = words[1].rpartition(":")
+        try:
+            upstream = socket.create_connection((host, int(port)), timeout=30, source_address=("127.0.0.5", 0))
+        except OSError as e:
+            self.wfile.write(b"HTTP/1.1 502 cannot connect\r\nContent-Length: 0\r\n\r\n")
+            print("failed", words[1], e, flush=True)
+            return
+        print("CONNECT", words[1], flush=True)
+        self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        self.wfile.flush()
+        ends = [self.connection, upstream]
+        while True:
+            ready, _, _ = select.select(ends, [], [], 60)
+            if not ready:
+                break
+            for s in ready:
+                data = s.recv(1 << 16)
+                if not data:
+                    upstream.close()
+                    return
+                (upstream if s is self.connection else self.connection).sendall(data)
+
+
+socketserver.ThreadingTCPServer.allow_reuse_address = True
+socketserver.ThreadingTCPServer.daemon_threads = True
+socketserver.ThreadingTCPServer(("127.0.0.1", int(sys.argv[1])), Tunnel).serve_forever()
+EOF
+  for ((i = 0; i < 100; i++)); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.1
+  done
+  ((i < 100)) || fail "serve_proxy: the proxy did not listen on 127.0.0.1:$port: $(cat "$PROXY_LOG")"
+  PROXY_URL=http://127.0.0.1:$port
 }
 
 # network_off: takes the root's network namespace down to nothing (its
