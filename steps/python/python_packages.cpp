@@ -249,6 +249,7 @@ void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
   options.ask = ctx.ask_urls;
   DownloadEstimate est = estimate_downloads(wanted, index_url, find_links, target, installed, options);
   std::uint64_t by_url = 0;  // what the tool downloads itself, into its cache
+  std::uint64_t cached = 0;  // of which its cache already holds (an interrupted run's .part)
   std::vector<std::string> known, unknown;
   for (const auto& w : est.wheels) {
     std::string name = w.name + (w.version.empty() ? "" : " " + w.version);
@@ -258,15 +259,21 @@ void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
       continue;
     }
     known.push_back(name + " " + human_size(*w.bytes) + (w.local ? ", a local file" : ""));
-    if (!w.local && w.url.rfind("https://", 0) == 0 &&
-        std::any_of(packages.begin(), packages.end(), [&](const auto& x) { return x.url == w.url; }))
-      by_url += *w.bytes;
+    if (w.local || w.url.rfind("https://", 0) != 0) continue;
+    auto named = std::find_if(packages.begin(), packages.end(), [&](const auto& x) { return x.url == w.url; });
+    if (named == packages.end()) continue;
+    by_url += *w.bytes;
+    cached += wheel_bytes_cached(ctx, *named, *w.bytes);
   }
   std::string line = "downloads " + human_size(est.known_bytes) + " (" + std::to_string(est.wheels.size()) +
                      " wheel" + (est.wheels.size() == 1 ? "" : "s");
   if (est.unknown > 0) line += ", " + std::to_string(est.unknown) + " of them of unknown size";
   line += ", asked of the servers; pip resolves the exact set): " + joined(known);
   p.details.push_back(line);
+  if (cached > 0)
+    p.details.push_back("  " + human_size(cached) + " of it already in " + ctx.state_dir +
+                        "/cache/wheels (kept by an earlier run, whole or in part): " + human_size(est.known_bytes - cached) +
+                        " left to download");
   for (const auto& u : unknown) p.details.push_back("  " + u);
   for (const auto& n : est.notes) p.details.push_back("  " + n);
   p.fingerprint["python_download_bytes"] = std::to_string(est.known_bytes);
@@ -274,10 +281,10 @@ void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
   // folder, then every wheel unpacked into the venv.
   const std::uint64_t wheels = est.known_bytes + est.local_bytes;
   const std::uint64_t unpacked = wheels * kUnpackedPerWheelByte10 / 10;
-  if (by_url > 0)
-    p.disk_needs.push_back({ctx.state_dir, by_url,
-                            "wslgpu-setup downloads " + human_size(by_url) + " of wheels into " + ctx.state_dir +
-                                "/cache/wheels",
+  if (by_url > cached)
+    p.disk_needs.push_back({ctx.state_dir, by_url - cached,
+                            "wslgpu-setup downloads " + human_size(by_url - cached) + " of wheels into " +
+                                ctx.state_dir + "/cache/wheels",
                             ""});
   p.disk_needs.push_back({venv, (est.known_bytes - by_url) + unpacked,
                           "pip needs " + human_size(est.known_bytes - by_url) + " to download and about " +

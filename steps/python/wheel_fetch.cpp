@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "installer/net/download.hpp"
 #include "installer/net/fetch_helper.hpp"
 #include "installer/system/error.hpp"
@@ -15,6 +17,16 @@ std::string wheel_cache_path(const StepContext& ctx, const WantedPackage& w) {
   // name from different URLs apart.
   std::string name = percent_decode(url_file_name(w.url));
   return ctx.state_dir + "/cache/wheels/" + (w.sha256.empty() ? "unpinned" : w.sha256.substr(0, 16)) + "-" + name;
+}
+
+std::uint64_t wheel_bytes_cached(StepContext& ctx, const WantedPackage& w, std::uint64_t total) {
+  if (w.url.rfind("https://", 0) != 0) return 0;
+  const std::string cached = wheel_cache_path(ctx, w);
+  if (auto info = ctx.fs.stat(cached); info && info->type == FileType::regular)
+    return !w.sha256.empty() && info->size == total ? total : 0;
+  if (w.sha256.empty()) return 0;
+  auto part = ctx.fs.stat(cached + ".part");
+  return part && part->type == FileType::regular ? std::min(part->size, total) : 0;
 }
 
 std::map<std::string, std::string> fetch_wheels(StepContext& ctx, const std::vector<const WantedPackage*>& todo,

@@ -33,6 +33,12 @@ inline constexpr std::uint64_t kUnpinnedWheelLimit = 16ull << 30;  // 16 GiB: 3x
 // Where the cache keeps the wheel at URL (a target path).
 std::string wheel_cache_path(const StepContext& ctx, const WantedPackage& w);
 
+// What the cache already holds of W's TOTAL bytes, for the plan's figure:
+// TOTAL when the wheel is there whole (by size; apply checks its hash), the
+// size of a .part an interrupted run kept when W is pinned (only a pinned
+// wheel is resumed), else 0.
+std::uint64_t wheel_bytes_cached(StepContext& ctx, const WantedPackage& w, std::uint64_t total);
+
 // Downloads every https:// wheel of TODO not yet in the cache (file://
 // wheels are read by pip where they are) and links each into STAGING, a
 // folder made for the purpose; returns key -> the staged file's target

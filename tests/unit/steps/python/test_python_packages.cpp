@@ -5,6 +5,7 @@
 #include "installer/system/error.hpp"
 #include "installer/system/units.hpp"
 #include "steps/python/venv_snapshot.hpp"
+#include "steps/python/wheel_fetch.hpp"
 #include "unit/steps/python/python_step_testing.hpp"
 
 using namespace wslgpu;
@@ -212,6 +213,47 @@ TEST_CASE("the plan says the bytes to download, asked of the server without down
   for (const auto& d : p.details)
     if (contains(d, "size unknown")) unknown = true;
   CHECK(unknown);
+}
+
+TEST_CASE("the plan counts what an interrupted run left in the cache as downloaded, in the figure and the room") {
+  PythonRoot root;
+  add_torch_venv(root.fs);
+  const std::string url = "https://repo.radeon.com/rocm/manylinux/rocm-rel-7.2.2/"
+                          "torch-2.9.1%2Brocm7.2.2.lw.git127a149a-cp312-cp312-linux_x86_64.whl";
+  root.ctx.ask_urls = [&](const std::vector<UrlQuery>& queries, const QueryOptions&) {
+    std::vector<UrlAnswer> out(queries.size());
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+      if (queries[i].kind == UrlQuery::Kind::probe && queries[i].url == url)
+        out[i].size = 4600;
+      else
+        out[i].error = "404";
+    }
+    return out;
+  };
+  auto step = build_ok(packages_step("{ url = \"" + url + "\", sha256 = \"" + kTorchHash + "\" }"));
+  WantedPackage torch;
+  torch.url = url;
+  torch.sha256 = kTorchHash;
+  root.fs.write_atomic(wheel_cache_path(root.ctx, torch) + ".part", std::string(1600, 'x'), FileAttrs{});
+  StepPlan p = step->plan(root.ctx);
+  bool said = false;
+  for (const auto& d : p.details)
+    if (d == "  " + human_size(1600) + " of it already in /var/lib/wslgpu-setup/cache/wheels (kept by an earlier run, "
+                                       "whole or in part): " + human_size(3000) + " left to download")
+      said = true;
+  CHECK(said);
+  // The room in the cache is for what is left (the venv's copy for undo is
+  // another need on the same folder).
+  auto download_need = [](const DiskNeed& n) { return n.what.rfind("wslgpu-setup downloads", 0) == 0; };
+  auto need = std::find_if(p.disk_needs.begin(), p.disk_needs.end(), download_need);
+  REQUIRE(need != p.disk_needs.end());
+  CHECK(need->path == "/var/lib/wslgpu-setup");
+  CHECK(need->bytes == 3000);
+  // Whole (its size), nothing is left to fetch and the cache needs no room.
+  root.fs.remove(wheel_cache_path(root.ctx, torch) + ".part");
+  root.fs.write_atomic(wheel_cache_path(root.ctx, torch), std::string(4600, 'x'), FileAttrs{});
+  p = step->plan(root.ctx);
+  CHECK(std::none_of(p.disk_needs.begin(), p.disk_needs.end(), download_need));
 }
 
 TEST_CASE("a URL package without a hash is said to be unverified, in the manifest's words") {
