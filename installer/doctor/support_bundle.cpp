@@ -10,8 +10,9 @@
 
 #include "installer/formats/archive_api.hpp"
 #include "installer/formats/dpkg_status.hpp"
-#include "installer/system/error.hpp"
 #include "installer/formats/ini.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/text.hpp"
 
 namespace wslgpu {
 
@@ -98,14 +99,11 @@ std::string redact_secrets(std::string_view text) {
   std::string whole = redact_private_keys(std::string(text));
   std::string out;
   out.reserve(whole.size());
-  std::size_t start = 0;
-  while (start < whole.size()) {
-    auto end = whole.find('\n', start);
-    std::string line = whole.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    out += redact_line(line);
-    if (end == std::string::npos) break;
-    out += '\n';
-    start = end + 1;
+  for (std::string_view line : text::split_lines(whole, text::LineEnd::kept)) {
+    const bool lf = line.ends_with('\n');
+    if (lf) line.remove_suffix(1);
+    out += redact_line(std::string(line));
+    if (lf) out += '\n';
   }
   return out;
 }

@@ -68,15 +68,8 @@ std::vector<Deb822Stanza> parse_deb822(std::string_view text, const std::string&
     out.push_back(std::move(s));
     fields.clear();
   };
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
+  for (std::string_view line : text::split_lines(text, text::LineEnd::dropped)) {
     ++line_no;
-    bool last = end == text.size();
-    pos = end + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (text::trim_field(line).empty()) {
       flush();
     } else if (line.front() == '#') {
@@ -99,7 +92,6 @@ std::vector<Deb822Stanza> parse_deb822(std::string_view text, const std::string&
       if (fields.empty()) first_line = line_no;
       fields.push_back({std::string(name), std::string(text::trim_field(line.substr(colon + 1)))});
     }
-    if (last) break;
   }
   flush();
   return out;

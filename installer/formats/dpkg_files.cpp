@@ -19,17 +19,13 @@ std::string package_of(const std::string& file_name, const std::string& ext) {
 // Whether TEXT has PATH as one of its lines. A conffiles line may start
 // with a flag ("remove-on-upgrade /etc/x", deb-conffiles(5)).
 bool lists_path(const std::string& text, const std::string& path, bool flags) {
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) nl = text.size();
-    std::string_view line = text::trim_field(std::string_view(text).substr(pos, nl - pos));
+  for (std::string_view raw : text::split_lines(text, text::LineEnd::newline_dropped)) {
+    std::string_view line = text::trim_field(raw);
     if (flags && !line.empty() && line.front() != '/') {
       std::size_t space = line.find_first_of(" \t");
       line = space == std::string_view::npos ? std::string_view() : text::trim_field(line.substr(space));
     }
     if (line == path) return true;
-    pos = nl + 1;
   }
   return false;
 }

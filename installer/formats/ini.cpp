@@ -81,15 +81,12 @@ IniDocument IniDocument::parse(const std::string& input, const std::string& file
 
   std::vector<Diagnostic> problems;
   std::string section;
-  std::size_t start = 0;
   std::uint32_t number = 0;
-  while (start < text.size()) {
-    auto end = text.find('\n', start);
-    std::string raw = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    start = end == std::string::npos ? text.size() : end + 1;
+  for (std::string_view kept : text::split_lines(text, text::LineEnd::kept)) {
     ++number;
     Line line;
-    line.lf = end != std::string::npos;
+    line.lf = kept.ends_with('\n');
+    std::string raw(kept.substr(0, kept.size() - (line.lf ? 1 : 0)));
     if (!raw.empty() && raw.back() == '\r') {
       raw.pop_back();
       line.cr = true;

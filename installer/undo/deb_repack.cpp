@@ -29,13 +29,7 @@ constexpr const char* kDiversionsFile = "/var/lib/dpkg/diversions";
 
 std::vector<std::string> text_lines(std::string_view text) {
   std::vector<std::string> lines;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    lines.emplace_back(text.substr(pos, end - pos));
-    pos = end + 1;
-  }
+  for (std::string_view line : text::split_lines(text, text::LineEnd::newline_dropped)) lines.emplace_back(line);
   return lines;
 }
 
