@@ -1,6 +1,10 @@
 # tests/realroot/testrepo.sh: the local apt repository of test packages,
 # built at test time (sourced by lib.sh).
 #
+# Over 700 lines on purpose: the repository is one thing built once per run
+# (one Packages index, one signed Release), and each test package's
+# definition stands beside the trap it is named for in the list below.
+#
 # Packages are named like the vendors' real ones, so that profiles and guards
 # meet the names they will meet on a real machine, but hold only small files
 # and scripts. The traps are what the guards exist for:

@@ -1,3 +1,7 @@
+// Over 700 lines on purpose: every case here reads keys through one parser
+// (installer/formats/openpgp.hpp) and compares it with gpg's own listing by
+// the helpers below (usage letters, check_same); split, the halves would
+// share those helpers through a header of their own.
 #include <doctest/doctest.h>
 
 #include <stdlib.h>
