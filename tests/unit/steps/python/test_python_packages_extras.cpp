@@ -50,7 +50,7 @@ void extras_add_venv(MemoryFileSystem& fs) {
   fs.add_dir(kExtrasSite);
 }
 
-// tensorflow 2.21.0's METADATA, cut to the lines that matter here: one
+// A METADATA shaped like tensorflow's (the pins are illustrative): one
 // requirement for all, two of the extra and-cuda, one of and-cuda for
 // Windows only, one of and-cuda for a newer Python, one of another extra.
 const std::vector<std::string> kTensorflowRequires = {
