@@ -122,14 +122,17 @@ void missing_requirements(const FileSystem& fs, const InstalledDist& d, const st
     if (!have) {
       std::string text = r.name;
       if (!r.extras.empty()) text += "[" + joined(r.extras, ",") + "]";
-      text += r.url.empty() ? r.specifier.str() : " @ " + r.url;
+      // ">=0.7.2,<=0.7.2" as PEP 508 writes it, so that the plan's list of
+      // requirements, joined by ", ", reads unambiguously.
+      std::string spec = r.specifier.str();
+      for (auto at = spec.find(", "); at != std::string::npos; at = spec.find(", ", at)) spec.erase(at + 1, 1);
+      text += r.url.empty() ? spec : " @ " + r.url;
       if (std::find(missing.begin(), missing.end(), text) == missing.end()) missing.push_back(text);
     } else if (!r.extras.empty()) {
       missing_requirements(fs, *have, r.extras, dists, env, walked, missing);
     }
   }
 }
-
 
 }  // namespace
 

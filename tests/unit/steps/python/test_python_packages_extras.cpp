@@ -185,6 +185,12 @@ TEST_CASE("an extra's requirement that asks for extras of its own is complete on
   auto& packages_step = dynamic_cast<PythonPackagesStep&>(*step);
   CHECK(packages_step.missing_for_extras(root.fs, packages_step.packages[0], installed_dists(root.fs, kExtrasSite)) ==
         std::vector<std::string>{"nvidia-cuda-nvcc-cu12>=12.6.85"});
+  // Missing, the plugin itself is named with its extra and both clauses.
+  remove_tree(root.fs, kExtrasSite + "/jax_cuda12_plugin-0.7.2.dist-info");
+  CHECK(packages_step.missing_for_extras(root.fs, packages_step.packages[0], installed_dists(root.fs, kExtrasSite)) ==
+        std::vector<std::string>{"jax-cuda12-plugin[with-cuda]<=0.7.2,>=0.7.2"});
+  extras_add_dist(root.fs, "jax_cuda12_plugin", "0.7.2",
+                  {"jax-cuda12-pjrt==0.7.2", "nvidia-cuda-nvcc-cu12>=12.6.85; extra == \"with-cuda\""});
   extras_add_dist(root.fs, "nvidia-cuda-nvcc-cu12", "12.9.86");
   CHECK(step->plan(root.ctx).verdict == Verdict::noop);
 }
