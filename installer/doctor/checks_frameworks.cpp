@@ -104,9 +104,9 @@ struct Probe {
 };
 
 struct Framework {
-  const char* name;     // "tensorflow": the ids' prefix and the default venv's folder
-  const char* group;    // "TensorFlow"
-  const char* profile;  // "tensorflow-cuda": its transactions and default venv
+  const char* name;      // "tensorflow": the ids' prefix and the default venv's folder
+  const char* group;     // "TensorFlow"
+  const char* profile;   // "tensorflow-cuda": its transactions and default venv
   const char* dists[2];  // the dist-info keys that mean it is installed; the first is shown
   const char* probe;
   const char* main_id;  // the finding a probe that did not run is reported as
@@ -135,9 +135,9 @@ bool has_line(const std::string& text, const std::string& whole) {
 // registration of the cuDNN, cuFFT and cuBLAS factories
 // (tensorflow/tensorflow#62075, openxla/xla#20803) and their start-up notes.
 bool is_noise(const std::string& line) {
-  for (const char* n : {"Unable to register cu", "Attempting to register factory", "oneDNN custom operations",
-                        "cpu_feature_guard", "This TensorFlow binary is optimized",
-                        "All log messages before absl::InitializeLog()"})
+  for (const char* n :
+       {"Unable to register cu", "Attempting to register factory", "oneDNN custom operations", "cpu_feature_guard",
+        "This TensorFlow binary is optimized", "All log messages before absl::InitializeLog()"})
     if (line.find(n) != std::string::npos) return true;
   return false;
 }
@@ -230,9 +230,11 @@ void tf_gpu(DoctorScan& scan, const Framework& fw, const Venv& v, const Probe& p
 
   if (cudnn_unloaded && !v.dist("nvidia-cudnn-cu12")) {
     scan.add("tensorflow.gpu", kTfGroup, FindingStatus::fail, seen + named,
-             "TensorFlow's loader did not find cuDNN (\"" + line_from(p.all, "Could not load dynamic library 'libcudnn") +
+             "TensorFlow's loader did not find cuDNN (\"" +
+                 line_from(p.all, "Could not load dynamic library 'libcudnn") +
                  "\"), and the venv has no nvidia-cudnn-cu12 wheel: TensorFlow skips registering the GPU and runs "
-                 "on the CPU." + scan.dxg_note(),
+                 "on the CPU." +
+                 scan.dxg_note(),
              as_owner(v) + " nvidia-cudnn-cu12 (as the venv's owner), or " + install_fix(fw) + ".");
     return;
   }
@@ -243,17 +245,19 @@ void tf_gpu(DoctorScan& scan, const Framework& fw, const Venv& v, const Probe& p
                "nvidia-* wheels of tensorflow[and-cuda] are in the venv, but the loader does not find them "
                "(tensorflow/tensorflow#63362; with TensorFlow 2.21.0 in a WSL venv, #117538: \"The path variables "
                "fixed the problem\"). doctor runs Python without LD_LIBRARY_PATH, as an IDE or a service starts "
-               "it." + scan.dxg_note(),
+               "it." +
+                   scan.dxg_note(),
                tf_symlink_fix(v) + "; or " + install_fix(fw) + ".");
       return;
     }
-    scan.add("tensorflow.gpu", kTfGroup, FindingStatus::fail, seen + named,
-             "TensorFlow says \"Cannot dlopen some GPU libraries\", and the venv has none of the nvidia-* wheels "
-             "(CUDA, cuDNN) that tensorflow[and-cuda] installs: plain `pip install tensorflow` runs on the CPU "
-             "only under WSL (tensorflow/docs site/en/install/pip.md, Windows WSL2: `pip install "
-             "tensorflow[and-cuda]`)." + scan.dxg_note(),
-             as_owner(v) + " \"tensorflow[and-cuda]==" + version + "\" (as the venv's owner), or " +
-                 install_fix(fw) + ".");
+    scan.add(
+        "tensorflow.gpu", kTfGroup, FindingStatus::fail, seen + named,
+        "TensorFlow says \"Cannot dlopen some GPU libraries\", and the venv has none of the nvidia-* wheels "
+        "(CUDA, cuDNN) that tensorflow[and-cuda] installs: plain `pip install tensorflow` runs on the CPU "
+        "only under WSL (tensorflow/docs site/en/install/pip.md, Windows WSL2: `pip install "
+        "tensorflow[and-cuda]`)." +
+            scan.dxg_note(),
+        as_owner(v) + " \"tensorflow[and-cuda]==" + version + "\" (as the venv's owner), or " + install_fix(fw) + ".");
     return;
   }
   const std::string no_driver = line_from(p.all, "Could not find cuda drivers on your machine");
@@ -262,7 +266,8 @@ void tf_gpu(DoctorScan& scan, const Framework& fw, const Venv& v, const Probe& p
              "TensorFlow says \"" + no_driver +
                  "\": it did not load libcuda.so.1, the Windows driver's /usr/lib/wsl/lib/libcuda.so.1 "
                  "(nvidia.stubs and nvidia.linker-path above say whether it is there and found), or it is a build "
-                 "without CUDA." + scan.dxg_note(),
+                 "without CUDA." +
+                 scan.dxg_note(),
              "Fix the NVIDIA findings above first; then " + as_owner(v) + " \"tensorflow[and-cuda]==" + version +
                  "\" (as the venv's owner), or " + install_fix(fw) + ".");
     return;
@@ -289,7 +294,8 @@ void tf_gpu_arch(DoctorScan& scan, const Venv& v, const Probe& p) {
                "TensorFlow has no kernels for this GPU's compute capability " + cc +
                    (std::stoi(m[1].str()) >= 10 ? " (Blackwell)" : ""),
                "TensorFlow says \"TensorFlow was not built with CUDA kernel binaries compatible with compute "
-               "capability " + cc + "\"" + (ptx.empty() ? "" : ", then \"" + ptx + "\"") +
+               "capability " +
+                   cc + "\"" + (ptx.empty() ? "" : ", then \"" + ptx + "\"") +
                    ": the released wheels, built with CUDA 12.5, have neither code for it nor PTX new enough to be "
                    "compiled for it (tensorflow/tensorflow#97387; #111958: no fix in a released wheel).",
                "No released TensorFlow wheel runs on this GPU yet (tensorflow/tensorflow#111958). Run the model on "
@@ -300,10 +306,12 @@ void tf_gpu_arch(DoctorScan& scan, const Venv& v, const Probe& p) {
     scan.add("tensorflow.gpu-arch", kTfGroup, FindingStatus::warn,
              "TensorFlow compiles its kernels for compute capability " + cc + " from PTX at first use",
              "TensorFlow says \"TensorFlow was not built with CUDA kernel binaries compatible with compute "
-             "capability " + cc + "\": its wheels carry PTX only for the newest architecture they support "
-             "(tensorflow/docs site/en/install/pip.md: \"Packages do not contain PTX code except for the latest "
-             "supported CUDA architecture\"), so the first run compiles every kernel it uses, which TensorFlow "
-             "says \"could take 30 minutes or longer\".",
+             "capability " +
+                 cc +
+                 "\": its wheels carry PTX only for the newest architecture they support "
+                 "(tensorflow/docs site/en/install/pip.md: \"Packages do not contain PTX code except for the latest "
+                 "supported CUDA architecture\"), so the first run compiles every kernel it uses, which TensorFlow "
+                 "says \"could take 30 minutes or longer\".",
              "Let one run finish: the driver keeps the compiled kernels (~/.nv/ComputeCache). A TensorFlow release "
              "built for this GPU avoids it.");
     return;
@@ -382,10 +390,12 @@ void jax_cuda_backend(DoctorScan& scan, const Framework& fw, const Venv& v, cons
   const std::string reinstall = as_owner(v) + " --upgrade \"jax[cuda" + (major.empty() ? "12" : major) +
                                 "]\" (as the venv's owner), or " + install_fix(fw) + ".";
   if (major.empty()) {
-    scan.add("jax.cuda-backend", kJaxGroup, FindingStatus::fail, seen + "; no CUDA plugin (jax-cuda12-plugin) is installed",
+    scan.add("jax.cuda-backend", kJaxGroup, FindingStatus::fail,
+             seen + "; no CUDA plugin (jax-cuda12-plugin) is installed",
              "JAX says \"An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. "
              "Falling back to cpu.\": `pip install jax` alone installs the CPU build (jax-ml/jax "
-             "docs/installation.md: `pip install --upgrade \"jax[cuda12]\"`)." + scan.dxg_note(),
+             "docs/installation.md: `pip install --upgrade \"jax[cuda12]\"`)." +
+                 scan.dxg_note(),
              reinstall);
     return;
   }
@@ -402,8 +412,8 @@ void jax_cuda_backend(DoctorScan& scan, const Framework& fw, const Venv& v, cons
                  (driver.driver.empty() ? std::string("an older one") : driver.driver) +
                  (driver.cuda.empty() ? "" : " (CUDA " + driver.cuda + ")"),
              "JAX (jax-ml/jax docs/installation.md): \"the driver version must be >= 525 for CUDA 12 on Linux, and "
-             ">= 580 for CUDA 13 on Linux\"; under WSL the driver is NVIDIA's Windows driver." + said +
-                 scan.dxg_note(),
+             ">= 580 for CUDA 13 on Linux\"; under WSL the driver is NVIDIA's Windows driver." +
+                 said + scan.dxg_note(),
              "On Windows, update NVIDIA's driver to " + floor + " or later, then run `wsl --shutdown`" +
                  (major == "12" ? std::string(".")
                                 : "; or use the CUDA 12 plugin, which runs on 525 and later: " + install_fix(fw) +
@@ -414,7 +424,8 @@ void jax_cuda_backend(DoctorScan& scan, const Framework& fw, const Venv& v, cons
   static const std::regex unloadable(R"(Unable to load (\S+)\. Is it installed\?)");
   std::smatch m;
   if (std::regex_search(failed, m, older)) {
-    scan.add("jax.cuda-backend", kJaxGroup, FindingStatus::fail, seen + "; its " + m[1].str() + " is older than jaxlib's",
+    scan.add("jax.cuda-backend", kJaxGroup, FindingStatus::fail,
+             seen + "; its " + m[1].str() + " is older than jaxlib's",
              "JAX's CUDA plugin found " + m[1].str() + " " + m[2].str() + ", older than the " + m[3].str() +
                  " it was built against, and fell back to the CPU." + said +
                  " The venv's nvidia-* wheels do not match jaxlib, or an older copy is found first (a folder in "
@@ -505,12 +516,29 @@ void classify_onnxruntime(DoctorScan& scan, const Venv& v, const Probe& p);
 
 const std::vector<Framework>& all_frameworks() {
   static const std::vector<Framework> list = {
-      {"tensorflow", kTfGroup, "tensorflow-cuda", {"tensorflow", ""}, kTensorflowProbe, "tensorflow.gpu",
-       "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))", classify_tensorflow},
-      {"jax", kJaxGroup, "jax-cuda", {"jax", "jaxlib"}, kJaxProbe, "jax.cuda-backend",
-       "import jax; print(jax.devices())", classify_jax},
-      {"onnxruntime", kOrtGroup, "onnxruntime-cuda", {"onnxruntime-gpu", ""}, kOnnxruntimeProbe,
-       "onnxruntime.provider", "import onnxruntime as ort; print(ort.get_device(), ort.__version__)",
+      {"tensorflow",
+       kTfGroup,
+       "tensorflow-cuda",
+       {"tensorflow", ""},
+       kTensorflowProbe,
+       "tensorflow.gpu",
+       "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))",
+       classify_tensorflow},
+      {"jax",
+       kJaxGroup,
+       "jax-cuda",
+       {"jax", "jaxlib"},
+       kJaxProbe,
+       "jax.cuda-backend",
+       "import jax; print(jax.devices())",
+       classify_jax},
+      {"onnxruntime",
+       kOrtGroup,
+       "onnxruntime-cuda",
+       {"onnxruntime-gpu", ""},
+       kOnnxruntimeProbe,
+       "onnxruntime.provider",
+       "import onnxruntime as ort; print(ort.get_device(), ort.__version__)",
        classify_onnxruntime},
   };
   return list;
@@ -555,22 +583,24 @@ void classify_onnxruntime(DoctorScan& scan, const Venv& v, const Probe& p) {
   const std::string load_error = line_from(p.all, "Failed to load library libonnxruntime_providers_cuda.so");
   static const std::regex require(R"(Failed to create CUDAExecutionProvider\.( Require cuDNN \S+ and CUDA \S+?\.\*)?)");
   const std::string created = std::regex_search(p.all, m, require) ? m[0].str() : "";
-  const std::string quoted = (load_error.empty() ? "" : " ORT says \"" + load_error + "\"") +
-                             (created.empty() ? "" : std::string(load_error.empty() ? " ORT says \"" : ", then \"") +
-                                                         created + "\"") +
-                             (load_error.empty() && created.empty() ? "" : ".");
+  const std::string quoted =
+      (load_error.empty() ? "" : " ORT says \"" + load_error + "\"") +
+      (created.empty() ? "" : std::string(load_error.empty() ? " ORT says \"" : ", then \"") + created + "\"") +
+      (load_error.empty() && created.empty() ? "" : ".");
   const std::string seen = "ONNX Runtime " + version + ": a session asking for CUDA runs on " + session;
 
   if (preloaded == "CUDAExecutionProvider") {
     scan.add("onnxruntime.provider", kOrtGroup, FindingStatus::warn,
              seen + " unless the program calls onnxruntime.preload_dlls() first",
              "ORT's CUDA provider loads CUDA and cuDNN by name, and the loader does not look in the venv's nvidia "
-             "wheels." + quoted +
+             "wheels." +
+                 quoted +
                  " onnxruntime.preload_dlls() (ORT 1.21 and later) loads them from the wheels, and then the "
                  "session gets CUDA (microsoft/onnxruntime#24719); a program that does not call it falls back to "
                  "the CPU without an error (#23059).",
              "Call onnxruntime.preload_dlls() before creating a session (or import torch first, which loads "
-             "them), or " + install_fix(fw) + ".");
+             "them), or " +
+                 install_fix(fw) + ".");
     scan.add("onnxruntime.cudnn", kOrtGroup, FindingStatus::ok,
              "ONNX Runtime's CUDA provider loads cuDNN after onnxruntime.preload_dlls()");
     return;
@@ -587,7 +617,8 @@ void classify_onnxruntime(DoctorScan& scan, const Venv& v, const Probe& p) {
             version + " has no onnxruntime.preload_dlls() (1.21 and later).";
       fix = as_owner(v) +
             " --upgrade onnxruntime-gpu (as the venv's owner) and call onnxruntime.preload_dlls() before creating a "
-            "session (microsoft/onnxruntime#24719), or " + install_fix(fw) + ".";
+            "session (microsoft/onnxruntime#24719), or " +
+            install_fix(fw) + ".";
     } else if (wheel->version.rfind("9.", 0) != 0) {
       why = " nvidia-cudnn-cu12 " + wheel->version + " is in the venv, not the cuDNN 9 ORT needs.";
       fix = as_owner(v) + " \"nvidia-cudnn-cu12>=9,<10\" (as the venv's owner), or " + install_fix(fw) + ".";
@@ -599,7 +630,8 @@ void classify_onnxruntime(DoctorScan& scan, const Venv& v, const Probe& p) {
     scan.add("onnxruntime.cudnn", kOrtGroup, FindingStatus::fail,
              "ONNX Runtime's CUDA provider cannot load cuDNN: " + cudnn_lib + " is not found",
              "ORT's CUDA provider (libonnxruntime_providers_cuda.so) needs cuDNN; without it the provider is not "
-             "created and sessions fall back to the CPU (microsoft/onnxruntime#25609)." + quoted + why,
+             "created and sessions fall back to the CPU (microsoft/onnxruntime#25609)." +
+                 quoted + why,
              fix);
     scan.add("onnxruntime.provider", kOrtGroup, FindingStatus::fail, seen,
              "ORT fell back to the CPU because its CUDA provider cannot load cuDNN (onnxruntime.cudnn).",
@@ -610,9 +642,11 @@ void classify_onnxruntime(DoctorScan& scan, const Venv& v, const Probe& p) {
   scan.add("onnxruntime.provider", kOrtGroup, FindingStatus::fail, seen,
            "ORT created no CUDA provider and fell back to the CPU, as it does by default (microsoft/onnxruntime"
            "#23059, maintainer: \"it will fall back to CPU by default. Then you can use session.get_providers() to "
-           "check\")." + (quoted.empty() ? " " + last_words(p.all) : quoted) +
+           "check\")." +
+               (quoted.empty() ? " " + last_words(p.all) : quoted) +
                " That onnxruntime.get_available_providers() lists CUDAExecutionProvider proves nothing: it lists "
-               "the providers ORT was built with, not the ones that work." + scan.dxg_note(),
+               "the providers ORT was built with, not the ones that work." +
+               scan.dxg_note(),
            "Run a session with onnxruntime.set_default_logger_severity(0) to see ORT's reason; " + install_fix(fw) +
                " installs ORT with the CUDA 12 and cuDNN 9 wheels it needs.");
 }
@@ -689,7 +723,8 @@ void check_frameworks(DoctorScan& scan) {
     VenvChoice c = choose_venv(scan, {fw.profile}, defaults);
     if (c.venv.empty()) continue;  // nothing installed it: not a finding
     if (!scan.is_dir(c.venv)) {
-      scan.add(id, fw.group, FindingStatus::warn, "the " + std::string(fw.group) + " venv " + c.venv + " (" + c.how + ") is missing",
+      scan.add(id, fw.group, FindingStatus::warn,
+               "the " + std::string(fw.group) + " venv " + c.venv + " (" + c.how + ") is missing",
                "It was removed or moved after it was created.",
                install_fix(fw) + " creates it again; `wslgpu-setup doctor --python VENV/bin/python` checks another.");
       continue;

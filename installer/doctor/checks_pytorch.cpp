@@ -618,7 +618,8 @@ void check_pytorch(DoctorScan& scan) {
   // The pytorch profiles' own default (${host.user_home}/.venvs/pytorch).
   std::vector<std::string> defaults;
   if (!scan.host.user_home.empty())
-    for (const char* profile : {"pytorch-rocm", "pytorch-cuda"}) defaults.push_back(bundled_default(profile, "venv", scan.host));
+    for (const char* profile : {"pytorch-rocm", "pytorch-cuda"})
+      defaults.push_back(bundled_default(profile, "venv", scan.host));
   v.choice = choose_venv(scan, {"pytorch-rocm", "pytorch-cuda"}, defaults);
   const VenvChoice& c = v.choice;
   const std::string note = c.note.empty() ? "" : " (" + c.note + ")";

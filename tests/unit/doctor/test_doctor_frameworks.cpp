@@ -400,11 +400,13 @@ TEST_CASE(
   auto f = get(r.diagnose(), "tensorflow.gpu");
   CHECK(f.status == FindingStatus::fail);
   CHECK(f.seen == "TensorFlow 2.21.0 lists no GPU: tf.config.list_physical_devices('GPU') is []");
-  CHECK(contains(f.cause, "the nvidia-* wheels of tensorflow[and-cuda] are in the venv, but the loader does not "
-                          "find them"));
+  CHECK(contains(f.cause,
+                 "the nvidia-* wheels of tensorflow[and-cuda] are in the venv, but the loader does not "
+                 "find them"));
   CHECK(contains(f.cause, "tensorflow/tensorflow#63362"));
-  CHECK(contains(f.fix, "pushd $(dirname $(/home/alice/.venvs/tensorflow/bin/python -c "
-                        "'print(__import__(\"tensorflow\").__file__)')); ln -svf ../nvidia/*/lib/*.so* .; popd"));
+  CHECK(contains(f.fix,
+                 "pushd $(dirname $(/home/alice/.venvs/tensorflow/bin/python -c "
+                 "'print(__import__(\"tensorflow\").__file__)')); ln -svf ../nvidia/*/lib/*.so* .; popd"));
 }
 
 TEST_CASE("doctor tensorflow.gpu: without the nvidia wheels the fix is tensorflow[and-cuda]") {
@@ -509,7 +511,8 @@ TEST_CASE("doctor jax.cuda-backend: an older CUDA library than jaxlib's, or no C
   }
 }
 
-TEST_CASE("doctor jax.ld-library-path: CUDA libraries on LD_LIBRARY_PATH in a login file warn; the driver's folder is ok") {
+TEST_CASE(
+    "doctor jax.ld-library-path: CUDA libraries on LD_LIBRARY_PATH in a login file warn; the driver's folder is ok") {
   FrameworkRoot r;
   r.nvidia();
   r.venv(kJaxVenv, {{"jax", "0.11.0"}, {"jaxlib", "0.11.0"}, {"jax-cuda12-plugin", "0.11.0"}});
@@ -567,8 +570,9 @@ TEST_CASE("doctor onnxruntime.provider: CUDA only after preload_dlls() warns tha
   auto findings = r.diagnose();
   auto f = get(findings, "onnxruntime.provider");
   CHECK(f.status == FindingStatus::warn);
-  CHECK(f.seen == "ONNX Runtime 1.26.0: a session asking for CUDA runs on CPUExecutionProvider unless the program "
-                  "calls onnxruntime.preload_dlls() first");
+  CHECK(f.seen ==
+        "ONNX Runtime 1.26.0: a session asking for CUDA runs on CPUExecutionProvider unless the program "
+        "calls onnxruntime.preload_dlls() first");
   CHECK(contains(f.cause, "microsoft/onnxruntime#24719"));
   CHECK(contains(f.fix, "Call onnxruntime.preload_dlls() before creating a session"));
   CHECK(get(findings, "onnxruntime.cudnn").status == FindingStatus::ok);
@@ -608,7 +612,8 @@ TEST_CASE("doctor onnxruntime.cudnn: \"libcudnn.so.9: cannot open shared object 
 
 // Every id these groups report is in docs/doctor.md's table, and the table
 // names no id of theirs that the code does not report.
-TEST_CASE("doctor frameworks: docs/doctor.md lists exactly the ids the TensorFlow, JAX and ONNX Runtime checks report") {
+TEST_CASE(
+    "doctor frameworks: docs/doctor.md lists exactly the ids the TensorFlow, JAX and ONNX Runtime checks report") {
   std::set<std::string> reported;
   auto collect = [&](FrameworkRoot& r) {
     for (const auto& f : r.diagnose())
