@@ -177,8 +177,8 @@ void probe_gave_nothing(DoctorScan& scan, const Framework& fw, const Venv& v, co
   }
   scan.add(fw.main_id, fw.group, FindingStatus::fail,
            what + " failed" + (last_words(p.all).empty() ? "" : ": " + last_words(p.all)),
-           std::string("The framework does not import in the venv ") + v.choice.venv +
-               ", so nothing runs on the GPU or the CPU.",
+           std::string("The framework stopped before it named its devices (the venv ") + v.choice.venv +
+               "): it fails to import or crashes, so programs in this venv fail too.",
            "Reinstall it: " + install_fix(fw) + "; or " + as_owner(v) + " --force-reinstall " + fw.dists[0] +
                " (as the venv's owner).");
 }
