@@ -87,11 +87,41 @@ void check_apt_keys(DoctorScan& scan);
 void check_windows(DoctorScan& scan);
 // The PyTorch group: the venv of `install pytorch` or `doctor --python`.
 void check_pytorch(DoctorScan& scan);
+// The TensorFlow, JAX and ONNX Runtime groups, where the NVIDIA checks
+// apply: each framework's venv (of its `install`, its default, or
+// `doctor --python`), probed by running the venv's Python; after
+// check_nvidia (nvidia-smi's output).
+void check_frameworks(DoctorScan& scan);
 // The Containers group: Docker Desktop and in-distribution engines, Docker's
 // nvidia runtime, the NVIDIA Container Toolkit; after check_wsl (/dev/dxg).
 void check_containers(DoctorScan& scan);
 // Part of Containers: the image of `doctor --image`, when given.
 void check_container_image(DoctorScan& scan, const ContainerEngines& engines);
+
+// A venv the PyTorch or framework checks read, and how it was chosen.
+struct VenvChoice {
+  std::string venv;                // target path, "" when none was found
+  std::string python;              // VENV/bin/python, or --python as given
+  std::string how;                 // "--python", "recorded by `install pytorch-rocm` (transaction ID)", "the default"
+  std::string note;                // why the recorded one could not be used, "" when nothing to say
+  bool recorded_or_given = false;  // a missing venv is then a problem, not "none"
+};
+// The venv of `doctor --python`; else the `venv` of the newest committed
+// transaction of one of PROFILES, as its plan.json recorded it (rolled-back
+// and interrupted runs do not count); else the first of DEFAULTS that is a
+// folder; else none (venv ""). NOTE says why the history could not be read.
+VenvChoice choose_venv(const DoctorScan& scan, const std::vector<std::string>& profiles,
+                       const std::vector<std::string>& defaults);
+// The venv's site-packages from its files, else as its Python names them
+// (a Python outside a venv's layout); empty, with PROBLEM saying why, when
+// neither tells.
+std::vector<std::string> find_site_packages(DoctorScan& scan, const VenvChoice& c, std::string& problem);
+// Runs PYTHON -I -c CODE: as the WSL user when doctor runs as root (never
+// as root), with the machine's timeout. Without a user to run it as, the
+// result has exit code -1 and says so in err.
+ProcessResult run_python(const DoctorScan& scan, const std::string& python, const std::string& code);
+// The active lines of TEXT joined with "; ", for one-line messages.
+std::string lines_joined(const std::string& text);
 
 // Helpers shared by the check files.
 // Lines of TEXT that are not blank and not comments ('#').

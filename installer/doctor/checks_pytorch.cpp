@@ -29,45 +29,8 @@
 
 namespace wslgpu::doctor {
 
-// A namespace of its own: the core is a unity build, and the other check
-// files' unnamed namespaces share its translation unit.
-namespace pytorch {
-namespace {
-
-constexpr const char* kGroup = "PyTorch";
-constexpr const char* kStubDir = "/usr/lib/wsl/lib";
-
-// The GPU architectures (compute capabilities) of download.pytorch.org's
-// CUDA wheels, per index. Source: pytorch/pytorch RELEASE.md, "Release
-// Compatibility Matrix", for torch 2.12 to 2.14: cu126 (CUDA 12.6.3) builds
-// Maxwell 5.0 through Hopper 9.0; cu130 and cu132 (13.0.2, 13.2.1) build
-// Turing 7.5 through Blackwell 10.0 and 12.0, with PTX for 12.0 (so newer
-// GPUs compile it at first use), and drop Maxwell, Pascal and Volta. An
-// index not listed (cu128, cu129) is not checked.
-struct WheelArchitectures {
-  const char* index_prefix;  // "cu13" matches cu130 and cu132
-  const char* lowest;
-  const char* highest;
-  bool ptx_above;  // PTX for the highest, which newer GPUs can compile
-};
-constexpr WheelArchitectures kWheelArchitectures[] = {
-    {"cu126", "5.0", "9.0", false},
-    {"cu13", "7.5", "12.0", true},
-};
-
-std::string parent_dir(const std::string& path) {
-  auto at = path.find_last_of('/');
-  if (at == std::string::npos || at == 0) return "/";
-  return path.substr(0, at);
-}
-
-// "sm_120" for "12.0".
-std::string sm(const std::string& capability) {
-  std::string out = "sm_";
-  for (char ch : capability)
-    if (ch != '.') out += ch;
-  return out;
-}
+// ---------------------------------------------------------------- which venv
+// Shared with the framework checks (checks_frameworks.cpp) through checks.hpp.
 
 std::string lines_joined(const std::string& text) {
   std::string out;
@@ -75,20 +38,26 @@ std::string lines_joined(const std::string& text) {
   return out;
 }
 
-// Which venv, and how it was chosen.
-struct VenvChoice {
-  std::string venv;                // target path, "" when none was found
-  std::string python;              // VENV/bin/python, or --python as given
-  std::string how;                 // "--python", "recorded by `install pytorch-rocm` (transaction ID)", "the default"
-  std::string note;                // why the recorded one could not be used, "" when nothing to say
-  bool recorded_or_given = false;  // a missing venv is then a problem, not "none"
-};
+// A namespace of its own, for the unity build (see namespace pytorch below).
+namespace venv_choice {
+namespace {
 
-// The newest committed pytorch-rocm or pytorch-cuda transaction's `venv`,
+std::string parent_dir(const std::string& path) {
+  auto at = path.find_last_of('/');
+  if (at == std::string::npos || at == 0) return "/";
+  return path.substr(0, at);
+}
+
+bool one_of(const std::string& name, const std::vector<std::string>& names) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The newest committed transaction of one of PROFILES with its `venv`,
 // read from its journal (the begin record's manifest, the end record's
 // status) and its plan.json (the resolved variables): no manifest is loaded.
 // Sets NOTE when the history cannot be read.
-std::optional<VenvChoice> recorded_venv(const DoctorScan& scan, std::string& note) {
+std::optional<VenvChoice> recorded_venv(const DoctorScan& scan, const std::vector<std::string>& profiles,
+                                        std::string& note) {
   const std::string tx = std::string(kStateDir) + "/tx";
   if (!scan.is_dir(tx)) return std::nullopt;
   std::vector<std::string> ids;
@@ -122,11 +91,11 @@ std::optional<VenvChoice> recorded_venv(const DoctorScan& scan, std::string& not
       // The begin record comes first: a journal of another profile is not read further.
       if (records.size() == 1 && records.front().value("type", "") == "begin") {
         const std::string m = records.front().value("manifest", "");
-        if (m != "pytorch-rocm" && m != "pytorch-cuda") break;
+        if (!one_of(m, profiles)) break;
       }
     }
     TransactionSummary s = summarize(id, records);
-    if ((s.manifest != "pytorch-rocm" && s.manifest != "pytorch-cuda") || s.status != "committed") continue;
+    if (!one_of(s.manifest, profiles) || s.status != "committed") continue;
     auto plan_text = scan.read(tx + "/" + id + "/plan.json");
     auto plan = nlohmann::json::parse(plan_text.value_or(""), nullptr, false);
     const nlohmann::json* vars = nullptr;
@@ -146,7 +115,12 @@ std::optional<VenvChoice> recorded_venv(const DoctorScan& scan, std::string& not
   return std::nullopt;
 }
 
-VenvChoice choose_venv(const DoctorScan& scan) {
+}  // namespace
+}  // namespace venv_choice
+
+VenvChoice choose_venv(const DoctorScan& scan, const std::vector<std::string>& profiles,
+                       const std::vector<std::string>& defaults) {
+  using namespace venv_choice;
   if (!scan.machine.python.empty()) {
     VenvChoice c;
     c.python = scan.machine.python;
@@ -156,13 +130,10 @@ VenvChoice choose_venv(const DoctorScan& scan) {
     return c;
   }
   std::string note;
-  if (auto c = recorded_venv(scan, note)) return *c;
+  if (auto c = recorded_venv(scan, profiles, note)) return *c;
   VenvChoice c;
   c.note = note;
-  if (scan.host.user_home.empty()) return c;
-  // The pytorch profiles' own default (${host.user_home}/.venvs/pytorch).
-  for (const char* profile : {"pytorch-rocm", "pytorch-cuda"}) {
-    std::string venv = bundled_default(profile, "venv", scan.host);
+  for (const auto& venv : defaults) {
     if (!scan.is_dir(venv)) continue;
     c.venv = venv;
     c.python = c.venv + "/bin/python";
@@ -172,8 +143,6 @@ VenvChoice choose_venv(const DoctorScan& scan) {
   return c;
 }
 
-// Runs the venv's Python with CODE: as the WSL user when doctor runs as
-// root (never as root), with the machine's timeout.
 ProcessResult run_python(const DoctorScan& scan, const std::string& python, const std::string& code) {
   std::vector<std::string> argv;
   if (scan.machine.as_root && scan.host.user != "root") {
@@ -186,6 +155,61 @@ ProcessResult run_python(const DoctorScan& scan, const std::string& python, cons
   }
   argv.insert(argv.end(), {python, "-I", "-c", code});
   return scan.run(argv);
+}
+
+std::vector<std::string> find_site_packages(DoctorScan& scan, const VenvChoice& c, std::string& problem) {
+  std::vector<std::string> found;
+  try {
+    found = venv_site_packages(scan.fs, c.venv);
+  } catch (const std::exception&) {
+  }
+  if (!found.empty()) return found;
+  if (!scan.exists(c.python)) {
+    problem = c.venv + " has no lib/python3.*/site-packages and no " + c.python;
+    return {};
+  }
+  // Not a venv's layout (a system or conda Python, say): only it knows.
+  ProcessResult r = run_python(scan, c.python, "import sysconfig; print(sysconfig.get_paths()['purelib'])");
+  std::string folder(text::trim(r.out));
+  if (r.ok() && !folder.empty() && folder.front() == '/' && scan.is_dir(folder)) return {folder};
+  problem = r.timed_out ? c.python + " did not answer within " + scan.timeout_text()
+                        : c.python + " did not name its site-packages" +
+                              (lines_joined(r.err).empty() ? "" : ": " + lines_joined(r.err));
+  return {};
+}
+
+// A namespace of its own: the core is a unity build, and the other check
+// files' unnamed namespaces share its translation unit.
+namespace pytorch {
+namespace {
+
+constexpr const char* kGroup = "PyTorch";
+constexpr const char* kStubDir = "/usr/lib/wsl/lib";
+
+// The GPU architectures (compute capabilities) of download.pytorch.org's
+// CUDA wheels, per index. Source: pytorch/pytorch RELEASE.md, "Release
+// Compatibility Matrix", for torch 2.12 to 2.14: cu126 (CUDA 12.6.3) builds
+// Maxwell 5.0 through Hopper 9.0; cu130 and cu132 (13.0.2, 13.2.1) build
+// Turing 7.5 through Blackwell 10.0 and 12.0, with PTX for 12.0 (so newer
+// GPUs compile it at first use), and drop Maxwell, Pascal and Volta. An
+// index not listed (cu128, cu129) is not checked.
+struct WheelArchitectures {
+  const char* index_prefix;  // "cu13" matches cu130 and cu132
+  const char* lowest;
+  const char* highest;
+  bool ptx_above;  // PTX for the highest, which newer GPUs can compile
+};
+constexpr WheelArchitectures kWheelArchitectures[] = {
+    {"cu126", "5.0", "9.0", false},
+    {"cu13", "7.5", "12.0", true},
+};
+
+// "sm_120" for "12.0".
+std::string sm(const std::string& capability) {
+  std::string out = "sm_";
+  for (char ch : capability)
+    if (ch != '.') out += ch;
+  return out;
 }
 
 // What torch's version and direct_url.json say about its build.
@@ -581,28 +605,6 @@ void check_nvidia_torch(DoctorScan& scan, const TorchBuild& b) {
 
 // ---------------------------------------------------------------- the venv
 
-// Finds site-packages from the files, else asks the venv's Python.
-std::vector<std::string> find_site_packages(DoctorScan& scan, const VenvChoice& c, std::string& problem) {
-  std::vector<std::string> found;
-  try {
-    found = venv_site_packages(scan.fs, c.venv);
-  } catch (const std::exception&) {
-  }
-  if (!found.empty()) return found;
-  if (!scan.exists(c.python)) {
-    problem = c.venv + " has no lib/python3.*/site-packages and no " + c.python;
-    return {};
-  }
-  // Not a venv's layout (a system or conda Python, say): only it knows.
-  ProcessResult r = run_python(scan, c.python, "import sysconfig; print(sysconfig.get_paths()['purelib'])");
-  std::string folder(text::trim(r.out));
-  if (r.ok() && !folder.empty() && folder.front() == '/' && scan.is_dir(folder)) return {folder};
-  problem = r.timed_out ? c.python + " did not answer within " + scan.timeout_text()
-                        : c.python + " did not name its site-packages" +
-                              (lines_joined(r.err).empty() ? "" : ": " + lines_joined(r.err));
-  return {};
-}
-
 const char* const kPointAtOne =
     "`wslgpu-setup doctor --python VENV/bin/python` checks a venv of your own; sudo wslgpu-setup install pytorch "
     "creates one";
@@ -613,7 +615,12 @@ const char* const kPointAtOne =
 void check_pytorch(DoctorScan& scan) {
   using namespace pytorch;
   Venv v;
-  v.choice = choose_venv(scan);
+  // The pytorch profiles' own default (${host.user_home}/.venvs/pytorch).
+  std::vector<std::string> defaults;
+  if (!scan.host.user_home.empty())
+    for (const char* profile : {"pytorch-rocm", "pytorch-cuda"})
+      defaults.push_back(bundled_default(profile, "venv", scan.host));
+  v.choice = choose_venv(scan, {"pytorch-rocm", "pytorch-cuda"}, defaults);
   const VenvChoice& c = v.choice;
   const std::string note = c.note.empty() ? "" : " (" + c.note + ")";
   if (c.venv.empty()) {

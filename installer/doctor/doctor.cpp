@@ -181,8 +181,8 @@ const char* finding_status_name(FindingStatus status) {
 
 namespace {
 
-const std::vector<std::string> kGroupOrder = {"WSL",        "NVIDIA",        "AMD",    "PyTorch",
-                                              "Containers", "Configuration", "Windows"};
+const std::vector<std::string> kGroupOrder = {"WSL",        "NVIDIA",     "AMD",           "PyTorch", "TensorFlow",
+                                              "JAX",        "ONNX Runtime", "Containers", "Configuration", "Windows"};
 
 std::size_t group_rank(const std::string& group) {
   auto it = std::find(kGroupOrder.begin(), kGroupOrder.end(), group);
@@ -200,6 +200,7 @@ std::vector<Finding> diagnose(const DoctorMachine& machine) {
   doctor::check_nvidia(scan);
   doctor::check_amd(scan);
   doctor::check_pytorch(scan);  // after both vendors': it uses what they learned (nvidia-smi's output)
+  doctor::check_frameworks(scan);  // after NVIDIA's too, and after PyTorch's, which reports a bad --python
   doctor::check_containers(scan);
   doctor::check_configuration(scan);
   doctor::check_windows(scan);

@@ -9,14 +9,16 @@
 // known to hang; a timeout is itself a finding. Nothing is ever written.
 //
 // Each finding has an id ("wsl.dxg"), a group (WSL, NVIDIA, AMD, PyTorch,
-// Containers, Configuration, Windows), a status (ok, warn, fail), what was seen, the
-// likely cause and the fix. Findings come in the order that explains the most:
+// TensorFlow, JAX, ONNX Runtime, Containers, Configuration, Windows), a
+// status (ok, warn, fail), what was seen, the likely cause and the fix. Findings come in the order that explains the most:
 // a missing /dev/dxg is reported before anything that needs the GPU, and
 // every later GPU failure says that it follows from it. Vendor findings
 // appear only when they apply: NVIDIA's when the driver stubs are mounted or
 // an NVIDIA package is installed, AMD's when a ROCm or HSA package is
 // installed or /opt/rocm exists; PyTorch's for one venv (--python, the one
-// `install pytorch` recorded, or the default), read from its files.
+// `install pytorch` recorded, or the default), read from its files;
+// TensorFlow's, JAX's and ONNX Runtime's on NVIDIA for each framework's venv,
+// which runs one short probe, since only the framework tells.
 // docs/doctor.md lists every finding.
 #pragma once
 #include <chrono>
@@ -41,7 +43,7 @@ const char* finding_status_name(FindingStatus status);
 
 struct Finding {
   std::string id;     // stable, for scripts: "wsl.dxg", "nvidia.linux-driver"
-  std::string group;  // "WSL", "NVIDIA", "AMD", "PyTorch", "Containers", "Configuration" or "Windows"
+  std::string group;  // "WSL", "NVIDIA", "AMD", "PyTorch", "TensorFlow", "JAX", "ONNX Runtime", "Containers", ...
   FindingStatus status = FindingStatus::ok;
   std::string seen;   // one line: what was found
   std::string cause;  // why it matters, or what it means ("" when there is nothing to say)
@@ -58,7 +60,8 @@ struct DoctorMachine {
   // The longest any one probe may take; vendor tools that hang are killed.
   std::chrono::milliseconds command_timeout{std::chrono::seconds(30)};
   // doctor --python: the target path of a venv's python (VENV/bin/python),
-  // "" for the venv `install pytorch` recorded, else ~USER/.venvs/pytorch.
+  // "" for the venv `install pytorch` recorded, else ~USER/.venvs/pytorch
+  // (and each framework's, likewise).
   std::string python{};
   // doctor --image: a local container image to inspect (never pulled, never
   // run), "" for none.
@@ -74,7 +77,8 @@ struct DoctorMachine {
 };
 
 // Runs every check that applies and returns the findings, grouped in the
-// order WSL, NVIDIA, AMD, PyTorch, Containers, Configuration, Windows. Never throws for what it
+// order WSL, NVIDIA, AMD, PyTorch, TensorFlow, JAX, ONNX Runtime,
+// Containers, Configuration, Windows. Never throws for what it
 // finds on the machine: an unreadable or malformed file is a finding.
 std::vector<Finding> diagnose(const DoctorMachine& machine);
 
