@@ -135,9 +135,14 @@ class Estimator {
         add_direct(w.url, "", false);
         continue;
       }
+      if (w.installed_requires_dist) {
+        add_installed_extras(w, level);
+        continue;
+      }
       PackageNeed n;
       n.key = normalize_project_name(w.name);
       n.name = w.name;
+      n.extras = w.extras;
       std::string error;
       auto spec = parse_version_specifier(w.version.empty() ? "" : "==" + w.version, error);
       if (!spec) {
@@ -492,6 +497,34 @@ class Estimator {
     c.extras_pending.insert(c.extras_walked.begin(), c.extras_walked.end());
     c.extras_walked.clear();
     want_metadata(n.key, row.name + " " + row.version, again->file);
+  }
+
+  // W is installed at its version and only its extras are to complete:
+  // what they add to its installed Requires-Dist, into LEVEL, as a chosen
+  // wheel's would be (walk()), with no row of its own.
+  void add_installed_extras(const WantedWheel& w, std::vector<PackageNeed>& level) {
+    const std::string key = normalize_project_name(w.name);
+    for (const std::string& line : *w.installed_requires_dist) {
+      std::string error;
+      auto r = parse_python_requirement(line, error);
+      if (!r) {
+        note(w.name + " requires \"" + line + "\", which is not a PEP 508 requirement (" + error + "); not counted");
+        continue;
+      }
+      if (!requirement_applies(*r, env_, w.extras) || requirement_applies(*r, env_, {})) continue;
+      if (!r->url.empty()) {
+        add_direct(r->url, w.name, true);
+        continue;
+      }
+      PackageNeed n;
+      n.key = normalize_project_name(r->name);
+      n.name = r->name;
+      n.spec = r->specifier;
+      n.extras = r->extras;
+      n.required_by = w.name;
+      n.dependency = true;
+      if (n.key != key) level.push_back(std::move(n));
+    }
   }
 
   // A wheel named by URL, from the manifest or by a requirement.

@@ -23,7 +23,11 @@
 //     one for Windows only is not counted), skipping what is already
 //     installed at a version that satisfies it (pip's default upgrade
 //     strategy, only-if-needed), each looked up on the same index and
-//     find-links pages (a wheel named by URL: on the step's index too).
+//     find-links pages (a wheel named by URL: on the step's index too);
+//   - a package's extras (tensorflow[and-cuda]): the Requires-Dist their
+//     markers (`extra == "and-cuda"`) bring in, walked the same way; for a
+//     package installed at its version that lacks only those, from its
+//     installed METADATA, counting nothing for the package itself.
 // Where something cannot be known, its size is unknown with the reason (a
 // server without Content-Length, no wheel that fits, a page that failed),
 // and where dependencies cannot be walked a note says so; no number is
@@ -48,6 +52,14 @@ struct WantedWheel {
   std::string name;     // the project's name (for an index package; a URL's comes from its file name)
   std::string version;  // what follows pip's "==": "2.14.1", "2.14.*"; "" for any
   std::string url;      // set: a wheel by URL; "": from the index or the find-links pages
+  // PEP 508 extras of an index package ("and-cuda" of tensorflow[and-cuda]):
+  // what its METADATA requires for them is walked too, as pip resolves it.
+  std::vector<std::string> extras{};
+  // Set when the wanted version is installed already and only its extras'
+  // requirements are missing: the installed METADATA's Requires-Dist, where
+  // pip reads them. The package itself is then not looked up or counted
+  // (pip downloads nothing for it), only what its extras require.
+  std::optional<std::vector<std::string>> installed_requires_dist{};
 };
 
 struct WheelSize {

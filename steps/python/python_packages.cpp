@@ -7,6 +7,7 @@
 
 #include "installer/formats/glob.hpp"
 #include "installer/formats/python_dist.hpp"
+#include "installer/formats/python_requirement.hpp"
 #include "installer/net/wheel_sizes.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/paths.hpp"
@@ -60,11 +61,75 @@ std::map<std::string, std::string> exact_pins(const FileSystem& fs, const Instal
   return out;
 }
 
-std::string joined(const std::vector<std::string>& items) {
+std::string joined(const std::vector<std::string>& items, const std::string& separator = ", ") {
   std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+  for (const auto& i : items) s += (s.empty() ? "" : separator) + i;
   return s;
 }
+
+// The marker environment of the venv's Python on Linux: pyvenv.cfg's full
+// version when it says one (for python_full_version markers).
+MarkerEnvironment venv_marker_environment(const FileSystem& fs, const std::string& venv, const PythonTarget& target) {
+  std::string full;
+  try {
+    full = parse_pyvenv_cfg(fs.read(venv + "/pyvenv.cfg")).version;
+  } catch (const StepFailure&) {
+  }
+  return marker_environment(target, parse_python_version(full) ? full : "");
+}
+
+// D's METADATA's Requires-Dist, each parsed (one that is not PEP 508 is
+// left out: pip would refuse that distribution's metadata anyway).
+std::vector<PythonRequirement> requires_dist(const FileSystem& fs, const InstalledDist& d) {
+  std::vector<PythonRequirement> out;
+  std::string text;
+  try {
+    text = fs.read(d.dist_info + "/METADATA");
+  } catch (const StepFailure&) {
+    return out;
+  }
+  for (const auto& line : parse_metadata(text).requires_dist) {
+    std::string error;
+    if (auto r = parse_python_requirement(line, error)) out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+// Whether DISTS hold R's distribution at a version that satisfies it.
+const InstalledDist* holding(const std::vector<InstalledDist>& dists, const PythonRequirement& r) {
+  const InstalledDist* d = find_dist(dists, normalize_project_name(r.name));
+  if (!d || r.specifier.clauses.empty()) return d;
+  auto v = parse_python_version(d->version);
+  return v && version_satisfies(*v, r.specifier, PreReleases::allowed) ? d : nullptr;
+}
+
+// What EXTRAS of D add that DISTS lack, into MISSING, and the same for the
+// extras an installed requirement asks of its own; WALKED holds the
+// "key[extra]" already looked at, so that a cycle ends.
+void missing_requirements(const FileSystem& fs, const InstalledDist& d, const std::vector<std::string>& extras,
+                          const std::vector<InstalledDist>& dists, const MarkerEnvironment& env,
+                          std::set<std::string>& walked, std::vector<std::string>& missing) {
+  std::vector<std::string> fresh;
+  for (const auto& e : extras)
+    if (walked.insert(d.key + "[" + normalize_project_name(e) + "]").second) fresh.push_back(e);
+  if (fresh.empty()) return;
+  for (const auto& r : requires_dist(fs, d)) {
+    // The extras' own lines: what applies with them and not without. The
+    // whole marker is evaluated (sys_platform, python_version ...), for
+    // CPython on Linux (installer/formats/python_requirement.hpp).
+    if (!requirement_applies(r, env, fresh) || requirement_applies(r, env, {})) continue;
+    const InstalledDist* have = holding(dists, r);
+    if (!have) {
+      std::string text = r.name;
+      if (!r.extras.empty()) text += "[" + joined(r.extras, ",") + "]";
+      text += r.url.empty() ? r.specifier.str() : " @ " + r.url;
+      if (std::find(missing.begin(), missing.end(), text) == missing.end()) missing.push_back(text);
+    } else if (!r.extras.empty()) {
+      missing_requirements(fs, *have, r.extras, dists, env, walked, missing);
+    }
+  }
+}
+
 
 }  // namespace
 
@@ -84,8 +149,31 @@ std::string venv_store_dir(const StepContext& ctx, const std::string& step_id) {
   return base + "/venv-" + step_id;
 }
 
+std::string WantedPackage::name_with_extras() const {
+  return extras.empty() ? name : name + "[" + joined(extras, ",") + "]";
+}
+
+std::string WantedPackage::requirement() const {
+  return version.empty() ? name_with_extras() : name_with_extras() + "==" + version;
+}
+
 bool PythonPackagesStep::converged(const FileSystem& fs, const WantedPackage& w,
                                    const std::vector<InstalledDist>& dists) const {
+  return at_wanted_version(fs, w, dists) && missing_for_extras(fs, w, dists).empty();
+}
+
+std::vector<std::string> PythonPackagesStep::missing_for_extras(const FileSystem& fs, const WantedPackage& w,
+                                                                const std::vector<InstalledDist>& dists) const {
+  std::vector<std::string> missing;
+  const InstalledDist* d = find_dist(dists, w.key);
+  if (w.extras.empty() || !d) return missing;
+  std::set<std::string> walked;
+  missing_requirements(fs, *d, w.extras, dists, venv_marker_environment(fs, venv, target), walked, missing);
+  return missing;
+}
+
+bool PythonPackagesStep::at_wanted_version(const FileSystem& fs, const WantedPackage& w,
+                                           const std::vector<InstalledDist>& dists) const {
   const InstalledDist* d = find_dist(dists, w.key);
   if (!d || !version_satisfies(d->version, w)) return false;
   if (!w.url.empty()) return true;
@@ -149,20 +237,40 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
   for (const auto& w : packages) {
     const InstalledDist* d = find_dist(dists, w.key);
     p.fingerprint["python_dist:" + w.key] = d ? d->version : std::string("absent");
-    if (converged(ctx.fs, w, dists)) {
-      done.push_back(d->name + " " + d->version);
-      continue;
+    const std::string extras_text = w.extras.empty() ? "" : "[" + joined(w.extras, ",") + "]";
+    std::vector<std::string> missing;
+    if (at_wanted_version(ctx.fs, w, dists)) {
+      missing = missing_for_extras(ctx.fs, w, dists);
+      if (missing.empty()) {
+        done.push_back(d->name + extras_text + " " + d->version);
+        continue;
+      }
     }
     nlohmann::json change = {{"type", "python_package"}, {"name", w.name}, {"version", w.version}};
+    if (!w.extras.empty()) change["extras"] = w.extras;
+    if (!missing.empty()) {
+      // At its version, without all that its extras require: pip keeps it
+      // and installs only the rest (nothing is uninstalled first). A saved
+      // plan whose list differs from the machine's is drift (the change
+      // holds the list).
+      std::string from = !index_url.empty() ? "from the index " + index_url : "from the find-links folders";
+      todo.push_back("complete " + w.name_with_extras() + " " + d->version + " " + from + ": its extras need " +
+                     joined(missing) + ", which the venv lacks");
+      change["action"] = "complete";
+      change["requires"] = missing;
+      p.changes.push_back(change);
+      todo.push_back("  not pinned by hash: the version the index or find-links folder has");
+      continue;
+    }
     // With a build label, an index package is that build: the plan says
     // "2.14.1+cu130 → 2.14.1+cu126", not "→ 2.14.1", which reads as no switch.
     const bool labelled = w.url.empty() && !build.empty();
     std::string wanted_version =
         labelled && !w.version.empty() && w.version.find('+') == std::string::npos ? w.version + "+" + build : w.version;
     std::string what = w.version.empty()
-                           ? w.name + " (the newest " + (labelled ? build + " build" : std::string("version")) +
+                           ? w.name_with_extras() + " (the newest " + (labelled ? build + " build" : std::string("version")) +
                                  " the index has that fits)"
-                           : w.name + " " + wanted_version;
+                           : w.name_with_extras() + " " + wanted_version;
     std::string from = !w.url.empty() ? "from " + w.url
                        : !index_url.empty() ? "from the index " + index_url
                                             : "from the find-links folders";
@@ -170,7 +278,8 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
       todo.push_back("install " + what + " " + from);
       change["action"] = "install";
     } else {
-      todo.push_back(d->name + " " + d->version + " → " + (w.version.empty() ? what : wanted_version) + " " + from);
+      todo.push_back(d->name + " " + d->version + " → " +
+                     (w.version.empty() || !w.extras.empty() ? what : wanted_version) + " " + from);
       change["action"] = "replace";
       change["from"] = d->version;
     }
@@ -240,8 +349,20 @@ void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
   for (const auto& d : dists) installed[d.key] = d.version;
   for (const auto& w : packages) {
     if (converged(ctx.fs, w, dists)) continue;
-    wanted.push_back({w.name, w.version, w.url});
-    installed.erase(w.key);  // reinstalled: pip downloads it whatever is there
+    WantedWheel wheel{w.name, w.version, w.url, w.extras, std::nullopt};
+    if (at_wanted_version(ctx.fs, w, dists)) {
+      // Only its extras to complete: pip downloads what they require, read
+      // from the installed METADATA, and nothing for the package itself.
+      const InstalledDist* d = find_dist(dists, w.key);
+      try {
+        wheel.installed_requires_dist = parse_metadata(ctx.fs.read(d->dist_info + "/METADATA")).requires_dist;
+      } catch (const StepFailure&) {
+        wheel.installed_requires_dist.emplace();
+      }
+    } else {
+      installed.erase(w.key);  // reinstalled: pip downloads it whatever is there
+    }
+    wanted.push_back(std::move(wheel));
   }
   if (wanted.empty()) return;
   SizeOptions options;
@@ -340,8 +461,12 @@ nlohmann::json PythonPackagesStep::apply(StepContext& ctx, const StepPlan& plan)
       // that pip resolves its companions anew (it keeps an installed one
       // whose pins still hold). It is in the store.
       std::vector<std::string> stale;
+      // One at its version that only lacks what its extras require stays:
+      // pip adds the rest beside it (and what the extras pulled in before is
+      // never in this list: only the manifest's own packages are).
       for (const auto* w : todo)
-        if (w->url.empty() && find_dist(dists, w->key)) stale.push_back(w->name);
+        if (w->url.empty() && find_dist(dists, w->key) && !at_wanted_version(ctx.fs, *w, dists))
+          stale.push_back(w->name);
       if (!stale.empty()) {
         std::vector<std::string> args = {"uninstall", "-y", "--isolated", "--no-input", "--disable-pip-version-check"};
         args.insert(args.end(), stale.begin(), stale.end());
@@ -366,7 +491,7 @@ nlohmann::json PythonPackagesStep::apply(StepContext& ctx, const StepPlan& plan)
         else if (!w->url.empty())
           args.push_back(w->name + " @ " + w->url + hash);
         else
-          args.push_back(w->version.empty() ? w->name : w->name + "==" + w->version);
+          args.push_back(w->requirement());
       }
       Command c = pip_command(*user, venv, args);
       show_pip_progress(ctx, c, todo.size());

@@ -44,6 +44,51 @@ bool valid_local_label(const std::string& label) {
   return !label.empty() && std::all_of(label.begin(), label.end(), [](char c) { return is_alnum_ascii(c) || c == '.'; });
 }
 
+// An entry's `extras` (N, an array of PEP 508 extra names) into OUT, each
+// checked where it is written; false after reporting why not.
+bool read_extras(StepKeys& keys, const toml::node& n, std::vector<std::string>& out) {
+  if (!n.is_array()) {
+    keys.error_at(keys.pos_of(n), "\"extras\" of a package must be an array of strings such as [\"and-cuda\"], not " +
+                                      toml_type_name(n));
+    return false;
+  }
+  bool ok = true;
+  std::vector<std::string> seen;  // normalized, in order: PEP 685 compares extras so
+  for (const toml::node& item : *n.as_array()) {
+    if (!item.is_string()) {
+      keys.error_at(keys.pos_of(item), "\"extras\" must hold only strings, not " + toml_type_name(item));
+      ok = false;
+      continue;
+    }
+    std::string extra = keys.substitute_node(item);
+    // PEP 685: an extra's name is written as a project's name (PEP 508),
+    // so that none can be read as a pip option or break out of "[...]".
+    if (!valid_pep508_name(extra)) {
+      keys.error_at(keys.pos_of(item), "\"" + extra +
+                                           "\" is not an extra's name (PEP 508 and PEP 685: letters, digits, '.', "
+                                           "'_' and '-', starting and ending with a letter or digit, such as "
+                                           "\"and-cuda\")");
+      ok = false;
+      continue;
+    }
+    std::string key = normalize_project_name(extra);
+    auto before = std::find(seen.begin(), seen.end(), key);
+    if (before != seen.end()) {
+      const std::string& first = out[static_cast<std::size_t>(before - seen.begin())];
+      keys.error_at(keys.pos_of(item), "the extra \"" + extra + "\" is listed twice" +
+                                           (first == extra ? std::string()
+                                                           : " (as \"" + first +
+                                                                 "\" before: PEP 685 compares extras lowercased, "
+                                                                 "with each run of '-', '_' and '.' as one '-')"));
+      ok = false;
+      continue;
+    }
+    seen.push_back(key);
+    out.push_back(extra);
+  }
+  return ok;
+}
+
 // Reads one entry of `packages` (a table) into W; false after reporting why not.
 bool read_package_entry(StepKeys& keys, const toml::node& item, const PythonTarget& target,
                         const std::string& python_text, WantedPackage& w) {
@@ -69,10 +114,10 @@ bool read_package_entry(StepKeys& keys, const toml::node& item, const PythonTarg
   };
   for (const auto& [k, v] : t) {
     std::string name(k.str());
-    if (name != "url" && name != "sha256" && name != "name" && name != "version") {
+    if (name != "url" && name != "sha256" && name != "name" && name != "version" && name != "extras") {
       keys.error_at(keys.pos_of(v), "unknown key \"" + name +
                                         "\" in a package entry: a package has url and sha256, "
-                                        "or name and version");
+                                        "or name, version and extras");
       ok = false;
     }
   }
@@ -89,6 +134,13 @@ bool read_package_entry(StepKeys& keys, const toml::node& item, const PythonTarg
     return false;
   }
   if (url) {
+    if (const toml::node* extras = t.get("extras")) {
+      keys.error_at(keys.pos_of(*extras),
+                    "\"extras\" goes with name, not url: pip would not look up the requirements of a URL wheel's "
+                    "extras on an index. Give the package as { name = \"...\", version = \"...\", extras = [...] } "
+                    "with index_url, or list what the extras require as packages of their own");
+      return false;
+    }
     if (version) {
       keys.error_at(keys.pos_of(*t.get("version")), "a package given by url takes its version from the wheel's name");
       return false;
@@ -148,6 +200,7 @@ bool read_package_entry(StepKeys& keys, const toml::node& item, const PythonTarg
                                                         "\"1.26.4\"; \"\" for whatever the index has that fits)");
       return false;
     }
+    if (const toml::node* extras = t.get("extras"); extras && !read_extras(keys, *extras, w.extras)) return false;
   }
   w.key = normalize_project_name(w.name);
   return true;

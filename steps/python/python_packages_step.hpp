@@ -22,6 +22,17 @@ struct WantedPackage {
   std::string version;  // "" for an index package without one
   std::string url;      // "" for an index package
   std::string sha256;   // lowercase hex, "" when none
+  // PEP 508 extras of an index package, as written ("and-cuda" of
+  // tensorflow[and-cuda]); each a PEP 685 name, none twice once normalized.
+  // A URL package has none: its extras' requirements would not be looked
+  // up on an index.
+  std::vector<std::string> extras;
+
+  // "tensorflow[and-cuda]"; the name alone without extras.
+  std::string name_with_extras() const;
+  // What pip is given for an index package: "tensorflow[and-cuda]==2.21.0",
+  // or "jax[cuda12]" without a version.
+  std::string requirement() const;
 };
 
 class PythonPackagesStep : public Step {
@@ -48,8 +59,23 @@ class PythonPackagesStep : public Step {
   void undo(StepContext& ctx, const nlohmann::json& data) override;
   std::vector<std::string> drift(StepContext& ctx, const nlohmann::json& data) const override;
 
-  // Whether W is installed as the step wants it, among DISTS.
+  // Whether W is installed as the step wants it, among DISTS: at its
+  // version (at_wanted_version) and with its extras complete
+  // (missing_for_extras is empty).
   bool converged(const FileSystem& fs, const WantedPackage& w, const std::vector<InstalledDist>& dists) const;
+  // Whether W's distribution is installed at the version (and build) the
+  // step wants, its extras aside: pip then has nothing to replace, and the
+  // step nothing to uninstall first.
+  bool at_wanted_version(const FileSystem& fs, const WantedPackage& w, const std::vector<InstalledDist>& dists) const;
+  // The requirements W's extras add (`Requires-Dist: X ; extra == "and-cuda"`
+  // in the installed METADATA, markers evaluated for the venv's Python on
+  // Linux) that DISTS do not hold at a version that satisfies them, as PEP
+  // 508 text without the marker ("nvidia-cublas-cu12==12.5.3.2"); and, for
+  // one that is installed but asks for extras of its own
+  // ("jax-cuda12-plugin[with-cuda]"), what those add. Empty when W has no
+  // extras or is not installed.
+  std::vector<std::string> missing_for_extras(const FileSystem& fs, const WantedPackage& w,
+                                              const std::vector<InstalledDist>& dists) const;
   // The plan's download sizes, asked of the servers (installer/net/
   // wheel_sizes.hpp), and the room they need for the disk-space guard.
   void add_download_estimate(StepContext& ctx, StepPlan& p, const std::vector<InstalledDist>& dists) const;
