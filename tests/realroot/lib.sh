@@ -19,6 +19,7 @@
 #   serve_https DIR, network_off   (network.sh) a loopback HTTPS server ($HTTPS_URL); then no network at all.
 #   serve_proxy                    (network.sh) a CONNECT proxy on the root's loopback ($PROXY_URL, $PROXY_LOG).
 #   wheels.sh                      fake PyTorch wheels served to a root (pytorch_www, torch_smoke, ...).
+#   frameworks.sh                  fake TensorFlow, JAX and ONNX Runtime wheels (frameworks_www, framework_smoke, ...).
 #   fail, assert_*, expect_status  assertions that print what was expected and what was seen.
 #
 # What run.sh does once per run (realroot_setup): checks that the tier can
@@ -322,6 +323,7 @@ EOF
 source "$REALROOT_LIB_DIR/testrepo.sh"
 source "$REALROOT_LIB_DIR/manifests.sh"
 source "$REALROOT_LIB_DIR/wheels.sh"
+source "$REALROOT_LIB_DIR/frameworks.sh"
 source "$REALROOT_LIB_DIR/containers.sh"
 source "$REALROOT_LIB_DIR/network.sh"
 source "$REALROOT_LIB_DIR/snapshots.sh"
