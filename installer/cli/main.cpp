@@ -169,8 +169,9 @@ int main(int argc, char** argv) {
   doctor->add_option("--output,-o", doctor_output, "text or json")->check(CLI::IsMember({"text", "json"}));
   doctor->add_option("--bundle", doctor_options.bundle, "Also write a support bundle (secrets redacted) to FILE.tar.gz");
   doctor->add_option("--python", doctor_options.python,
-                     "The Python of the venv the PyTorch checks read (VENV/bin/python; default: the venv `install "
-                     "pytorch` recorded, else ~USER/.venvs/pytorch)");
+                     "The Python of the venv to check (VENV/bin/python): the PyTorch checks, and those of TensorFlow, "
+                     "JAX and ONNX Runtime for what it holds (default: each framework's venv as `install` recorded "
+                     "it, else ~USER/.venvs/NAME)");
   doctor->add_option("--image", doctor_options.image,
                      "Also inspect this local container image for driver libraries of its own (docker or podman "
                      "image save; never pulled, never run)");
