@@ -1,5 +1,6 @@
 #include "steps/checks/check.hpp"
 
+#include <algorithm>
 #include <regex>
 
 #include "installer/system/text.hpp"
@@ -43,6 +44,7 @@ class CheckStep : public Step {
   std::string otherwise;
   bool abort_on_fail = true;
   std::string advice;
+  std::string name;  // the step's name ("ONNX Runtime runs a session on CUDAExecutionProvider"), if it has one
 
   std::string describe() const {
     switch (subject) {
@@ -61,6 +63,38 @@ class CheckStep : public Step {
       }
     }
     return "";
+  }
+
+  // The command as a failure names it. A smoke test in a venv's Python is
+  // a whole program on one line (1 kB): the plan shows it in full, and a
+  // failure names the check by its step name and the command's start, so
+  // that the warning (said twice: at the step, and again at the end) stays
+  // readable. Short commands are quoted whole, as before.
+  std::string failed_command(const std::string& display) const {
+    constexpr std::size_t kLongest = 160;
+    if (display.size() <= kLongest || name.empty()) return "`" + display + "`";
+    return name + " (`" + display.substr(0, 60) + " …`)";
+  }
+
+  // What a failed command said, for its one-line failure: its first line;
+  // for a Python traceback the exception on its last line, with the first
+  // line too when that is the library's own message (ONNX Runtime's "Failed
+  // to load library … libcudnn.so.9" comes before the AssertionError it
+  // causes), so that both the symptom and its cause are in the warning.
+  static std::string what_it_said(const std::string& text) {
+    std::vector<std::string_view> lines;
+    for (std::string_view line : text::split_lines(text, text::LineEnd::dropped))
+      if (line.find_first_not_of(" \t\r") != std::string_view::npos) lines.push_back(line);
+    if (lines.empty()) return "";
+    auto cut = [](std::string_view line) {
+      constexpr std::size_t kWidest = 400;
+      return line.size() <= kWidest ? std::string(line) : std::string(line.substr(0, kWidest)) + " …";
+    };
+    const bool traceback = std::find(lines.begin(), lines.end(), "Traceback (most recent call last):") != lines.end();
+    if (!traceback || lines.size() == 1) return ": " + cut(lines.front());
+    std::string said = ": " + cut(lines.back());
+    if (lines.front() != "Traceback (most recent call last):") said += " (it said first: " + cut(lines.front()) + ")";
+    return said;
   }
 
   // Empty when the assertion holds, else what was seen instead.
@@ -103,13 +137,11 @@ class CheckStep : public Step {
         ProcessResult r = ctx.runner.run(c);
         if (r.not_found) return command.front() + " was not found";
         if (r.timed_out) return "`" + c.display() + "` did not finish within " + std::to_string(timeout_s) + " s";
-        if (r.exit_code != 0) {
-          std::string first = r.err.empty() ? r.out : r.err;
-          first = first.substr(0, first.find('\n'));
-          return "`" + c.display() + "` exited " + std::to_string(r.exit_code) + (first.empty() ? "" : ": " + first);
-        }
+        if (r.exit_code != 0)
+          return failed_command(c.display()) + " exited " + std::to_string(r.exit_code) +
+                 what_it_said(r.err.empty() ? r.out : r.err);
         if (output_regex && !std::regex_search(r.out, *output_regex))
-          return "`" + c.display() + "` printed nothing matching /" + output_pattern + "/";
+          return failed_command(c.display()) + " printed nothing matching /" + output_pattern + "/";
         return "";
       }
     }
@@ -242,6 +274,7 @@ std::shared_ptr<Step> make_check_step(StepKeys& keys) {
   }
   s->abort_on_fail = keys.choice("on_fail", {"abort", "warn"}, "abort") == "abort";
   s->advice = keys.string_or("advice", "");
+  s->name = keys.string_or("name", "");
   return s;
 }
 
