@@ -50,8 +50,8 @@ struct Row {
 // chooses on MACHINE (or the recorded one), recorded in CHOSEN; "" when it
 // chooses none (CHOSEN says why, or a diagnostic does).
 std::string choose_row(const std::string& selector, const toml::table& table, const std::vector<Row>& rows,
-                       const std::string& file, const Variables& raw, const MatrixMachine& machine,
-                       MatrixChoices& chosen, std::vector<Diagnostic>& diagnostics) {
+                       const std::string& file, const Variables& raw, const Variables& overrides,
+                       const MatrixMachine& machine, MatrixChoices& chosen, std::vector<Diagnostic>& diagnostics) {
   auto error = [&](const SourcePos& pos, const std::string& message) { diagnostics.push_back({pos, message}); };
   const std::string where_table = "[matrix." + selector + "]";
   std::vector<std::string> values;
@@ -106,6 +106,9 @@ std::string choose_row(const std::string& selector, const toml::table& table, co
     for (const auto& r : rows) {
       auto lookup = [&](const std::string& name) -> std::optional<std::string> {
         if (name == selector) return r.value;
+        // A column given with --set keeps the user's value in the row that
+        // is taken (apply_matrix), so the condition sees that value too.
+        if (auto it = raw.find(name); it != raw.end() && overrides.count(name)) return it->second;
         if (const toml::node* c = r.columns->get(name)) return scalar_text(*c);
         if (auto it = raw.find(name); it != raw.end()) return it->second;
         if (auto it = machine.host.find(name); it != machine.host.end()) return it->second;
@@ -189,7 +192,7 @@ void apply_matrix(const toml::table& root, const std::string& file, const Variab
       MatrixChoices& out = chosen ? *chosen : ignored;
       if (raw[selector] == "auto") {
         // No row chosen: the defaults stay, and the rows are still checked.
-        std::string value = choose_row(selector, *rows, ordered, file, raw, machine, out, diagnostics);
+        std::string value = choose_row(selector, *rows, ordered, file, raw, overrides, machine, out, diagnostics);
         if (!value.empty()) raw[selector] = value;
       } else {
         out.choices.push_back({selector, raw[selector], overrides.count(selector) ? "set" : "default", ""});

@@ -13,6 +13,7 @@ NAME is one of KNOWN below (tensorflow, jax, jaxlib, jax-cuda12-plugin,
 jax-cuda12-pjrt, jax-cuda13-plugin, jax-cuda13-pjrt, onnxruntime-gpu, onnx,
 numpy and the nvidia-* wheels of NVIDIA_LIBS). The wheel format, the file
 names, the find-links folder OUT/FOLDER/ and the PEP 503 index OUT/INDEX/
+(which announces and serves each wheel's METADATA, as PyPI's does: PEP 658/714)
 are tests/support/fake_wheels.py's (its helpers, imported); this file only
 says what each wheel holds and requires. Prints one line per wheel written:
 NAME VERSION FILE SHA256 (hex), as fake_wheels.py does.
@@ -758,7 +759,9 @@ def main(argv):
         with open(os.path.join(folder, filename), "wb") as f:
             f.write(data)
         print(name, version, filename, hashlib.sha256(data).hexdigest())
-    fw.write_index(args.out, args.folder, args.index)
+    # PyPI's pages announce each wheel's METADATA file (PEP 658/714), which
+    # a plan reads to name what tensorflow[and-cuda] pulls in.
+    fw.write_index(args.out, args.folder, args.index, metadata=True)
 
 
 if __name__ == "__main__":

@@ -346,8 +346,13 @@ def build_wheel(name, version, cp, specs, args):
     return "%s-%s-%s.whl" % (dist, version, tag), out.getvalue()
 
 
-def write_index(out, folder, index):
-    """A PEP 503 simple index at OUT/INDEX of every wheel in OUT/FOLDER."""
+def write_index(out, folder, index, metadata=False):
+    """A PEP 503 simple index at OUT/INDEX of every wheel in OUT/FOLDER.
+    With METADATA, each wheel's METADATA is also served beside it as
+    FILE.whl.metadata, and each link announces it with its SHA-256
+    (data-core-metadata and the older data-dist-info-metadata), as PyPI's
+    simple pages do (PEP 658, PEP 714): a resolver reads a wheel's
+    Requires-Dist without downloading the wheel."""
     wheels = {}
     for f in sorted(os.listdir(os.path.join(out, folder))):
         if f.endswith(".whl"):
@@ -367,9 +372,18 @@ def write_index(out, folder, index):
             page.write("<!DOCTYPE html>\n<html><body>\n")
             for f in files:
                 with open(os.path.join(out, folder, f), "rb") as w:
-                    digest = hashlib.sha256(w.read()).hexdigest()
+                    data = w.read()
+                digest = hashlib.sha256(data).hexdigest()
                 href = urllib.parse.quote("%s/%s" % (rel, f))
-                page.write('<a href="%s#sha256=%s">%s</a><br>\n' % (href, digest, f))
+                announce = ""
+                if metadata:
+                    with zipfile.ZipFile(io.BytesIO(data)) as z:
+                        meta = z.read([n for n in z.namelist() if n.endswith(".dist-info/METADATA")][0])
+                    with open(os.path.join(out, folder, f + ".metadata"), "wb") as m:
+                        m.write(meta)
+                    h = hashlib.sha256(meta).hexdigest()
+                    announce = ' data-core-metadata="sha256=%s" data-dist-info-metadata="sha256=%s"' % (h, h)
+                page.write('<a href="%s#sha256=%s"%s>%s</a><br>\n' % (href, digest, announce, f))
             page.write("</body></html>\n")
 
 

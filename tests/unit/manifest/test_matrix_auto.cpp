@@ -126,6 +126,40 @@ TEST_CASE("a value set with --set names its row, and the manifest's guards see t
   CHECK(m.guards.warn_if.at(0).reason == "newer than 12.2");
 }
 
+// As jax-cuda's jax_ubuntu: --set on a column the condition names changes
+// which row auto takes, as it changes the value that row ends with.
+TEST_CASE("auto compares a column given with --set by the user's value, which the row taken keeps") {
+  const std::string text = R"toml(
+[manifest]
+name = "floors"
+schema_version = 1
+[vars]
+build = "auto"
+min_driver = ""
+[matrix.build]
+auto = "host.nvidia_driver >= min_driver"
+auto_why = "the newest the driver runs"
+fallback = "none"
+[matrix.build."cuda13"]
+min_driver = "580"
+[matrix.build."cuda12"]
+min_driver = "525"
+[matrix.build."none"]
+min_driver = "0"
+[[step]]
+id = "s"
+kind = "apt_install"
+name = "${build}"
+packages = ["jax"]
+)toml";
+  Driver d({"566.36", "12.7", "driver 566.36, CUDA 12.7"});
+  CHECK(load_auto(text, d.host).vars["build"] == "cuda12");
+  Manifest m = load_auto(text, d.host, {{"min_driver", "500"}});
+  CHECK(m.vars["build"] == "cuda13");
+  CHECK(m.vars["min_driver"] == "500");
+  CHECK(load_auto(text, d.host, {{"min_driver", "999"}}).vars["build"] == "none");
+}
+
 TEST_CASE("a value that is no row keeps the columns' defaults, for a refuse_if to name") {
   Driver d({"537.13", "12.2", ""});
   Manifest m = load_auto(kToolkits, d.host, {{"cuda_version", "12.7"}});
