@@ -238,6 +238,24 @@ void tf_gpu(DoctorScan& scan, const Framework& fw, const Venv& v, const Probe& p
              as_owner(v) + " nvidia-cudnn-cu12 (as the venv's owner), or " + install_fix(fw) + ".");
     return;
   }
+  // cuInit failing is the driver, not the wheels: TensorFlow goes on to
+  // "Cannot dlopen some GPU libraries" as well, and the symlink fix would
+  // change nothing. Under WSL the driver is the Windows one's
+  // /usr/lib/wsl/lib/libcuda.so.1 (NVIDIA's CUDA on WSL guide), and a toolkit
+  // stub or Linux driver used instead fails the same way (jax-ml/jax#7600).
+  const std::string cuinit = line_from(p.all, "failed call to cuInit");
+  if (!cuinit.empty()) {
+    scan.add("tensorflow.gpu", kTfGroup, FindingStatus::fail, seen,
+             "TensorFlow says \"" + cuinit +
+                 "\": the CUDA driver did not start, so no GPU library is loaded. Under WSL the driver is the "
+                 "Windows driver's /usr/lib/wsl/lib/libcuda.so.1 over /dev/dxg (nvidia.stubs, nvidia.linker-path "
+                 "and wsl.dxg above say whether they are there and found); a toolkit stub or a Linux driver's "
+                 "libcuda fails this way too (jax-ml/jax#7600)." +
+                 scan.dxg_note(),
+             "Fix the NVIDIA findings above first (on Windows: NVIDIA's current driver, then `wsl --shutdown`); "
+             "the venv needs no change.");
+    return;
+  }
   if (!dlopen.empty() || !unloaded.empty()) {
     if (nvidia_wheels) {
       scan.add("tensorflow.gpu", kTfGroup, FindingStatus::fail, seen + named,

@@ -409,6 +409,23 @@ TEST_CASE(
                  "'print(__import__(\"tensorflow\").__file__)')); ln -svf ../nvidia/*/lib/*.so* .; popd"));
 }
 
+TEST_CASE("doctor tensorflow.gpu: \"failed call to cuInit\" blames the driver, not the wheels, and no symlink fix") {
+  FrameworkRoot r;
+  r.nvidia();
+  r.venv(kTfVenv, {{"tensorflow", "2.21.0"}, {"nvidia-cudnn-cu12", "9.3.0.75"}, {"nvidia-cublas-cu12", "12.5.3.2"}});
+  r.answer(kTfVenv, "tensorflow", "[]\n",
+           std::string("E0000 00:00:1700000000.000000    1 cuda_executor.cc:1228] failed call to cuInit: INTERNAL: "
+                       "CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)\n") +
+               kTfDlopen);
+  auto f = get(r.diagnose(), "tensorflow.gpu");
+  CHECK(f.status == FindingStatus::fail);
+  CHECK(contains(f.cause, "failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)"));
+  CHECK(contains(f.cause, "the CUDA driver did not start"));
+  CHECK_FALSE(contains(f.cause, "the loader does not find them"));
+  CHECK(f.fix.rfind("Fix the NVIDIA findings above first", 0) == 0);
+  CHECK_FALSE(contains(f.fix, "ln -svf"));
+}
+
 TEST_CASE("doctor tensorflow.gpu: without the nvidia wheels the fix is tensorflow[and-cuda]") {
   FrameworkRoot r;
   r.nvidia();
