@@ -22,7 +22,8 @@
 # snapshot diff). With it back, the install commits; then the driver's
 # libcuda.so.1 goes (a Windows driver removed under a provisioned
 # distribution): the smoke code lists no GPU, with TensorFlow's own lines,
-# and `doctor --python` on the venv reports the empty list (tensorflow.gpu)
+# and `doctor --python` on the venv reports the empty list (tensorflow.gpu,
+# blaming the driver that cuInit could not start, not the wheels)
 # and the missing stub (nvidia.stubs) with its fix.
 # On a third root whose cuDNN wheel lost its library (nvidia-cudnn-cu12
 # without libcudnn.so.9): the install commits, the smoke check warns,
@@ -106,7 +107,9 @@ tf_lists_no_gpu_without_wsl_s_libcuda() {
   tool --root "$ROOT" doctor --python "$TF_VENV/bin/python" --output json
   assert_status 1 "doctor --python on the TensorFlow venv without libcuda.so.1 (a check fails)"
   assert_finding tensorflow.gpu fail seen "^TensorFlow $(tf_version_re) lists no GPU: tf\\.config\\.list_physical_devices\\('GPU'\\) is \\[\\]$"
-  assert_finding tensorflow.gpu fail cause 'TensorFlow says "Cannot dlopen some GPU libraries'
+  # The driver is the cause, not the wheels: no symlink step is advised.
+  assert_finding tensorflow.gpu fail cause 'TensorFlow says ".*failed call to cuInit.*the CUDA driver did not start'
+  assert_finding tensorflow.gpu fail fix '^Fix the NVIDIA findings above first.*the venv needs no change\.$'
   assert_finding nvidia.stubs fail seen '^/usr/lib/wsl/lib has no libcuda\.so\.1$'
   assert_finding nvidia.stubs fail fix "install NVIDIA's current driver"
 }
