@@ -146,29 +146,10 @@ PY
   as_user_login "$venv/bin/python /tmp/$profile-smoke.py"
 }
 
-# framework_converged_offline PROFILE PROFILE-ARGS...: with no network
-# (network_off) and every start of the root's Python and apt recorded,
-# `plan PROFILE --detailed-exitcode` exits 0: converged, read from the
-# venv's files without starting Python, and without apt.
-framework_converged_offline() {
-  local profile=$1 calls
-  shift
-  network_off
-  trace_python
-  trace_commands apt-get apt-cache
-  tool --root "$ROOT" "$@" plan "$profile" --detailed-exitcode
-  assert_status 0 "plan $profile --detailed-exitcode after the install, with no network (converged)"
-  calls=$(traced_calls "$PYTHON_TRACED")
-  [[ -z $calls ]] || fail "the converged plan started Python:"$'\n'"$calls"
-  calls=$(traced_calls apt-get; traced_calls apt-cache)
-  [[ -z $calls ]] || fail "the converged plan called apt:"$'\n'"$calls"
-  untrace_python
-  untrace_commands apt-get apt-cache
-}
 
 # framework_rollback_to SNAPSHOT VENV: rolls back the one transaction of
 # history (the network as it is: the scenarios call it after
-# framework_converged_offline, with the server down) and compares the root
+# profile_converged_offline, with the server down) and compares the root
 # with SNAPSHOT (the tool's state folder left out); VENV is gone whole.
 framework_rollback_to() {
   local id

@@ -198,13 +198,18 @@ wheel_url_re() {
 # and every start of the root's Python and apt recorded, `plan pytorch
 # --detailed-exitcode` exits 0: converged, read from the venv's files
 # without starting Python, and without apt.
-pytorch_converged_offline() {
+pytorch_converged_offline() { profile_converged_offline pytorch "$@"; }
+
+# profile_converged_offline PROFILE PROFILE-ARGS...: the same for any
+# profile with a Python layer (pytorch, tensorflow, jax, onnxruntime).
+profile_converged_offline() {
+  local profile=$1 calls
+  shift
   network_off
   trace_python
   trace_commands apt-get apt-cache
-  tool --root "$ROOT" "$@" plan pytorch --detailed-exitcode
-  assert_status 0 "plan pytorch --detailed-exitcode after the install, with no network (converged)"
-  local calls
+  tool --root "$ROOT" "$@" plan "$profile" --detailed-exitcode
+  assert_status 0 "plan $profile --detailed-exitcode after the install, with no network (converged)"
   calls=$(traced_calls "$PYTHON_TRACED")
   [[ -z $calls ]] || fail "the converged plan started Python:"$'\n'"$calls"
   calls=$(traced_calls apt-get; traced_calls apt-cache)

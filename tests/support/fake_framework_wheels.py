@@ -740,14 +740,7 @@ def main(argv):
     p.add_argument("out")
     p.add_argument("spec", nargs="+", help="NAME VERSION CPTAG, repeated")
     args = p.parse_args(argv)
-    if len(args.spec) % 3:
-        p.error("wheels are given as NAME VERSION CPTAG triples")
-    specs = [tuple(args.spec[i:i + 3]) for i in range(0, len(args.spec), 3)]
-    for name, version, cp in specs:
-        if name not in KNOWN:
-            p.error("%s: not one of %s" % (name, ", ".join(KNOWN)))
-        if not re.fullmatch(r"cp3\d+", cp):
-            p.error("%s: the python tag is cpXY, such as cp311, not %s" % (name, cp))
+    specs = fw.parse_specs(p, args.spec, KNOWN)
     for h in args.hollow:
         if h not in {n for n, _, _ in specs}:
             p.error("--hollow %s: not a wheel of this run" % h)

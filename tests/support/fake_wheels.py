@@ -387,6 +387,20 @@ def write_index(out, folder, index, metadata=False):
             page.write("</body></html>\n")
 
 
+def parse_specs(parser, spec, known):
+    """The command line's NAME VERSION CPTAG triples, each NAME one of KNOWN
+    (fake_framework_wheels.py parses its own the same way)."""
+    if len(spec) % 3:
+        parser.error("wheels are given as NAME VERSION CPTAG triples")
+    specs = [tuple(spec[i:i + 3]) for i in range(0, len(spec), 3)]
+    for name, version, cp in specs:
+        if name not in known:
+            parser.error("%s: not one of %s" % (name, ", ".join(known)))
+        if not re.fullmatch(r"cp3\d+", cp):
+            parser.error("%s: the python tag is cpXY, such as cp311, not %s" % (name, cp))
+    return specs
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--folder", default="wheels", help="the find-links folder under OUT (default: wheels)")
@@ -398,14 +412,7 @@ def main(argv):
     p.add_argument("out")
     p.add_argument("spec", nargs="+", help="NAME VERSION CPTAG, repeated")
     args = p.parse_args(argv)
-    if len(args.spec) % 3:
-        p.error("wheels are given as NAME VERSION CPTAG triples")
-    specs = [tuple(args.spec[i:i + 3]) for i in range(0, len(args.spec), 3)]
-    for name, version, cp in specs:
-        if name not in KNOWN:
-            p.error("%s: not one of %s" % (name, ", ".join(KNOWN)))
-        if not re.fullmatch(r"cp3\d+", cp):
-            p.error("%s: the python tag is cpXY, such as cp311, not %s" % (name, cp))
+    specs = parse_specs(p, args.spec, KNOWN)
     folder = os.path.join(args.out, args.folder)
     os.makedirs(folder, exist_ok=True)
     for name, version, cp in specs:

@@ -111,7 +111,7 @@ jax_installs_the_row_s_plugin_and_rolls_back_offline() {
   assert_contains "$LAST_OUTPUT" '^smoke ok 1024\.0$' "the smoke code's jitted dot"
   assert_not_contains "$LAST_OUTPUT" 'CUDA backend failed to initialize|Falling back to cpu' "the smoke code's output"
 
-  framework_converged_offline jax "$@"
+  profile_converged_offline jax "$@"
   framework_rollback_to "$before" "$JAX_VENV"
 }
 

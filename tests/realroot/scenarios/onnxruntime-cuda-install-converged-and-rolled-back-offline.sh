@@ -57,7 +57,7 @@ ort_installs_converges_and_rolls_back_offline() {
   assert_contains "$LAST_OUTPUT" '^smoke ok 64\.0$' "the smoke code's output"
   assert_not_contains "$LAST_OUTPUT" 'Failed to create CUDAExecutionProvider' "the smoke code's output"
 
-  framework_converged_offline onnxruntime "${sets[@]}"
+  profile_converged_offline onnxruntime "${sets[@]}"
   framework_rollback_to "$tmp/before" "$ORT_VENV"
 }
 

@@ -75,7 +75,7 @@ tf_installs_converges_and_rolls_back_offline() {
   assert_contains "$LAST_OUTPUT" '^smoke ok [0-9.]+$' "the smoke code's output"
   assert_not_contains "$LAST_OUTPUT" 'Cannot dlopen some GPU libraries' "the smoke code's output"
 
-  framework_converged_offline tensorflow "${sets[@]}"
+  profile_converged_offline tensorflow "${sets[@]}"
   framework_rollback_to "$tmp/before" "$TF_VENV"
 }
 
