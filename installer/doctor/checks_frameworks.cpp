@@ -205,6 +205,37 @@ std::vector<std::string> tf_unloaded_libraries(const std::string& text) {
   return out;
 }
 
+// The venv's nvidia-* wheel that ships LIBRARY ("libcudnn.so.9" ->
+// nvidia-cudnn-cu12, "libcublasLt.so.12" -> nvidia-cublas-cu12, "libcudart.so.12"
+// -> nvidia-cuda-runtime-cu12): NVIDIA's wheels put libNAME in nvidia/NAME/lib
+// and are named nvidia-NAME-cuMAJOR. nullptr when the venv has none of them.
+const InstalledDist* tf_wheel_of(const Venv& v, const std::string& library) {
+  std::string base = library.substr(0, library.find(".so"));
+  if (base.rfind("lib", 0) == 0) base.erase(0, 3);
+  if (base.size() > 2 && base.compare(base.size() - 2, 2, "Lt") == 0) base.erase(base.size() - 2);
+  base = text::lower(base);
+  if (base == "cudart") base = "cuda-runtime";
+  if (base == "nvrtc" || base == "cupti") base = "cuda-" + base;
+  for (const auto& d : v.dists)
+    if (d.key.rfind("nvidia-" + base + "-cu", 0) == 0) return &d;
+  return nullptr;
+}
+
+// Whether some nvidia/*/lib folder of the venv's site-packages holds LIBRARY.
+bool tf_venv_has_library(const DoctorScan& scan, const Venv& v, const std::string& library) {
+  for (const auto& sp : v.site_packages) {
+    std::vector<std::string> wheels;
+    try {
+      wheels = scan.fs.list(sp + "/nvidia");
+    } catch (const std::exception&) {
+      continue;
+    }
+    for (const auto& w : wheels)
+      if (scan.exists(sp + "/nvidia/" + w + "/lib/" + library)) return true;
+  }
+  return false;
+}
+
 void tf_gpu(DoctorScan& scan, const Framework& fw, const Venv& v, const Probe& p) {
   const std::string version = v.dist("tensorflow") ? v.dist("tensorflow")->version : "";
   const std::string gpu_marker = "PhysicalDevice(name='/physical_device:GPU:";
@@ -254,6 +285,31 @@ void tf_gpu(DoctorScan& scan, const Framework& fw, const Venv& v, const Probe& p
                  scan.dxg_note(),
              "Fix the NVIDIA findings above first (on Windows: NVIDIA's current driver, then `wsl --shutdown`); "
              "the venv needs no change.");
+    return;
+  }
+  // A wheel recorded in the venv whose library file is gone (an install or
+  // removal stopped part way, files deleted): the symlink step would link
+  // nothing, so the fix is to reinstall that wheel. The libraries are those
+  // TensorFlow names; a TensorFlow that names none (2.16 and later log the
+  // loader's lines only at a higher verbosity) is asked for cuDNN's,
+  // libcudnn.so.MAJOR of the venv's nvidia-cudnn-cu12.
+  std::vector<std::string> wanted = unloaded;
+  const InstalledDist* cudnn_wheel = v.dist("nvidia-cudnn-cu12");
+  if (wanted.empty() && !dlopen.empty() && cudnn_wheel)
+    wanted.push_back("libcudnn.so." + cudnn_wheel->version.substr(0, cudnn_wheel->version.find('.')));
+  for (const auto& lib : wanted) {
+    const InstalledDist* wheel = tf_wheel_of(v, lib);
+    if (!wheel || tf_venv_has_library(scan, v, lib)) continue;
+    scan.add("tensorflow.gpu", kTfGroup, FindingStatus::fail, seen + named,
+             (unloaded.empty() ? "TensorFlow says \"Cannot dlopen some GPU libraries\"" : "TensorFlow cannot load " + lib) +
+                 ", and " + wheel->name + " " + wheel->version +
+                 " is recorded in the venv (its dist-info is there), but no nvidia/*/lib folder of " +
+                 join_words(v.site_packages, ", ") + " holds " + lib +
+                 ": the wheel is incomplete (an install or removal that stopped part way, or files deleted), "
+                 "so tensorflow.org's symlink step would link nothing." +
+                 scan.dxg_note(),
+             as_owner(v) + " --force-reinstall --no-deps \"" + wheel->name + "==" + wheel->version +
+                 "\" (as the venv's owner), or " + install_fix(fw) + ".");
     return;
   }
   if (!dlopen.empty() || !unloaded.empty()) {

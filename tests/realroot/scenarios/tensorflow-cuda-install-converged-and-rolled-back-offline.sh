@@ -28,7 +28,9 @@
 # On a third root whose cuDNN wheel lost its library (nvidia-cudnn-cu12
 # without libcudnn.so.9): the install commits, the smoke check warns,
 # naming `wslgpu-setup doctor --python` on the venv, and doctor says that
-# TensorFlow lists no GPU although the wheels are in the venv.
+# TensorFlow lists no GPU because the recorded cuDNN wheel lacks its
+# library, and that reinstalling that wheel (not tensorflow.org's symlink
+# step, which would link nothing) is the fix.
 
 scenario() {
   require_tool_command install
@@ -128,8 +130,10 @@ tf_smoke_warns_naming_doctor_without_the_cudnn_library() {
   tool --root "$ROOT" doctor --python "$TF_VENV/bin/python" --output json
   assert_status 1 "doctor --python on the TensorFlow venv without libcudnn.so.9 (a check fails)"
   assert_finding tensorflow.gpu fail seen "^TensorFlow $(tf_version_re) lists no GPU: tf\\.config\\.list_physical_devices\\('GPU'\\) is \\[\\]$"
-  assert_finding tensorflow.gpu fail cause 'TensorFlow says "Cannot dlopen some GPU libraries.*the nvidia-\* wheels of tensorflow\[and-cuda\] are in the venv'
-  assert_finding tensorflow.gpu fail fix 'sudo wslgpu-setup install tensorflow-cuda'
+  assert_finding tensorflow.gpu fail cause 'TensorFlow says "Cannot dlopen some GPU libraries", and nvidia-cudnn-cu12 [0-9.]+ is recorded in the venv .* holds libcudnn\.so\.9'
+  assert_finding tensorflow.gpu fail fix "^$TF_VENV/bin/python -m pip install --force-reinstall --no-deps \"nvidia-cudnn-cu12==[0-9.]+\" .*sudo wslgpu-setup install tensorflow-cuda"
+  assert_not_contains "$(jq -r '.findings[] | select(.id == "tensorflow.gpu") | .fix' <<<"$TOOL_OUT")" 'ln -svf' \
+    "doctor's tensorflow.gpu fix for a wheel without its library (the symlink step would link nothing)"
   assert_finding nvidia.stubs ok seen ''
 }
 

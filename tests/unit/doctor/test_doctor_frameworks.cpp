@@ -396,6 +396,7 @@ TEST_CASE(
   FrameworkRoot r;
   r.nvidia();
   r.venv(kTfVenv, {{"tensorflow", "2.21.0"}, {"nvidia-cudnn-cu12", "9.3.0.75"}, {"nvidia-cublas-cu12", "12.5.3.2"}});
+  r.write(std::string(kTfVenv) + "/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "elf");
   r.answer(kTfVenv, "tensorflow", "[]\n", std::string(kTfNoise) + kTfDlopen);
   auto f = get(r.diagnose(), "tensorflow.gpu");
   CHECK(f.status == FindingStatus::fail);
@@ -448,6 +449,49 @@ TEST_CASE("doctor tensorflow.gpu: \"Could not load dynamic library 'libcudnn.so.
   CHECK(contains(f.cause, "the venv has no nvidia-cudnn-cu12 wheel"));
   CHECK(f.fix.rfind("/home/alice/.venvs/tensorflow/bin/python -m pip install nvidia-cudnn-cu12 (as the venv's owner)",
                     0) == 0);
+}
+
+TEST_CASE(
+    "doctor tensorflow.gpu: a cuDNN wheel recorded in the venv without its libcudnn.so.9 is reinstalled, not "
+    "symlinked") {
+  FrameworkRoot r;
+  r.nvidia();
+  r.venv(kTfVenv, {{"tensorflow", "2.21.0"}, {"nvidia-cudnn-cu12", "9.3.0.75"}, {"nvidia-cublas-cu12", "12.5.3.2"}});
+  const std::string nvidia = std::string(kTfVenv) + "/lib/python3.12/site-packages/nvidia";
+  r.write(nvidia + "/cublas/lib/libcublas.so.12", "elf");
+  r.answer(kTfVenv, "tensorflow", "[]\n", std::string(kTfNoCudnn) + kTfDlopen);
+
+  SUBCASE("the library file is gone") {
+    r.write(nvidia + "/cudnn/lib/libcudnn_ops.so.9", "elf");  // what is left of it
+    auto f = get(r.diagnose(), "tensorflow.gpu");
+    CHECK(f.status == FindingStatus::fail);
+    CHECK(contains(f.seen, "(it cannot load libcudnn.so.9)"));
+    CHECK(contains(f.cause,
+                   "nvidia-cudnn-cu12 9.3.0.75 is recorded in the venv (its dist-info is there), but no "
+                   "nvidia/*/lib folder of /home/alice/.venvs/tensorflow/lib/python3.12/site-packages holds "
+                   "libcudnn.so.9"));
+    CHECK(f.fix.rfind("/home/alice/.venvs/tensorflow/bin/python -m pip install --force-reinstall --no-deps "
+                      "\"nvidia-cudnn-cu12==9.3.0.75\" (as the venv's owner)",
+                      0) == 0);
+    CHECK_FALSE(contains(f.fix, "ln -svf"));
+  }
+  SUBCASE("the library file is gone, and TensorFlow names no library (2.16 and later)") {
+    r.answer(kTfVenv, "tensorflow", "[]\n", std::string(kTfNoise) + kTfDlopen);
+    auto f = get(r.diagnose(), "tensorflow.gpu");
+    CHECK(f.status == FindingStatus::fail);
+    CHECK(f.seen == "TensorFlow 2.21.0 lists no GPU: tf.config.list_physical_devices('GPU') is []");
+    CHECK(contains(f.cause,
+                   "TensorFlow says \"Cannot dlopen some GPU libraries\", and nvidia-cudnn-cu12 9.3.0.75 is "
+                   "recorded in the venv"));
+    CHECK(contains(f.fix, "--force-reinstall --no-deps \"nvidia-cudnn-cu12==9.3.0.75\""));
+  }
+  SUBCASE("the library file is there: the loader does not look, and the symlink step is the fix") {
+    r.write(nvidia + "/cudnn/lib/libcudnn.so.9", "elf");
+    auto f = get(r.diagnose(), "tensorflow.gpu");
+    CHECK(f.status == FindingStatus::fail);
+    CHECK(contains(f.cause, "the loader does not find them"));
+    CHECK(contains(f.fix, "ln -svf ../nvidia/*/lib/*.so* ."));
+  }
 }
 
 TEST_CASE("doctor tensorflow.gpu-arch: a Blackwell GPU without kernels fails naming its compute capability") {
