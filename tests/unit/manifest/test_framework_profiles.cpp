@@ -101,6 +101,12 @@ TEST_CASE("onnxruntime-cuda takes onnxruntime-gpu 1.26.0 on Python 3.12 and 1.23
   CHECK(refusals(m, noble).empty());
   Manifest jammy = load_manifest(bundled("onnxruntime-cuda"), {}, jammy_with_driver("581.57", "13.0"));
   CHECK(jammy.vars.at("ort_version") == "1.23.0");
+  // The patch of the 1.23 line, which profiles.md names, by --set: still Python 3.10's row.
+  HostFacts jammy_host = jammy_with_driver("581.57", "13.0");
+  Manifest patched = load_manifest(bundled("onnxruntime-cuda"), {{"ort_version", "1.23.2"}}, jammy_host);
+  CHECK(patched.vars.at("ort_version") == "1.23.2");
+  CHECK(patched.vars.at("ort_python") == "3.10");
+  CHECK(refusals(patched, jammy_host).empty());
   HostFacts old = with_driver("516.94", "11.7");
   CHECK(has(refusals(load_manifest(bundled("onnxruntime-cuda"), {}, old), old), "built with CUDA 12"));
 }
