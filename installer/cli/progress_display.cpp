@@ -48,6 +48,7 @@ std::string ProgressDisplay::describe(const ProgressEvent& ev, double rate) {
     s += " " + human_size(ev.bytes_done) + " of " + human_size(ev.bytes_total);
   else if (download && ev.bytes_done > 0)
     s += " " + human_size(ev.bytes_done) + " so far";
+  if (download && ev.resumed_from > 0) s += " (resumed after " + human_size(ev.resumed_from) + ")";
   if (ev.items > 0 && ev.item > 0)
     s += std::string(", ") + (download ? "file " : "package ") + std::to_string(ev.item) + " of " +
          std::to_string(ev.items);

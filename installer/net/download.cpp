@@ -171,6 +171,9 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
     if (t.written > 0) {
       result.resumed = true;
       say(request, "resuming after " + human_bytes(t.written) + " already downloaded");
+      // Reported first, before any new byte: a display takes this first
+      // count for what was resumed from (download_progress, steps/files).
+      if (request.on_progress) request.on_progress(t.written, 0);
     }
   }
 

@@ -23,6 +23,10 @@ struct ProgressEvent {
   std::size_t item = 0;           // package (or file) N of ITEMS; 0 when unknown
   std::size_t items = 0;
   double percent = -1;  // of the phase, 0 to 100; -1 when unknown
+  // A download that goes on from an earlier run's partial file: the bytes
+  // that run left, which this one does not fetch again; 0 when it started
+  // from the first byte.
+  std::uint64_t resumed_from = 0;
 };
 
 class ProgressSink {

@@ -112,12 +112,24 @@ class DownloadStep : public Step {
 std::function<void(std::uint64_t, std::uint64_t)> download_progress(StepContext& ctx, const std::string& subject) {
   if (!ctx.progress) return nullptr;
   ProgressSink* sink = ctx.progress;
-  return [sink, subject](std::uint64_t done, std::uint64_t total) {
+  // A download that resumes an earlier run's partial file reports those
+  // bytes first (installer/net/download.cpp): that first count is what was
+  // resumed from, until a count below it says the transfer started again.
+  struct Resumed {
+    bool first = true;
+    std::uint64_t from = 0;
+  };
+  auto resumed = std::make_shared<Resumed>();
+  return [sink, subject, resumed](std::uint64_t done, std::uint64_t total) {
+    if (resumed->first) resumed->from = done;
+    resumed->first = false;
+    if (done < resumed->from) resumed->from = 0;
     ProgressEvent ev;
     ev.phase = ProgressEvent::Phase::download;
     ev.subject = subject;
     ev.bytes_done = done;
     ev.bytes_total = total;
+    ev.resumed_from = resumed->from;
     ev.percent = total > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : -1;
     sink->update(ev);
   };

@@ -114,6 +114,8 @@ wheel_download_interrupted_then_resumed() {
   tool --root "$ROOT" "${sets[@]}" install pytorch --yes
   assert_status 0 "the install after the interrupted one"
   assert_contains "$TOOL_OUT" 'committed' "the install after the interrupted one"
+  assert_contains "$TOOL_OUT" "downloading ${file//+/\\+} .* \\(resumed after [0-9.]+ [kMG]?B\\)" \
+    "the second install's progress lines (they say the download went on from the kept bytes)"
   local again
   again=$(tail -n +"$((logged + 1))" "$log" | grep -F "served $path " || true)
   assert_eq "$(count_lines "$again")" 1 "GETs of torch's wheel during the second install (https.log: $again)"

@@ -41,6 +41,11 @@ TEST_CASE("a progress line says what is done, how much of how much, and for a do
   CHECK(ProgressDisplay::describe(files, 0) == "downloading, file 2 of 5, 19 %");
   ProgressEvent unknown{Phase::download, "big.bin", 12'000'000, 0, 0, 0, -1};
   CHECK(ProgressDisplay::describe(unknown, 3'000'000) == "downloading big.bin 12 MB so far, 3.0 MB/s");
+  ProgressEvent resumed = download(1'500'000'000, 2'900'000'000);
+  resumed.subject = "torch.whl";
+  resumed.resumed_from = 1'200'000'000;
+  CHECK(ProgressDisplay::describe(resumed, 0) ==
+        "downloading torch.whl 1.5 GB of 2.9 GB (resumed after 1.2 GB), 51 %");
 }
 
 TEST_CASE("on a terminal: one line, rewritten in place at most ten times a second, cut to the width, cleared") {

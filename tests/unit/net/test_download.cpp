@@ -116,11 +116,18 @@ TEST_CASE("a truncated partial file is resumed with a Range request, not fetched
   TinyHttpServer server({body});
   TempDir tmp;
   tmp.write("pkg.deb.part", body.substr(0, 41000));
-  DownloadResult r = download_file(request_for(server, body, tmp.path() + "/pkg.deb"));
+  auto req = request_for(server, body, tmp.path() + "/pkg.deb");
+  std::vector<std::uint64_t> counts;
+  req.on_progress = [&counts](std::uint64_t done, std::uint64_t) { counts.push_back(done); };
+  DownloadResult r = download_file(req);
   CHECK(r.resumed);
   CHECK(r.attempts == 1);
   CHECK(server.ranges() == std::vector<std::string>{"41000-"});
   CHECK(slurp(tmp.path() + "/pkg.deb") == body);
+  // The kept bytes are reported first, for a display to say what was resumed from.
+  REQUIRE_FALSE(counts.empty());
+  CHECK(counts.front() == 41000);
+  CHECK(counts.back() == 100000);
 }
 
 TEST_CASE("a dropped connection is retried with back-off and continues where it stopped") {
