@@ -47,6 +47,10 @@ TEST_CASE("download progress: a download from the first byte resumed from nothin
     CHECK(ev.resumed_from == 0);
   }
   CHECK(m.events.seen[1].percent == doctest::Approx(40));
+  // A file:// copy: its first count already has the total, and is new bytes.
+  auto copy = download_progress(m.ctx, "big.bin");
+  copy(65536, 3'000'000);
+  CHECK(m.events.seen.back().resumed_from == 0);
 }
 
 TEST_CASE("download progress: the first count of a resumed download is what it resumed from, until it starts again") {
