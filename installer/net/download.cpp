@@ -171,11 +171,11 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
     if (t.written > 0) {
       result.resumed = true;
       say(request, "resuming after " + human_bytes(t.written) + " already downloaded");
-      // Reported first, before any new byte: a display takes this first
-      // count for what was resumed from (download_progress, steps/files).
-      if (request.on_progress) request.on_progress(t.written, 0);
     }
   }
+  // The first count, before any new byte: where the file starts (see
+  // DownloadRequest::on_progress).
+  if (request.on_progress) request.on_progress(t.written, 0);
 
   std::unique_ptr<CURL, void (*)(CURL*)> curl(lc.easy_init(), lc.easy_cleanup);
   if (!curl) throw StepFailure("cannot start libcurl");
@@ -305,6 +305,7 @@ void copy_local_file(Transfer& t, const std::string& url) {
   t.first_write = false;  // no HTTP status to look at
   struct stat st {};
   std::uint64_t total = ::fstat(in, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
+  if (t.request->on_progress) t.request->on_progress(0, total);  // the first count: from the first byte
   char buf[65536];
   ssize_t got;
   while ((got = ::read(in, buf, sizeof buf)) > 0) {

@@ -46,7 +46,11 @@ struct DownloadRequest {
   std::chrono::milliseconds total_timeout{std::chrono::minutes(30)};  // per attempt
   int retries = 3;                                   // further attempts after a transient failure
   std::chrono::milliseconds backoff{std::chrono::seconds(1)};  // first wait; doubles, at most 30 s
-  // Called as bytes arrive (done, total; total 0 when unknown). Optional.
+  // Called as bytes arrive (done, total; total 0 when unknown), the bytes
+  // in the file so far. The first call comes before any new byte and gives
+  // where the file starts: the bytes an earlier run left when the download
+  // resumes them, else 0 (a later count below it means the transfer
+  // started again). Optional.
   std::function<void(std::uint64_t, std::uint64_t)> on_progress;
   // Where progress (every 10 %), retries and the result are reported; warning
   // is true for retries. Optional. A callback rather than spdlog, so that

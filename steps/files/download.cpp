@@ -112,18 +112,16 @@ class DownloadStep : public Step {
 std::function<void(std::uint64_t, std::uint64_t)> download_progress(StepContext& ctx, const std::string& subject) {
   if (!ctx.progress) return nullptr;
   ProgressSink* sink = ctx.progress;
-  // A download that resumes an earlier run's partial file reports those
-  // bytes first, with no total yet (installer/net/download.cpp): that first
-  // count is what was resumed from, until a count below it says the
-  // transfer started again. (A copy of a file:// URL reports its total from
-  // the first count on, and resumes nothing.)
+  // The first count says where the file starts (DownloadRequest::on_progress):
+  // more than 0 is what an earlier run left and this one resumes, until a
+  // count below it says the transfer started again.
   struct Resumed {
     bool first = true;
     std::uint64_t from = 0;
   };
   auto resumed = std::make_shared<Resumed>();
   return [sink, subject, resumed](std::uint64_t done, std::uint64_t total) {
-    if (resumed->first && total == 0) resumed->from = done;
+    if (resumed->first) resumed->from = done;
     resumed->first = false;
     if (done < resumed->from) resumed->from = 0;
     ProgressEvent ev;

@@ -95,6 +95,7 @@ TEST_CASE("a download is hashed while it streams and lands under its name once t
   CHECK(slurp(tmp.path() + "/cache/pkg.deb") == body);
   CHECK_FALSE(std::filesystem::exists(tmp.path() + "/cache/pkg.deb.part"));
   REQUIRE_FALSE(progress.empty());
+  CHECK(progress.front() == 0);  // the first count: from the first byte
   CHECK(progress.back() == body.size());
 }
 
@@ -529,6 +530,7 @@ TEST_CASE("the download helper sends its progress, and the last report is the wh
   req.on_progress = [&](std::uint64_t done, std::uint64_t total) { seen.emplace_back(done, total); };
   fetch_file_with(wslgpu::testing::kFetchBinary, req);
   REQUIRE(!seen.empty());
+  CHECK(seen.front().first == 0);  // the first count crosses the helper too
   CHECK(seen.back() == std::make_pair<std::uint64_t, std::uint64_t>(body.size(), body.size()));
   for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i].first >= seen[i - 1].first);
 }
