@@ -7,7 +7,6 @@
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -100,13 +99,31 @@ std::vector<std::string> active_lines(const std::string& text) {
   return out;
 }
 
+// What the regex [0-9]+(\.[0-9]+)+ finds first, in one pass: libstdc++'s
+// std::regex_search retried the pattern at every digit of a long run of
+// digits (quadratic) and recursed per character, and the output it reads
+// comes from outside the tool. A match starts where a run of digits starts
+// (a run that fails fails from any digit inside it), so only run starts are
+// tried, each run taken whole, as the greedy regex takes it.
 std::string version_after(const std::string& text, const std::string& prefix) {
   auto at = text.find(prefix);
   if (at == std::string::npos) return "";
-  static const std::regex version(R"(([0-9]+(\.[0-9]+)+))");
-  std::smatch m;
-  std::string rest = text.substr(at + prefix.size());
-  if (std::regex_search(rest, m, version)) return m[1].str();
+  const auto digit = [&](std::size_t i) { return i < text.size() && text[i] >= '0' && text[i] <= '9'; };
+  std::size_t i = at + prefix.size();
+  while (i < text.size()) {
+    if (!digit(i)) {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    while (digit(i)) ++i;
+    if (i >= text.size() || text[i] != '.' || !digit(i + 1)) continue;  // a run without ".N" after it
+    while (i < text.size() && text[i] == '.' && digit(i + 1)) {
+      ++i;
+      while (digit(i)) ++i;
+    }
+    return text.substr(start, i - start);
+  }
   return "";
 }
 

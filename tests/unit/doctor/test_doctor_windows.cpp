@@ -11,6 +11,7 @@
 
 #include "doctor_fixture.hpp"
 #include "findings.hpp"
+#include "installer/doctor/checks.hpp"
 #include "installer/doctor/doctor.hpp"
 #include "installer/formats/ini.hpp"
 #include "installer/formats/openpgp.hpp"
@@ -190,4 +191,27 @@ TEST_CASE("doctor windows.wsl-version: without wsl.exe next to cmd.exe, wslinfo 
   auto findings = m.diagnose();
   CHECK(get(findings, "windows.wsl-version").seen == "WSL 2.4.13 (wslinfo)");
   for (const auto& c : m.runner.calls) CHECK(c.argv.front() != "/mnt/c/Windows/System32/wsl.exe");
+}
+
+TEST_CASE("version_after: the first dotted number after the prefix, as the regex [0-9]+(\\.[0-9]+)+ finds it") {
+  const std::string smi = "| NVIDIA-SMI 575.57.04              Driver Version: 576.80         CUDA Version: 12.9     |";
+  CHECK(doctor::version_after(smi, "Driver Version") == "576.80");
+  CHECK(doctor::version_after(smi, "CUDA Version") == "12.9");
+  CHECK(doctor::version_after(smi, "NVIDIA-SMI") == "575.57.04");
+  CHECK(doctor::version_after(smi, "Kernel") == "");
+  // A run of digits without ".N" after it is passed over whole; a trailing
+  // dot or a dot before a non-digit ends the number.
+  CHECK(doctor::version_after("WSL 2 version: 2.4.13.", "WSL") == "2.4.13");
+  CHECK(doctor::version_after("v123. 45.x 6.7.a", "v") == "6.7");
+  CHECK(doctor::version_after("1.2", "") == "1.2");
+  CHECK(doctor::version_after("12", "") == "");
+  CHECK(doctor::version_after("x.1.2", "") == "1.2");
+}
+
+TEST_CASE("version_after: a long run of digits is read in linear time, not retried at each digit") {
+  // 200,000 digits then ".5": the regex it replaced tried every start
+  // position and recursed per character (seconds, or a stack overflow).
+  const std::string digits(200000, '7');
+  CHECK(doctor::version_after("Driver Version: " + digits + ".5", "Driver Version") == digits + ".5");
+  CHECK(doctor::version_after(digits + " 1.0", "") == "1.0");
 }
