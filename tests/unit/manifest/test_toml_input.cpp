@@ -79,8 +79,8 @@ TEST_CASE("a multi-line string whose line-ending backslash is followed by such a
 }
 
 TEST_CASE("strings, keys and comments elsewhere keep their characters, and a stand-in is none the text holds") {
-  // U+F0000, the first stand-in, is in the text raw and U+F0001 as an
-  // escape: the ones used are others, and both come out as written.
+  // Four-byte characters (U+F0000 raw, U+F0001 as an escape) are never
+  // replaced, and come out as written beside the replaced e-acute.
   std::string text =
       "\"\xC3\xA9t\xC3\xA9\" = '\xF3\xB0\x80\x80'  # caf\xC3\xA9\n"
       "e = \"\\U000F0001\"\n"
@@ -91,6 +91,25 @@ TEST_CASE("strings, keys and comments elsewhere keep their characters, and a sta
   CHECK(string_at(t, "e") == "\xF3\xB0\x80\x81");
   CHECK(string_at(t, "m") == "\xC3\xA9\xF3\xB0\x80\x80");
   CHECK(string_at(t, "l") == "\xC3\xA9");
+}
+
+TEST_CASE("the stand-ins skip the code points of their ranges that the text holds raw or as an escape") {
+  // The two-byte stand-ins start at U+0500 and the three-byte ones at
+  // U+E000: the text holds U+0500 and U+E000 raw and U+0501 and U+E001 as
+  // escapes, so e-acute (two bytes) and U+3001 (three bytes), both
+  // offending, must stand in as others, and every value comes out as written.
+  std::string text =
+      "a = '\xD4\x80'\n"                        // U+0500
+      "b = \"\\u0501\"\n"                        // U+0501, escaped
+      "c = '\xEE\x80\x80'\n"                    // U+E000
+      "d = \"\\uE001\"\n"                        // U+E001, escaped
+      "m = \"\"\"\\\n\xC3\xA9\xE3\x80\x81\"\"\"\n";  // e-acute, U+3001
+  toml::table t = parse_toml(text, "t.toml");
+  CHECK(string_at(t, "a") == "\xD4\x80");
+  CHECK(string_at(t, "b") == "\xD4\x81");
+  CHECK(string_at(t, "c") == "\xEE\x80\x80");
+  CHECK(string_at(t, "d") == "\xEE\x80\x81");
+  CHECK(string_at(t, "m") == "\xC3\xA9\xE3\x80\x81");
 }
 
 TEST_CASE("a manifest with such a character after a value is refused at its file, line and column") {
