@@ -25,6 +25,11 @@ std::string read_venv_owner(StepKeys& keys) {
   std::string owner = keys.required_string("owner");
   const toml::node* n = keys.has("owner") ? keys.node("owner") : nullptr;
   if (!n || !n->is_string()) return owner;  // required_string has said what is wrong
+  // Empty is the machine's doing, not the manifest's: "${host.user}" on a
+  // root without a WSL user yet (a distribution installed with --no-launch
+  // and provisioned as root). The plan refuses it (find_venv_owner), exit 3,
+  // saying to create the user or name one; the load would blame the profile.
+  if (owner.empty()) return owner;
   if (!valid_owner_name(owner))
     keys.error("owner", "\"" + owner +
                             "\" is not a valid user name (letters, digits, '_', '.' and '-', not starting "
@@ -37,6 +42,13 @@ std::string read_venv_owner(StepKeys& keys) {
 }
 
 std::optional<UserEntry> find_venv_owner(const Accounts& accounts, const std::string& owner, std::string& why) {
+  if (owner.empty()) {
+    why = "no user to own the virtual environment: this root has no WSL user yet (none chosen by --user, "
+          "SUDO_USER, [user] default in /etc/wsl.conf, or a UID from 1000 in /etc/passwd). Start the "
+          "distribution once so that WSL creates its user, or create one, then run again; or name the "
+          "user with --user NAME";
+    return std::nullopt;
+  }
   auto u = accounts.user(owner);
   if (!u) {
     why = "user " + owner +

@@ -56,3 +56,19 @@ TEST_CASE("plan onnxruntime on an NVIDIA machine lists cuda's steps, then onnxru
   CHECK(contains(r.out, "/home/alice/.venvs/onnxruntime"));
   CHECK(contains(r.out, "nvidia-cudnn-cu12"));
 }
+
+TEST_CASE("plan tensorflow on a root without a WSL user yet refuses the venv steps, exit 3, and says to name one") {
+  // A distribution installed with --no-launch and provisioned as root: no
+  // user yet. The profile is not at fault, so the plan refuses, naming the
+  // way out, rather than a load error at the profile's lines (exit 2).
+  FakeWslRoot root;
+  root.write("/usr/lib/wsl/lib/libcuda.so.1", "");
+  root.write("/etc/passwd", "root:x:0:0:root:/root:/bin/bash\n");
+  root.write("/etc/wsl.conf", "[boot]\nsystemd=true\n");
+  RunResult r = run_tool({"--root", root.path(), "plan", "tensorflow"}, kOffline);
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 3);
+  CHECK_FALSE(contains(r.err, "is not a valid user name"));
+  CHECK(contains(r.out, "no user to own the virtual environment: this root has no WSL user yet"));
+  CHECK(contains(r.out, "--user NAME"));
+}

@@ -617,3 +617,13 @@ TEST_CASE("an index package pinned without a local version is converged by that 
   CHECK(plan_for("2.14.2") == Verdict::change);
   CHECK(root.runner.calls.empty());
 }
+
+TEST_CASE("packages for an empty owner are refused by the plan, not by the manifest's load, and start no process") {
+  auto step = build_ok("id = \"torch\"\nkind = \"python_packages\"\nvenv = \"/.venvs/pytorch\"\nowner = \"\"\n"
+                       "python = \"3.12\"\npackages = [{ url = \"" + kTorchUrl + "\" }]\n");
+  PythonRoot root;
+  StepPlan p = step->plan(root.ctx);
+  CHECK(p.verdict == Verdict::refused);
+  CHECK(contains(p.summary, "no user to own the virtual environment"));
+  CHECK(root.runner.calls.empty());
+}

@@ -122,3 +122,14 @@ TEST_CASE("a venv for root is refused when the manifest loads") {
   CHECK(contains(build_errors("id = \"v\"\nkind = \"python_venv\"\npath = \"/v\"\nowner = \"-rf\"\n"),
                  "m.toml:4:9: \"-rf\" is not a valid user name"));
 }
+
+TEST_CASE("an empty owner (${host.user} on a root without a WSL user) loads, and the plan refuses it naming --user") {
+  // A distribution installed with --no-launch and provisioned as root has
+  // no user yet: that is the machine's state, not a fault of the profile.
+  auto step = build_ok("id = \"v\"\nkind = \"python_venv\"\npath = \"/.venvs/pytorch\"\nowner = \"\"\n");
+  PythonRoot root;
+  StepPlan p = step->plan(root.ctx);
+  CHECK(p.verdict == Verdict::refused);
+  CHECK(contains(p.summary, "no user to own the virtual environment: this root has no WSL user yet"));
+  CHECK(contains(p.summary, "--user NAME"));
+}
