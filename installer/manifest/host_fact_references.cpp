@@ -61,4 +61,18 @@ void empty_host_facts(const toml::node& node, const Variables& host_vars, const 
   }
 }
 
+bool references_any(const toml::node& node, const std::set<std::string>& names) {
+  if (const toml::table* t = node.as_table()) {
+    for (const auto& [k, v] : *t)
+      if (references_any(v, names)) return true;
+  } else if (const toml::array* a = node.as_array()) {
+    for (const toml::node& v : *a)
+      if (references_any(v, names)) return true;
+  } else if (const auto* str = node.as_string()) {
+    for (const auto& name : referenced_variables(str->get()))
+      if (names.count(name)) return true;
+  }
+  return false;
+}
+
 }  // namespace wslgpu

@@ -2,8 +2,10 @@
 // host.NAME): the facts that cost a program run (lazy_host_fact_names(),
 // installer/host/nvidia_driver.hpp) are probed only for a manifest that
 // names them, and a fact empty on this machine is named where it is used,
-// never turned into "" in a step.
+// never turned into "" in a step; and which steps use a variable that
+// [matrix]'s "auto" left without a value on this machine.
 #pragma once
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,5 +25,8 @@ bool mentions_lazy_facts(const toml::table& root, const Variables& overrides);
 // HOST_VARS, with where it is written (in FILE) into OUT.
 void empty_host_facts(const toml::node& node, const Variables& host_vars, const std::string& file,
                       std::vector<std::pair<std::string, SourcePos>>& out);
+
+// Whether a string of NODE refers with ${name} to one of NAMES.
+bool references_any(const toml::node& node, const std::set<std::string>& names);
 
 }  // namespace wslgpu

@@ -108,14 +108,22 @@ Manifest Loader::load() {
     // supported (exit 3), not that a suite is "" (exit 2). Any other
     // problem is the manifest's, and is reported as such.
     bool only_empty_facts = empty_fact_errors_ == diagnostics_.size();
-    if (only_empty_facts && manifest_.guards.supported && !options_.unsupported_distro) {
-      std::string why = unsupported_system(host_, *manifest_.guards.supported, manifest_.vars);
-      if (!why.empty()) throw Refusal(why);
-    }
+    if (only_empty_facts) refuse_an_unsupported_system();
     throw InputError(std::move(diagnostics_));
   }
-  if (!unresolved_choice_.empty()) throw Refusal(unresolved_choice_);
+  if (!unresolved_choice_.empty()) {
+    // "auto" finds no row on a system the profile does not support (the
+    // Python of Debian 12): that is the refusal to give, as for the base.
+    refuse_an_unsupported_system();
+    throw Refusal(unresolved_choice_);
+  }
   return std::move(manifest_);
+}
+
+void Loader::refuse_an_unsupported_system() const {
+  if (!manifest_.guards.supported || options_.unsupported_distro) return;
+  std::string why = unsupported_system(host_, *manifest_.guards.supported, manifest_.vars);
+  if (!why.empty()) throw Refusal(why);
 }
 
 
@@ -362,22 +370,32 @@ void Loader::read_vars(const toml::table& root) {
     manifest_.choices.push_back(c);
   }
   unresolved_choice_ = matrix_choices.refusal;
-  // Which values the user chose: the --set names, then, until nothing
-  // more is found, every variable whose text uses one of them.
+  // The variables "auto" left without a value, and every one built from them.
+  waiting_on_choice_ = with_users(raw, {matrix_choices.unresolved.begin(), matrix_choices.unresolved.end()});
+  // Which values the user chose: the --set names, and every variable whose
+  // text uses one of them.
+  std::set<std::string> set_names;
   for (const auto& [key, value] : overrides_)
-    if (raw.count(key)) manifest_.from_command_line.insert(key);
+    if (raw.count(key)) set_names.insert(key);
+  manifest_.from_command_line = with_users(raw, std::move(set_names));
+}
+
+// NAMES, then, until nothing more is found, every variable of RAW whose text
+// uses one of them.
+std::set<std::string> Loader::with_users(const Variables& raw, std::set<std::string> names) {
   for (bool grew = true; grew;) {
     grew = false;
     for (const auto& [name, text] : raw) {
-      if (manifest_.from_command_line.count(name)) continue;
+      if (names.count(name)) continue;
       for (const auto& ref : referenced_variables(text)) {
-        if (!manifest_.from_command_line.count(ref)) continue;
-        manifest_.from_command_line.insert(name);
+        if (!names.count(ref)) continue;
+        names.insert(name);
         grew = true;
         break;
       }
     }
   }
+  return names;
 }
 
 
@@ -467,6 +485,11 @@ void Loader::read_steps(const toml::table& root) {
                                                      : " (did you mean \"" + hint + "\"?)"));
       continue;
     }
+    // A step built from a variable that [matrix]'s "auto" left without a
+    // value here is not built: its keys would be errors of the profile
+    // (`"auto" is not a Python version`) where the machine is the cause,
+    // and the load ends in that refusal instead (unresolved_choice_).
+    if (!waiting_on_choice_.empty() && step_applies(step, scope) && references_any(t, waiting_on_choice_)) continue;
     // A value built from a fact this machine does not have: name the
     // fact and where it comes from, never the "" it would become. A
     // skipped step still loads, with a placeholder that says so.

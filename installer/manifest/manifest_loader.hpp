@@ -7,6 +7,7 @@
 //   manifest_guards.cpp   [guards]: refuse_packages, kernel, WSL, refuse_if, warn_if, supported
 //   host_fact_references  which host facts a manifest's strings name
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,7 @@ class Loader {
   const toml::table* table_at(const toml::table& root, const std::string& key, bool required);
 
   static std::string join(const std::vector<std::string>& items);
+  static std::set<std::string> with_users(const Variables& raw, std::set<std::string> names);
 
   void read_header(const toml::table& root);
   void read_vars(const toml::table& root);
@@ -53,6 +55,9 @@ class Loader {
   // A `when` condition into STEP.when (null, with a diagnostic, when bad).
   void read_when(const toml::node& node, ManifestStep& step);
   bool step_applies(const ManifestStep& step, const Variables& scope) const;
+  // Throws the Refusal of [guards] supported when this system is not one
+  // (and --unsupported-distro is not given).
+  void refuse_an_unsupported_system() const;
 
   // manifest_guards.cpp
   void read_guards(const toml::table& root);
@@ -66,6 +71,7 @@ class Loader {
   std::size_t base_steps_ = 0;          // the first steps of a layer's manifest are its base's
   std::size_t empty_fact_errors_ = 0;  // diagnostics about facts this machine lacks
   std::string unresolved_choice_;      // a refusal: "auto" found no [matrix] row and there is no fallback
+  std::set<std::string> waiting_on_choice_;  // the variables of that refusal and those built from them
   Manifest manifest_;
   std::vector<Diagnostic> diagnostics_;
 };

@@ -133,6 +133,7 @@ std::string choose_row(const std::string& selector, const toml::table& table, co
         chosen.refusal = selector + " = \"auto\" found no row of " + where_table + " for this machine (" +
                          condition->text() + " holds for none) and the table has no fallback.\n  Choose one with "
                          "--set " + selector + "=VALUE (" + join(values) + ").";
+      chosen.unresolved.push_back(selector);
       return "";
     }
   }

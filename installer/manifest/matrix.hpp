@@ -66,6 +66,7 @@ struct MatrixChoices {
   std::vector<VariableChoice> choices;
   std::vector<SourcePos> why_pos;
   std::string refusal;  // "auto" found no row and there is no fallback: why, and what to do
+  std::vector<std::string> unresolved;  // the selectors REFUSAL is about
   // Per variable, the row behind its value (selectors with a row, and the
   // columns that row gave).
   std::map<std::string, MatrixRowRef> rows;

@@ -8,8 +8,10 @@
 #include "installer/manifest/manifest.hpp"
 #include "installer/system/error.hpp"
 #include "support/fakes.hpp"
+#include "support/helpers.hpp"
 
 using namespace wslgpu;
+using wslgpu::testing::contains;
 
 namespace {
 
@@ -229,4 +231,96 @@ TEST_CASE("auto's keys are checked: the fallback a row, its texts beside an auto
   Manifest m = load_auto(
       head + "[matrix.v]\nauto = \"w == '2'\"\n[matrix.v.zz]\nw = \"2\"\n[matrix.v.aa]\nw = \"2\"\n" + step, host);
   CHECK(m.vars["v"] == "zz");
+}
+
+namespace {
+
+// A Python layer's shape: "auto" takes the Python of the distribution, and
+// a python_packages step is built from it; another step is not.
+const char* kPythonByDistro = R"toml(
+[manifest]
+name = "layer"
+schema_version = 1
+
+[vars]
+py = "auto"
+py_ubuntu = ""
+
+[matrix.py]
+auto = "host.distro_version == py_ubuntu"
+[matrix.py."3.12"]
+py_ubuntu = "24.04"
+[matrix.py."3.10"]
+py_ubuntu = "22.04"
+
+[guards.supported]
+publisher = "The vendor publishes it"
+advice = "Use Ubuntu."
+systems = [{ distro = "ubuntu", versions = ["22.04", "24.04"] }]
+
+[[step]]
+id = "note"
+kind = "file"
+path = "/etc/note"
+content = "x"
+
+[[step]]
+id = "torch"
+kind = "python_packages"
+venv = "/home/alice/venv"
+owner = "alice"
+python = "${py}"
+packages = [{ name = "torch", version = "2.0.0" }]
+)toml";
+
+LoadOptions unsupported_distro() {
+  LoadOptions o;
+  o.unsupported_distro = true;
+  return o;
+}
+
+HostFacts host_with_distro(const std::string& distro, const std::string& version) {
+  HostFacts h = wslgpu::testing::fake_wsl_host();
+  h.distro = distro;
+  h.distro_version = version;
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("a step built from what auto left without a row is not built: the load refuses for the machine, exit 3") {
+  // Before, the step's python = "auto" was a load error of the manifest
+  // ("\"auto\" is not a Python version", exit 2) where the machine is the cause.
+  HostFacts debian = host_with_distro("debian", "12");
+  try {
+    load_auto(kPythonByDistro, debian, {}, unsupported_distro());
+    FAIL("loaded");
+  } catch (const Refusal& e) {
+    CHECK(std::string(e.what()).rfind("py = \"auto\" found no row of [matrix.py] for this machine", 0) == 0);
+    CHECK(contains(e.what(), "--set py=VALUE (3.12, 3.10)"));
+  }
+  // On a system [guards] supported does not name, that is the refusal given.
+  try {
+    load_auto(kPythonByDistro, debian);
+    FAIL("loaded");
+  } catch (const Refusal& e) {
+    CHECK(contains(e.what(), "The vendor publishes it"));
+    CHECK(contains(e.what(), "Use Ubuntu."));
+  }
+  // Where a row holds, the step is built as before.
+  Manifest m = load_auto(kPythonByDistro, host_with_distro("ubuntu", "22.04"));
+  REQUIRE(m.steps.size() == 2);
+  CHECK(m.vars.at("py") == "3.10");
+}
+
+TEST_CASE("a manifest's own error in a step that does not use the unresolved choice is still an error, exit 2") {
+  std::string text = kPythonByDistro;
+  text.replace(text.find("content = \"x\""), std::string("content = \"x\"").size(), "content = \"x\"\ncolour = 1");
+  try {
+    load_auto(text, host_with_distro("debian", "12"), {}, unsupported_distro());
+    FAIL("loaded");
+  } catch (const InputError& e) {
+    CHECK(contains(e.what(), "colour"));
+    CHECK_FALSE(contains(e.what(), "is not a Python version"));
+  }
 }
