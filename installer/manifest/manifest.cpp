@@ -370,8 +370,9 @@ void Loader::read_vars(const toml::table& root) {
     manifest_.choices.push_back(c);
   }
   unresolved_choice_ = matrix_choices.refusal;
-  // The variables "auto" left without a value, and every one built from them.
-  waiting_on_choice_ = with_users(raw, {matrix_choices.unresolved.begin(), matrix_choices.unresolved.end()});
+  // The variables "auto" left without a value (its selector and its rows'
+  // columns), and every one built from them.
+  waiting_on_choice_ = with_users(raw, matrix_choices.unresolved);
   // Which values the user chose: the --set names, and every variable whose
   // text uses one of them.
   std::set<std::string> set_names;
@@ -486,10 +487,11 @@ void Loader::read_steps(const toml::table& root) {
       continue;
     }
     // A step built from a variable that [matrix]'s "auto" left without a
-    // value here is not built: its keys would be errors of the profile
-    // (`"auto" is not a Python version`) where the machine is the cause,
-    // and the load ends in that refusal instead (unresolved_choice_).
-    if (!waiting_on_choice_.empty() && step_applies(step, scope) && references_any(t, waiting_on_choice_)) continue;
+    // value here is not built, whether its `when` holds or not: its keys
+    // would be errors of the profile (`"auto" is not a Python version`)
+    // where the machine is the cause, and the load ends in that refusal
+    // instead (unresolved_choice_).
+    if (!waiting_on_choice_.empty() && references_any(t, waiting_on_choice_)) continue;
     // A value built from a fact this machine does not have: name the
     // fact and where it comes from, never the "" it would become. A
     // skipped step still loads, with a placeholder that says so.

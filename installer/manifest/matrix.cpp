@@ -133,7 +133,10 @@ std::string choose_row(const std::string& selector, const toml::table& table, co
         chosen.refusal = selector + " = \"auto\" found no row of " + where_table + " for this machine (" +
                          condition->text() + " holds for none) and the table has no fallback.\n  Choose one with "
                          "--set " + selector + "=VALUE (" + join(values) + ").";
-      chosen.unresolved.push_back(selector);
+      // The selector, and the columns no row gave a value to.
+      chosen.unresolved.insert(selector);
+      for (const auto& r : rows)
+        for (auto&& [column_name, value] : *r.columns) chosen.unresolved.insert(std::string(column_name.str()));
       return "";
     }
   }

@@ -35,6 +35,7 @@
 // neither, plan and install refuse. The selector then holds the row's value.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,9 @@ struct MatrixChoices {
   std::vector<VariableChoice> choices;
   std::vector<SourcePos> why_pos;
   std::string refusal;  // "auto" found no row and there is no fallback: why, and what to do
-  std::vector<std::string> unresolved;  // the selectors REFUSAL is about
+  // The selectors REFUSAL is about, and the columns of their rows: no row
+  // gave any of them a value.
+  std::set<std::string> unresolved;
   // Per variable, the row behind its value (selectors with a row, and the
   // columns that row gave).
   std::map<std::string, MatrixRowRef> rows;

@@ -118,3 +118,19 @@ TEST_CASE("every bundled profile that list shows validates") {
   }
   CHECK(profiles > 0);
 }
+
+TEST_CASE("validate on a machine a profile refuses says so for that profile, checks the next, and exits 3") {
+  // Debian 12 with --unsupported-distro: pytorch-cuda's "auto" finds no
+  // Python row, so the steps built from it cannot be checked here. Before,
+  // they were reported as errors of the profile ("auto" is not a Python
+  // version), exit 2.
+  FakeWslRoot root;
+  root.write("/etc/os-release", "NAME=\"Debian GNU/Linux\"\nID=debian\nVERSION_ID=\"12\"\nVERSION_CODENAME=bookworm\n");
+  RunResult r = run_tool({"--root", root.path(), "--unsupported-distro", "validate", "pytorch-cuda", "wslconfig"});
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(contains(r.err, "manifests/pytorch-cuda.toml: refused on this machine, so not every step was checked: "
+                        "torch_python = \"auto\" found no row of [matrix.torch_python]"));
+  CHECK_FALSE(contains(r.err, "is not a Python version"));
+  CHECK(contains(r.out, "manifests/wslconfig.toml: ok ("));
+}

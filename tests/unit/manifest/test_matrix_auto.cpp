@@ -324,3 +324,29 @@ TEST_CASE("a manifest's own error in a step that does not use the unresolved cho
     CHECK_FALSE(contains(e.what(), "is not a Python version"));
   }
 }
+
+TEST_CASE("a column of the row auto did not choose waits too, also in a step whose `when` is false") {
+  // pytorch-rocm's shape: the selector is the wheel tag, the Python a
+  // column of its rows ("" in [vars]); a skipped step's keys are checked
+  // like any other's, so it must wait as well.
+  std::string text = kPythonByDistro;
+  text.replace(text.find("py = \"auto\"\n"), std::string("py = \"auto\"\n").size(), "cp = \"auto\"\npy = \"\"\n");
+  text.replace(text.find("[matrix.py]"), std::string("[matrix.py]").size(), "[matrix.cp]");
+  text.replace(text.find("[matrix.py.\"3.12\"]\npy_ubuntu = \"24.04\""),
+               std::string("[matrix.py.\"3.12\"]\npy_ubuntu = \"24.04\"").size(),
+               "[matrix.cp.\"cp312\"]\npy_ubuntu = \"24.04\"\npy = \"3.12\"");
+  text.replace(text.find("[matrix.py.\"3.10\"]\npy_ubuntu = \"22.04\""),
+               std::string("[matrix.py.\"3.10\"]\npy_ubuntu = \"22.04\"").size(),
+               "[matrix.cp.\"cp310\"]\npy_ubuntu = \"22.04\"\npy = \"3.10\"");
+  text += "\n[[step]]\nid = \"legacy\"\nkind = \"python_packages\"\nwhen = \"'a' == 'b'\"\nvenv = \"/home/alice/venv\"\n"
+          "owner = \"alice\"\npython = \"${py}\"\npackages = [{ name = \"torch\", version = \"1.0.0\" }]\n";
+  try {
+    load_auto(text, host_with_distro("debian", "12"), {}, unsupported_distro());
+    FAIL("loaded");
+  } catch (const Refusal& e) {
+    CHECK(std::string(e.what()).rfind("cp = \"auto\" found no row of [matrix.cp]", 0) == 0);
+  }
+  Manifest m = load_auto(text, host_with_distro("ubuntu", "24.04"));
+  CHECK(m.steps.size() == 3);
+  CHECK(m.vars.at("py") == "3.12");
+}
