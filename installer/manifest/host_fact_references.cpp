@@ -13,20 +13,21 @@ bool names_lazy_fact(const std::string& text) {
   return false;
 }
 
-// Whether any string of NODE (keys are names, never references) names a
-// lazily probed host fact.
-bool strings_name_lazy_facts(const toml::node& node) {
+// Whether PRED holds for any string of NODE (keys are names, never
+// references), at any depth.
+template <typename Pred>
+bool any_string(const toml::node& node, const Pred& pred) {
   if (const toml::table* t = node.as_table()) {
     for (const auto& [k, v] : *t)
-      if (strings_name_lazy_facts(v)) return true;
+      if (any_string(v, pred)) return true;
     return false;
   }
   if (const toml::array* a = node.as_array()) {
     for (const toml::node& v : *a)
-      if (strings_name_lazy_facts(v)) return true;
+      if (any_string(v, pred)) return true;
     return false;
   }
-  if (const auto* str = node.as_string()) return names_lazy_fact(str->get());
+  if (const auto* str = node.as_string()) return pred(str->get());
   return false;
 }
 
@@ -35,7 +36,7 @@ bool strings_name_lazy_facts(const toml::node& node) {
 bool mentions_lazy_facts(const toml::table& root, const Variables& overrides) {
   for (const auto& [k, v] : overrides)
     if (names_lazy_fact(v)) return true;
-  return strings_name_lazy_facts(root);
+  return any_string(root, names_lazy_fact);
 }
 
 void empty_host_facts(const toml::node& node, const Variables& host_vars, const std::string& file,
@@ -62,17 +63,11 @@ void empty_host_facts(const toml::node& node, const Variables& host_vars, const 
 }
 
 bool references_any(const toml::node& node, const std::set<std::string>& names) {
-  if (const toml::table* t = node.as_table()) {
-    for (const auto& [k, v] : *t)
-      if (references_any(v, names)) return true;
-  } else if (const toml::array* a = node.as_array()) {
-    for (const toml::node& v : *a)
-      if (references_any(v, names)) return true;
-  } else if (const auto* str = node.as_string()) {
-    for (const auto& name : referenced_variables(str->get()))
+  return any_string(node, [&](const std::string& text) {
+    for (const auto& name : referenced_variables(text))
       if (names.count(name)) return true;
-  }
-  return false;
+    return false;
+  });
 }
 
 }  // namespace wslgpu
