@@ -10,7 +10,8 @@
 //               command); the runner has already written plan.writes, with
 //               backups. Returns the data undo needs, stored in the journal.
 //   undo(ctx)   reverses apply from that data. File writes are restored by
-//               the runner from its backups.
+//               the runner from its backups, after undo; after_restore(ctx)
+//               then follows, for what must see the files back.
 //   snapshot(ctx) runs before apply and its result is journalled first, so
 //               that a run killed in the middle of apply can still be undone:
 //               undo then receives {"partial": true, "pre": snapshot} instead
@@ -92,6 +93,13 @@ class Step {
   // {"partial": true, "pre": what snapshot() returned}. Must be idempotent:
   // a rollback killed halfway runs it again.
   virtual void undo(StepContext& /*ctx*/, const nlohmann::json& /*undo_data*/) {}
+
+  // Runs in a rollback once the runner has restored the step's files (after
+  // undo), with the same UNDO_DATA: for a service that reads those files only
+  // when it starts (dockerd and daemon.json), so that it reads them as they
+  // are again. Returns what it did for the user ("restarted docker"), "" for
+  // nothing. Must be idempotent, as undo must.
+  virtual std::string after_restore(StepContext& /*ctx*/, const nlohmann::json& /*undo_data*/) { return ""; }
 
   virtual nlohmann::json snapshot(StepContext& /*ctx*/) const { return nlohmann::json::object(); }
 

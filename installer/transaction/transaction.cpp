@@ -537,8 +537,15 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
     if (callbacks.undo_started) callbacks.undo_started(s.id);
     std::string what;
     try {
-      if (s.undo || s.failed || !s.pre.empty()) ms->step->undo(ctx, data);
+      bool applied = s.undo || s.failed || !s.pre.empty();
+      if (applied) ms->step->undo(ctx, data);
       restore_files(fs_, journal, s, first_owner, what);
+      // A rollback killed between the two runs both again: the restore finds
+      // the files already back, and after_restore must be idempotent.
+      if (applied) {
+        std::string after = ms->step->after_restore(ctx, data);
+        if (!after.empty()) what += (what.empty() ? "" : "; ") + after;
+      }
     } catch (const Interrupted&) {
       throw;
     } catch (const std::exception& e) {

@@ -1,9 +1,11 @@
 #include "steps/files/json_file.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "installer/formats/json_text.hpp"
+#include "steps/commands/command.hpp"
 #include "steps/files/file_change.hpp"
 
 namespace wslgpu {
@@ -15,6 +17,11 @@ class JsonFileStep : public Step {
   std::string path;
   nlohmann::json merge = nlohmann::json::object();
   std::uint32_t mode = 0644;
+  // The systemd service that reads the file only when it starts ("docker"),
+  // or "": restarted after apply writes the file, and again after a rollback
+  // restores it, so that it runs with what the file says. Only when the file
+  // changes: a converged rerun restarts nothing.
+  std::string restart;
 
   StepPlan plan(StepContext& ctx) const override {
     StepPlan p;
@@ -66,10 +73,66 @@ class JsonFileStep : public Step {
       if (!c.added) change["from"] = c.from;
       p.changes.push_back(change);
     }
+    if (!restart.empty()) plan_restart(ctx, p);
     return p;
   }
 
+  nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
+    // The runner has written the file; the service reads it only when it starts.
+    if (!restarts_here(ctx)) return nlohmann::json::object();
+    run_systemctl(ctx, "restart");
+    return {{"restarted", restart}};
+  }
+
+  // Journalled before apply: should the restart fail or the run be killed
+  // during it, the rollback still restarts the service on the restored file.
+  nlohmann::json snapshot(StepContext& ctx) const override {
+    if (!restarts_here(ctx)) return nlohmann::json::object();
+    return {{"restarted", restart}};
+  }
+
+  std::string after_restore(StepContext& ctx, const nlohmann::json& data) override {
+    const nlohmann::json& source = data.value("partial", false) && data.contains("pre") ? data["pre"] : data;
+    if (!source.is_object() || !source.contains("restarted")) return "";
+    std::string unit = source["restarted"].get<std::string>();
+    // try-restart: a service the user has stopped since stays stopped, and
+    // reads the restored file when it next starts.
+    Command c = systemctl("try-restart", unit);
+    ProcessResult r = ctx.runner.run(c);
+    if (!r.ok()) throw StepFailure(process_failure_message(c, r));
+    return "restarted " + unit;
+  }
+
  private:
+  // Without systemd (WSL's [boot] systemd=false) there is no service
+  // manager to ask: the plan says so, and restarting is the user's.
+  bool restarts_here(const StepContext& ctx) const { return !restart.empty() && ctx.host.systemd; }
+
+  static Command systemctl(const std::string& verb, const std::string& unit) {
+    Command c;
+    c.argv = {"systemctl", verb, unit};
+    c.timeout = std::chrono::seconds(120);
+    return c;
+  }
+
+  void run_systemctl(StepContext& ctx, const std::string& verb) const {
+    Command c = systemctl(verb, restart);
+    ProcessResult r = ctx.runner.run(c);
+    if (!r.ok()) throw StepFailure(process_failure_message(c, r));
+  }
+
+  void plan_restart(const StepContext& ctx, StepPlan& p) const {
+    if (!ctx.host.systemd) {
+      p.details.push_back(restart + " is not restarted: systemd does not run this distribution. " + restart +
+                          " reads " + path + " when it starts: restart it yourself (sudo service " + restart +
+                          " restart)");
+      return;
+    }
+    p.details.push_back("then restart " + restart + " (`systemctl restart " + restart + "`), which reads " + path +
+                        " only when it starts; a rollback restarts it again once the file is back");
+    p.changes.push_back({{"type", "service"}, {"unit", restart}, {"action", "restart"}});
+  }
+
   // The key paths of V's values that are not objects with members, for
   // "already set: runtimes.nvidia.args, runtimes.nvidia.path".
   static void leaf_paths(const nlohmann::json& v, std::vector<std::string>& at, std::vector<std::string>& out) {
@@ -132,6 +195,15 @@ nlohmann::json json_of(StepKeys& keys, const toml::node& node, const std::string
   }
 }
 
+// A unit name as systemd.unit(5) allows it, minus what could be read as an
+// option of systemctl.
+bool valid_unit_name(const std::string& name) {
+  if (name.empty() || name.size() > 255 || name[0] == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == ':' || c == '_' || c == '.' || c == '@' || c == '-';
+  });
+}
+
 }  // namespace
 
 std::shared_ptr<Step> make_json_file_step(StepKeys& keys) {
@@ -157,6 +229,15 @@ std::shared_ptr<Step> make_json_file_step(StepKeys& keys) {
     }
   }
   s->mode = keys.mode("mode").value_or(0644);
+  if (auto unit = keys.optional_string("restart")) {
+    if (!valid_unit_name(*unit))
+      keys.error("restart",
+                 "\"restart\" must name a systemd service, such as \"docker\" (letters, digits and \":_.@-\", not "
+                 "starting with '-'), not \"" +
+                     *unit + "\"");
+    else
+      s->restart = *unit;
+  }
   return s;
 }
 

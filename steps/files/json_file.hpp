@@ -10,6 +10,7 @@
 //   path = "/etc/docker/daemon.json"     # target path, inside the root
 //   merge.runtimes.nvidia = { path = "nvidia-container-runtime", args = [] }
 //   mode = "0644"                        # optional: the mode of a file it creates
+//   restart = "docker"                   # optional: a systemd service that reads it when it starts
 //
 // merge is a TOML table, read as a JSON object (strings ${var}-substituted;
 // a date or time, NaN or infinity has no JSON form and is refused when the
@@ -21,9 +22,16 @@
 // such a file stops plan and install as bad input (exit 2) with
 // FILE:LINE:COLUMN, and is left untouched.
 //
+// With restart (and systemd running the distribution) apply runs
+// `systemctl restart SERVICE` once the runner has written the file, and
+// only then: a converged file restarts nothing. Without systemd the plan
+// says to restart it by hand.
+//
 // State touched: that one file, as a plan write; an existing file keeps its
-// mode and owner, a new one gets MODE and root:root. Undo: the runner
-// restores it byte for byte, or removes it when it did not exist.
+// mode and owner, a new one gets MODE and root:root; the service's process.
+// Undo: the runner restores the file byte for byte, or removes it when it
+// did not exist; then after_restore() runs `systemctl try-restart SERVICE`,
+// so that the service reads the file as it is again.
 #pragma once
 #include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"

@@ -2,7 +2,7 @@
 # by lib.sh): the options that point the bundled containers profiles at the
 # test repository, and the machine states they start from (a Windows driver
 # store, Docker Desktop's integration, a docker-ce already installed, an
-# image already pulled).
+# image already pulled, systemd running the distribution).
 
 # containers_cuda_args [ARG...]: cuda_profile_args, and the toolkit's and
 # Docker's repositories and keys of the test repository (NVIDIA's key shaped
@@ -76,4 +76,20 @@ root_with_docker_ce() {
 root_local_image() {
   mkdir -p "$ROOT/var/lib/$1-standin/images"
   : >"$ROOT/var/lib/$1-standin/images/$(printf '%s' "$2" | tr '/:' '__')"
+}
+
+# root_with_systemd: systemd runs this distribution, as WSL's [boot]
+# systemd=true makes it (/run/systemd/system, which the tool reads as
+# host.systemd), with the systemctl stand-in (tests/realroot/standins/
+# systemctl) at /usr/local/sbin/systemctl. Docker is not running: the
+# first restart starts it. root_systemctl_calls prints what was asked of
+# systemctl, one "VERB UNIT" a line; dockerd's loaded daemon.json is
+# $ROOT/run/docker-standin/daemon.json.
+root_with_systemd() {
+  mkdir -p "$ROOT/run/systemd/system" "$ROOT/usr/local/sbin"
+  install -m 0755 "$REALROOT_LIB_DIR/standins/systemctl" "$ROOT/usr/local/sbin/systemctl"
+}
+
+root_systemctl_calls() {
+  cat "$ROOT/run/docker-standin/systemctl.log" 2>/dev/null || true
 }

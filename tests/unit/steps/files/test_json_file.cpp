@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "installer/manifest/manifest.hpp"
@@ -260,4 +261,116 @@ id = "docker-nvidia-runtime"
   Journal j = Journal::open(tx.tx_root(), r.transaction_id);
   tx.rollback(j, manifest, {});
   CHECK_FALSE(fs.stat("/etc/docker/daemon.json"));
+}
+
+namespace {
+
+// A root with an administrator's daemon.json, a manifest whose json_file
+// step restarts docker, and a systemctl that remembers what daemon.json held
+// each time it was asked: what a restarted dockerd would have read.
+struct RestartingDocker {
+  TempDir root;
+  const std::string before = "{\n  \"log-driver\": \"json-file\"\n}\n";
+  RootedFileSystem fs{root.path()};
+  FakeProcessRunner runner;
+  HostFacts host;
+  std::vector<std::string> systemctl;  // "restart docker: <daemon.json then>"
+  Manifest manifest;
+  Transactions tx{fs, runner, host, "/var/lib/wslgpu-setup"};
+
+  explicit RestartingDocker(bool systemd, int restart_exit = 0) {
+    root.write("etc/docker/daemon.json", before);
+    host.root = root.path();
+    host.systemd = systemd;
+    runner.on({"systemctl"}, [this, restart_exit](const Command& c) {
+      systemctl.push_back(c.argv[1] + " " + c.argv[2] + ": " + fs.read(kDaemonJson));
+      ProcessResult r;
+      r.exit_code = c.argv[1] == "restart" ? restart_exit : 0;
+      if (r.exit_code != 0) r.err = "Job for docker.service failed because the control process exited with error code.";
+      return r;
+    });
+    manifest = load_manifest({"t.toml", std::string(R"(
+[manifest]
+name = "t"
+schema_version = 1
+[[step]]
+id = "docker-nvidia-runtime"
+)") + kNvidiaRuntimeStep + "restart = \"docker\"\n",
+                              false},
+                             {}, host);
+  }
+  Plan plan() { return resolve_plan(manifest, "t.toml", fs, runner, host); }
+};
+
+}  // namespace
+
+TEST_CASE("json_file: restart = \"docker\" restarts it once the file is written, and a rollback restarts it again "
+          "once the file is back") {
+  RestartingDocker m(true);
+  Plan plan = m.plan();
+  REQUIRE(plan.steps.size() == 1);
+  const StepPlan& p = plan.steps[0].plan;
+  CHECK(p.verdict == Verdict::change);
+  CHECK(std::find(p.details.begin(), p.details.end(),
+                  "then restart docker (`systemctl restart docker`), which reads /etc/docker/daemon.json only when it "
+                  "starts; a rollback restarts it again once the file is back") != p.details.end());
+  CHECK(p.changes.back() == nlohmann::json{{"type", "service"}, {"unit", "docker"}, {"action", "restart"}});
+  CHECK(m.systemctl.empty());  // the plan ran nothing
+
+  RunResult r = m.tx.run(m.manifest, plan, nlohmann::json::object(), {});
+  REQUIRE_FALSE(r.failed);
+  const std::string after = m.fs.read(kDaemonJson);
+  REQUIRE(after != m.before);
+  CHECK(m.systemctl == std::vector<std::string>{"restart docker: " + after});
+
+  // Converged: nothing to write, so nothing to restart.
+  Plan again = m.plan();
+  CHECK(again.steps[0].plan.verdict == Verdict::noop);
+  CHECK(m.systemctl.size() == 1);
+
+  Journal j = Journal::open(m.tx.tx_root(), r.transaction_id);
+  std::vector<std::string> said;
+  RunCallbacks callbacks;
+  callbacks.step_undone = [&](const std::string& id, const std::string& what) { said.push_back(id + ": " + what); };
+  CHECK(m.tx.rollback(j, m.manifest, callbacks) == std::vector<std::string>{"docker-nvidia-runtime"});
+  CHECK(m.fs.read(kDaemonJson) == m.before);
+  CHECK(m.systemctl == std::vector<std::string>{"restart docker: " + after, "try-restart docker: " + m.before});
+  CHECK(said == std::vector<std::string>{"docker-nvidia-runtime: restored /etc/docker/daemon.json; restarted docker"});
+}
+
+TEST_CASE("json_file: a restart that fails rolls the file back and restarts the service on the file as it was") {
+  RestartingDocker m(true, 1);
+  RunResult r = m.tx.run(m.manifest, m.plan(), nlohmann::json::object(), {});
+  CHECK(r.failed);
+  CHECK(r.error.find("`systemctl restart docker` exited 1:\n  Job for docker.service failed") != std::string::npos);
+  CHECK(m.fs.read(kDaemonJson) == m.before);
+  REQUIRE(m.systemctl.size() == 2);
+  CHECK(m.systemctl[1] == "try-restart docker: " + m.before);
+}
+
+TEST_CASE("json_file: without systemd nothing is restarted, and the plan says to restart the service by hand") {
+  RestartingDocker m(false);
+  Plan plan = m.plan();
+  const StepPlan& p = plan.steps[0].plan;
+  CHECK(std::find(p.details.begin(), p.details.end(),
+                  "docker is not restarted: systemd does not run this distribution. docker reads "
+                  "/etc/docker/daemon.json when it starts: restart it yourself (sudo service docker restart)") !=
+        p.details.end());
+  CHECK(p.changes.back().value("type", "") == "json");
+  RunResult r = m.tx.run(m.manifest, plan, nlohmann::json::object(), {});
+  REQUIRE_FALSE(r.failed);
+  Journal j = Journal::open(m.tx.tx_root(), r.transaction_id);
+  m.tx.rollback(j, m.manifest, {});
+  CHECK(m.fs.read(kDaemonJson) == m.before);
+  CHECK(m.systemctl.empty());
+}
+
+TEST_CASE("json_file: restart must name a systemd service, never something systemctl would read as an option") {
+  CHECK(build_errors(std::string(kNvidiaRuntimeStep) + "restart = \"--now\"\n") ==
+        "m.toml:5:11: \"restart\" must name a systemd service, such as \"docker\" (letters, digits and \":_.@-\", not "
+        "starting with '-'), not \"--now\"");
+  CHECK(build_errors(std::string(kNvidiaRuntimeStep) + "restart = \"docker daemon\"\n") ==
+        "m.toml:5:11: \"restart\" must name a systemd service, such as \"docker\" (letters, digits and \":_.@-\", not "
+        "starting with '-'), not \"docker daemon\"");
+  CHECK(build_ok(std::string(kNvidiaRuntimeStep) + "restart = \"docker.service\"\n"));
 }
