@@ -10,6 +10,20 @@
 
 namespace wslgpu {
 
+namespace {
+
+// HOST's host.NAME facts as the load read them: a lazily probed one only
+// once probed, so that a record whose profile never asked nvidia-smi does
+// not read back as an nvidia-smi that said nothing.
+nlohmann::json host_facts_of(const HostFacts& host) {
+  std::map<std::string, std::string> facts = host.as_variables();
+  if (!host.nvidia_driver || !host.nvidia_driver->if_probed())
+    for (const auto& name : lazy_host_fact_names()) facts.erase(name);
+  return facts;
+}
+
+}  // namespace
+
 nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source, const Plan& plan,
                            const HostFacts& host) {
   nlohmann::json chosen = nlohmann::json::object();
@@ -30,6 +44,7 @@ nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source,
           {"user", g.user},
           {"host_user",
            {{"user", host.user}, {"user_home", host.user_home}, {"uid", host.user_uid}, {"gid", host.user_gid}}},
+          {"host_facts", host_facts_of(host)},
           {"windows_home", g.windows_home},
           {"not_wsl", g.not_wsl},
           {"unsupported_distro", g.unsupported_distro},
@@ -55,9 +70,28 @@ HostFacts host_as_recorded(const HostFacts& now, const nlohmann::json& record) {
   return h;
 }
 
+HostFacts machine_as_recorded(const HostFacts& now, const nlohmann::json& record) {
+  HostFacts h = host_as_recorded(now, record);
+  auto facts = record.find("host_facts");
+  if (facts == record.end() || !facts->is_object()) return h;  // recorded before they were kept
+  std::map<std::string, std::string> vars;
+  for (const auto& [name, value] : facts->items())
+    if (value.is_string()) vars[name] = value.get<std::string>();
+  return h.with_variables(vars);
+}
+
 Manifest manifest_of(const Journal& journal, Session& s) {
   nlohmann::json record = journal.read_plan();
   ManifestSource source = recorded_source(record);
+  // The user facts only, not machine_as_recorded(): the undo that reads
+  // the profile's values (a venv and its owner) reads the user's; the
+  // [matrix] rows "auto" chose come back from the record's choices whatever
+  // the machine says now, so the releases undone are those that ran; the
+  // other facts the bundled profiles' steps read (an apt source's suite and
+  // architecture) went into files the journal backed up, which undo
+  // restores as they were, not rebuilt from the fact; and undo acts on the
+  // machine as it is now, which today's facts describe (a distribution
+  // upgraded since is the one apt runs on).
   return load_manifest(source, record.value("sets", Variables{}), host_as_recorded(s.host, record),
                        LoadOptions{record.value("unsupported_distro", false),
                                    record.value("choices", std::map<std::string, std::string>{})});

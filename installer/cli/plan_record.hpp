@@ -21,7 +21,8 @@ namespace wslgpu {
 constexpr int kSavedPlanFormat = 1;
 
 // The record of PLAN, resolved from SOURCE with G's options on HOST (whose
-// user facts it keeps: see host_as_recorded).
+// user facts and host.NAME facts it keeps: see host_as_recorded and
+// machine_as_recorded).
 nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source, const Plan& plan,
                            const HostFacts& host);
 
@@ -32,6 +33,16 @@ nlohmann::json plan_record(const GlobalOptions& g, const ManifestSource& source,
 // was installed for), and `plan` compares today's defaults with them, so
 // that a change of user is not blamed on the profile.
 HostFacts host_as_recorded(const HostFacts& now, const nlohmann::json& record);
+
+// NOW as the machine RECORD was resolved on: its user facts
+// (host_as_recorded) and every host.NAME fact the record kept (its
+// "host_facts": the distribution and its version, the GPU vendor, the
+// architecture, the container engines, nvidia-smi's answer where the
+// profile asked it ...). `plan` asks today's profile about that machine, so
+// that a distribution upgrade that selects another [matrix] row, or another
+// GPU or driver, is not blamed on the profile. A record made before the
+// facts were kept gives the user facts only, the rest today's.
+HostFacts machine_as_recorded(const HostFacts& now, const nlohmann::json& record);
 
 // The manifest a saved plan or a transaction recorded (a layer with its base).
 ManifestSource recorded_source(const nlohmann::json& record);

@@ -44,17 +44,25 @@ std::optional<DefaultsChanged> since_provisioned(const GlobalOptions& g, Session
   Variables sets;
   for (const auto& [name, value] : then->sets)
     if (r.manifest.vars.count(name)) sets[name] = value;
-  // Today's profile with that run's user: a venv under another home is the
-  // user's change, not the profile's.
-  HostFacts host_then = host_as_recorded(s.host, last->plan_record);
+  // Today's profile on the machine as that run saw it: a venv under another
+  // user's home, another [matrix] row after a distribution upgrade, another
+  // CUDA build for a newer driver are the machine's changes, not the
+  // profile's.
+  HostFacts host_then = machine_as_recorded(s.host, last->plan_record);
   // Asked the same way as now (the common case): today's load is that one.
-  if (sets == parse_sets(g.sets) && host_then.user == s.host.user && host_then.user_home == s.host.user_home)
+  if (sets == parse_sets(g.sets) && host_then.as_variables() == s.host.as_variables())
     return defaults_changed(r.manifest, r.manifest, r.source, *then);
   try {
     Manifest as_then = load_manifest(r.source, sets, host_then, LoadOptions{g.unsupported_distro, {}});
     return defaults_changed(r.manifest, as_then, r.source, *then);
   } catch (const InputError& e) {
     spdlog::debug("cannot ask the profile as transaction {} did: {}", then->transaction, e.what());
+    return std::nullopt;
+  } catch (const Refusal& e) {
+    // Today's profile may refuse the machine as it was (its release dropped
+    // from the supported ones): what the profile changed cannot then be told
+    // apart from what the machine changed, and nothing is blamed on it.
+    spdlog::debug("today's profile refuses the machine transaction {} ran on: {}", then->transaction, e.what());
     return std::nullopt;
   }
 }

@@ -28,8 +28,10 @@ Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, cons
 
 // What the profile's defaults changed since the transaction that last
 // provisioned the machine with R's profile (installer/manifest/defaults_changed.hpp):
-// today's profile is loaded once more with that run's --set values, so that
-// what differs is the profile's doing. Without root the transactions cannot
+// today's profile is loaded once more with that run's --set values and the
+// user and host facts it recorded (machine_as_recorded), so that what
+// differs is the profile's doing, not a change of user, distribution, GPU or
+// driver. Without root the transactions cannot
 // be read: then nothing, as for a machine never provisioned (install, which
 // needs root, says it).
 std::optional<DefaultsChanged> since_provisioned(const GlobalOptions& g, Session& s, const Resolved& r);

@@ -64,6 +64,46 @@ std::map<std::string, std::string> HostFacts::as_variables() const {
   };
 }
 
+HostFacts HostFacts::with_variables(const std::map<std::string, std::string>& vars) const {
+  HostFacts h = *this;
+  auto text = [&](const char* name, std::string& field) {
+    if (auto it = vars.find(name); it != vars.end()) field = it->second;
+  };
+  auto flag = [&](const char* name, bool& field) {
+    if (auto it = vars.find(name); it != vars.end()) field = it->second == "true";
+  };
+  text("host.kernel", h.kernel_release);
+  text("host.wsl", h.wsl);
+  flag("host.dxg", h.dxg);
+  flag("host.wsl_lib", h.wsl_lib);
+  text("host.gpu_vendor", h.gpu_vendor);
+  text("host.distro", h.distro);
+  text("host.distro_version", h.distro_version);
+  text("host.codename", h.codename);
+  text("host.arch", h.arch);
+  text("host.user", h.user);
+  text("host.user_home", h.user_home);
+  text("host.windows_home", h.windows_home);
+  flag("host.docker_desktop", h.docker_desktop);
+  text("host.docker_ce", h.docker_ce);
+  flag("host.systemd", h.systemd);
+  // The driver's facts as VARS holds them, answered without running
+  // nvidia-smi: the machine described is not this one, whatever its driver
+  // says now.
+  bool any_lazy = false;
+  for (const auto& name : lazy_host_fact_names()) any_lazy = any_lazy || vars.count(name);
+  if (any_lazy) {
+    NvidiaDriverFacts n;
+    text("host.nvidia_driver", n.driver);
+    text("host.nvidia_cuda", n.cuda);
+    text("host.nvidia_smi", n.said);
+    auto driver = std::make_shared<LazyNvidiaDriver>([n] { return n; });
+    driver->get();
+    h.nvidia_driver = std::move(driver);
+  }
+  return h;
+}
+
 void HostFacts::probe_lazy_facts() const {
   if (nvidia_driver) nvidia_driver->get();
 }

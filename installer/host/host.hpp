@@ -53,6 +53,13 @@ struct HostFacts {
   // host.NAME values for `when` conditions: every field above by name, and
   // the lazily probed ones (lazy_host_fact_names()) once probed, "" before.
   std::map<std::string, std::string> as_variables() const;
+  // These facts with those VARS names (as as_variables() names them) put in
+  // their place: the machine a transaction's record describes. A lazily
+  // probed fact VARS holds comes back as probed, with that value; the
+  // fields VARS lacks, and those as_variables() does not name (uid, gid,
+  // how the user was chosen), stay as they are. Kept beside as_variables()
+  // so that a new fact is added to both (a unit test reads every one back).
+  HostFacts with_variables(const std::map<std::string, std::string>& vars) const;
   // Runs the lazy probes (at most once); a no-op without them.
   void probe_lazy_facts() const;
 };

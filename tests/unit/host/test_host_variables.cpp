@@ -1,0 +1,82 @@
+// A host's facts as host.NAME variables and back (HostFacts::as_variables,
+// HostFacts::with_variables): a transaction's record keeps the variables,
+// and `plan` asks today's profile about the machine they describe.
+#include <doctest/doctest.h>
+
+#include <memory>
+
+#include "installer/host/host.hpp"
+#include "support/fakes.hpp"
+
+using namespace wslgpu;
+
+namespace {
+
+// Every fact set, each to a value no default has, nvidia-smi's answer probed.
+HostFacts every_fact_set() {
+  HostFacts h;
+  h.kernel_release = "6.6.87.2-microsoft-standard-WSL2";
+  h.wsl = "2";
+  h.dxg = true;
+  h.wsl_lib = true;
+  h.gpu_vendor = "nvidia";
+  h.distro = "ubuntu";
+  h.distro_version = "22.04";
+  h.codename = "jammy";
+  h.arch = "arm64";
+  h.user = "bob";
+  h.user_home = "/home/bob";
+  h.windows_home = "/mnt/c/Users/bob";
+  h.docker_desktop = true;
+  h.docker_ce = "5:28.1.1-1~ubuntu.22.04~jammy";
+  h.systemd = true;
+  auto driver = std::make_shared<LazyNvidiaDriver>([] {
+    return NvidiaDriverFacts{"591.86", "13.1", "driver 591.86, CUDA 13.1"};
+  });
+  driver->get();
+  h.nvidia_driver = driver;
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("every fact a host's variables name reads back from them") {
+  const HostFacts then = every_fact_set();
+  const HostFacts now = HostFacts{}.with_variables(then.as_variables());
+  CHECK(now.as_variables() == then.as_variables());
+  // A fact added to as_variables() and not to with_variables() fails here:
+  // every value differs from a default HostFacts'.
+  for (const auto& [name, value] : HostFacts{}.as_variables()) {
+    INFO(name);
+    CHECK(then.as_variables().at(name) != value);
+  }
+}
+
+TEST_CASE("a recorded nvidia-smi answer is taken as probed, without running nvidia-smi") {
+  HostFacts now = wslgpu::testing::fake_wsl_host();
+  bool ran = false;
+  now.nvidia_driver = std::make_shared<LazyNvidiaDriver>([&] {
+    ran = true;
+    return NvidiaDriverFacts{"610.01", "13.2", "driver 610.01, CUDA 13.2"};
+  });
+  HostFacts then = now.with_variables({{"host.nvidia_driver", "560.76"},
+                                       {"host.nvidia_cuda", "12.6"},
+                                       {"host.nvidia_smi", "driver 560.76, CUDA 12.6"}});
+  then.probe_lazy_facts();
+  CHECK(then.as_variables().at("host.nvidia_cuda") == "12.6");
+  CHECK(then.as_variables().at("host.nvidia_driver") == "560.76");
+  CHECK_FALSE(ran);
+}
+
+TEST_CASE("facts the variables do not name stay as they are") {
+  const HostFacts now = wslgpu::testing::fake_wsl_host();
+  const HostFacts then = now.with_variables({{"host.distro_version", "22.04"}, {"host.codename", "jammy"}});
+  CHECK(then.distro_version == "22.04");
+  CHECK(then.codename == "jammy");
+  CHECK(then.distro == now.distro);
+  CHECK(then.user == now.user);
+  CHECK(then.user_uid == now.user_uid);  // no host.NAME variable: never recorded as one
+  CHECK(then.gpu_vendor == now.gpu_vendor);
+  // No nvidia-smi answer recorded: today's probe, if a profile asks.
+  CHECK(then.nvidia_driver == now.nvidia_driver);
+}
