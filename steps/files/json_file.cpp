@@ -95,6 +95,9 @@ class JsonFileStep : public Step {
     const nlohmann::json& source = data.value("partial", false) && data.contains("pre") ? data["pre"] : data;
     if (!source.is_object() || !source.contains("restarted")) return "";
     std::string unit = source["restarted"].get<std::string>();
+    // systemd turned off since the install ([boot] systemd=false): nothing to
+    // ask, and the file is back, so the rollback goes on and says so.
+    if (!ctx.host.systemd) return unit + " not restarted: systemd does not run this distribution now; restart it yourself";
     // try-restart: a service the user has stopped since stays stopped, and
     // reads the restored file when it next starts.
     Command c = systemctl("try-restart", unit);

@@ -374,3 +374,19 @@ TEST_CASE("json_file: restart must name a systemd service, never something syste
         "starting with '-'), not \"docker daemon\"");
   CHECK(build_ok(std::string(kNvidiaRuntimeStep) + "restart = \"docker.service\"\n"));
 }
+
+TEST_CASE("json_file: a rollback after systemd was turned off restores the file and says to restart the service") {
+  RestartingDocker m(true);
+  RunResult r = m.tx.run(m.manifest, m.plan(), nlohmann::json::object(), {});
+  REQUIRE_FALSE(r.failed);
+  m.host.systemd = false;  // [boot] systemd=false and a WSL restart since
+  Journal j = Journal::open(m.tx.tx_root(), r.transaction_id);
+  std::vector<std::string> said;
+  RunCallbacks callbacks;
+  callbacks.step_undone = [&](const std::string& id, const std::string& what) { said.push_back(id + ": " + what); };
+  CHECK(m.tx.rollback(j, m.manifest, callbacks) == std::vector<std::string>{"docker-nvidia-runtime"});
+  CHECK(m.fs.read(kDaemonJson) == m.before);
+  CHECK(m.systemctl.size() == 1);  // the install's restart only
+  CHECK(said == std::vector<std::string>{"docker-nvidia-runtime: restored /etc/docker/daemon.json; docker not restarted: "
+                                         "systemd does not run this distribution now; restart it yourself"});
+}
