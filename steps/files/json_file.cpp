@@ -80,7 +80,7 @@ class JsonFileStep : public Step {
   nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
     // The runner has written the file; the service reads it only when it starts.
     if (!restarts_here(ctx)) return nlohmann::json::object();
-    run_systemctl(ctx, "restart");
+    run_systemctl(ctx, "restart", restart);
     return {{"restarted", restart}};
   }
 
@@ -100,9 +100,7 @@ class JsonFileStep : public Step {
     if (!ctx.host.systemd) return unit + " not restarted: systemd does not run this distribution now; restart it yourself";
     // try-restart: a service the user has stopped since stays stopped, and
     // reads the restored file when it next starts.
-    Command c = systemctl("try-restart", unit);
-    ProcessResult r = ctx.runner.run(c);
-    if (!r.ok()) throw StepFailure(process_failure_message(c, r));
+    run_systemctl(ctx, "try-restart", unit);
     return "restarted " + unit;
   }
 
@@ -111,15 +109,10 @@ class JsonFileStep : public Step {
   // manager to ask: the plan says so, and restarting is the user's.
   bool restarts_here(const StepContext& ctx) const { return !restart.empty() && ctx.host.systemd; }
 
-  static Command systemctl(const std::string& verb, const std::string& unit) {
+  static void run_systemctl(StepContext& ctx, const std::string& verb, const std::string& unit) {
     Command c;
     c.argv = {"systemctl", verb, unit};
     c.timeout = std::chrono::seconds(120);
-    return c;
-  }
-
-  void run_systemctl(StepContext& ctx, const std::string& verb) const {
-    Command c = systemctl(verb, restart);
     ProcessResult r = ctx.runner.run(c);
     if (!r.ok()) throw StepFailure(process_failure_message(c, r));
   }

@@ -300,6 +300,15 @@ id = "docker-nvidia-runtime"
                              {}, host);
   }
   Plan plan() { return resolve_plan(manifest, "t.toml", fs, runner, host); }
+  // Rolls transaction ID back; returns what the rollback said of each step.
+  std::vector<std::string> rollback_saying(const std::string& id) {
+    Journal j = Journal::open(tx.tx_root(), id);
+    std::vector<std::string> said;
+    RunCallbacks callbacks;
+    callbacks.step_undone = [&](const std::string& step, const std::string& what) { said.push_back(step + ": " + what); };
+    CHECK(tx.rollback(j, manifest, callbacks) == std::vector<std::string>{"docker-nvidia-runtime"});
+    return said;
+  }
 };
 
 }  // namespace
@@ -328,11 +337,7 @@ TEST_CASE("json_file: restart = \"docker\" restarts it once the file is written,
   CHECK(again.steps[0].plan.verdict == Verdict::noop);
   CHECK(m.systemctl.size() == 1);
 
-  Journal j = Journal::open(m.tx.tx_root(), r.transaction_id);
-  std::vector<std::string> said;
-  RunCallbacks callbacks;
-  callbacks.step_undone = [&](const std::string& id, const std::string& what) { said.push_back(id + ": " + what); };
-  CHECK(m.tx.rollback(j, m.manifest, callbacks) == std::vector<std::string>{"docker-nvidia-runtime"});
+  const std::vector<std::string> said = m.rollback_saying(r.transaction_id);
   CHECK(m.fs.read(kDaemonJson) == m.before);
   CHECK(m.systemctl == std::vector<std::string>{"restart docker: " + after, "try-restart docker: " + m.before});
   CHECK(said == std::vector<std::string>{"docker-nvidia-runtime: restored /etc/docker/daemon.json; restarted docker"});
@@ -380,11 +385,7 @@ TEST_CASE("json_file: a rollback after systemd was turned off restores the file 
   RunResult r = m.tx.run(m.manifest, m.plan(), nlohmann::json::object(), {});
   REQUIRE_FALSE(r.failed);
   m.host.systemd = false;  // [boot] systemd=false and a WSL restart since
-  Journal j = Journal::open(m.tx.tx_root(), r.transaction_id);
-  std::vector<std::string> said;
-  RunCallbacks callbacks;
-  callbacks.step_undone = [&](const std::string& id, const std::string& what) { said.push_back(id + ": " + what); };
-  CHECK(m.tx.rollback(j, m.manifest, callbacks) == std::vector<std::string>{"docker-nvidia-runtime"});
+  const std::vector<std::string> said = m.rollback_saying(r.transaction_id);
   CHECK(m.fs.read(kDaemonJson) == m.before);
   CHECK(m.systemctl.size() == 1);  // the install's restart only
   CHECK(said == std::vector<std::string>{"docker-nvidia-runtime: restored /etc/docker/daemon.json; docker not restarted: "
