@@ -47,6 +47,9 @@ std::string without_arch(const std::string& name) { return name.substr(0, name.f
 
 // "  Installing b:amd64 as Depends of a:amd64" -> (b, a)
 bool parse_reason(const std::string& line, std::string& child, std::string& parent) {
+  // Most lines are no reason: look for the word before splitting into words
+  // (split_words() allocates each of them, for every line of apt's output).
+  if (line.find("Installing") == std::string::npos) return false;
   auto words = split_words(line);
   if (words.size() != 6 || words[0] != "Installing" || words[2] != "as" || words[4] != "of") return false;
   child = without_arch(words[1]);
