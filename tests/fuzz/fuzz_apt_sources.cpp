@@ -41,7 +41,9 @@ void check(const std::string& path, const std::string& text) {
     FUZZ_CHECK(e.index == i);
     FUZZ_CHECK(e.first_line >= 1 && e.first_line <= e.last_line);
     (void)e.where();
-    for (const auto& uri : e.uris) FUZZ_CHECK(e.has_uri(normalize_apt_uri(uri)));
+    // has_uri() goes through every URI of the entry: asked for each, it was
+    // quadratic too (a stanza's URIs field may hold hundreds of words).
+    if (!e.uris.empty()) FUZZ_CHECK(e.has_uri(normalize_apt_uri(e.uris[text.size() % e.uris.size()])));
     if (!removal_checked(i, file.entries.size(), text.size())) continue;
     std::string rest = apt_sources_without(file, {i});
     FUZZ_CHECK(is_line_subsequence(rest, text));
