@@ -292,12 +292,20 @@ std::string edit(const AptSourcesFile& file, const std::vector<std::size_t>& ind
       if (wanted.count(e.index)) drop[e.first_line - 1] = true;
   } else {
     auto blocks = blocks_of(lines);
+    // The block of each entry to remove: the last that starts at or before
+    // its first line (blocks are in line order), looked up once per entry,
+    // not once per block and entry.
+    std::vector<bool> removed_blocks(blocks.size(), false);
+    for (const auto& e : file.entries) {
+      if (!wanted.count(e.index)) continue;
+      auto after = std::upper_bound(blocks.begin(), blocks.end(), e.first_line - 1,
+                                    [](std::size_t line, const Block& block) { return line < block.first; });
+      if (after == blocks.begin()) continue;
+      const auto b = static_cast<std::size_t>(after - blocks.begin()) - 1;
+      if (e.last_line - 1 <= blocks[b].last) removed_blocks[b] = true;
+    }
     for (std::size_t b = 0; b < blocks.size(); ++b) {
-      bool remove = false;
-      for (const auto& e : file.entries)
-        if (wanted.count(e.index) && e.first_line - 1 >= blocks[b].first && e.last_line - 1 <= blocks[b].last)
-          remove = true;
-      if (!remove) continue;
+      if (!removed_blocks[b]) continue;
       for (std::size_t i = blocks[b].first; i <= blocks[b].last; ++i) drop[i] = true;
       // The blank lines that separated it from the next block go with it;
       // after the last block, the ones that separated it from the previous.
