@@ -13,10 +13,7 @@
 #
 # Environment: WSLGPU_FUZZ_JOBS=N targets at once; WSLGPU_FUZZ_RUNS=N stops a target after N executions when
 # that comes first (the long run, docs/testing.md); WSLGPU_FUZZ_ONLY="ini
-# deb822" runs only those targets; WSLGPU_FUZZ_FORK=N runs each target as one
-# libFuzzer run of N worker processes (-fork=N), whose executions count
-# together, so that one slow target has every core (then set
-# WSLGPU_FUZZ_JOBS=1). What a target finds is saved as
+# deb822" runs only those targets. What a target finds is saved as
 # BUILD_DIR/fuzz/artifacts/TARGET-crash-*, its log is BUILD_DIR/fuzz/logs/TARGET.log,
 # and the inputs it learnt stay in BUILD_DIR/fuzz/corpus/TARGET for the next run.
 set -euo pipefail
@@ -40,8 +37,6 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 runs=()
 [ -n "${WSLGPU_FUZZ_RUNS:-}" ] && runs=(-runs="$WSLGPU_FUZZ_RUNS")
-fork=()
-[ -n "${WSLGPU_FUZZ_FORK:-}" ] && fork=(-fork="$WSLGPU_FUZZ_FORK")
 
 # Options of one target, beside the common ones.
 #   fuzz_cdi_spec: inputs of at most 4 KB (-max_len=4096). yaml-cpp's time
@@ -75,17 +70,11 @@ fuzz_one() {
   mkdir -p "$work/corpus/$name" "$work/seeds/$name"
   start=$(date +%s)
   # shellcheck disable=SC2046 # (the options are words without blanks)
-  "$binary" -max_total_time="$seconds" "${runs[@]}" "${fork[@]}" $(target_options "$target") -timeout=25 -print_final_stats=1 \
+  "$binary" -max_total_time="$seconds" "${runs[@]}" $(target_options "$target") -timeout=25 -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/$target-" "$work/corpus/$name" "$work/seeds/$name" >"$log" 2>&1 || status=$?
   elapsed=$(($(date +%s) - start))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  if [ -n "${WSLGPU_FUZZ_FORK:-}" ]; then
-    # The workers print their stat:: lines to logs of their own; the run's
-    # total is the last "#N: cov: ..." line of the process that leads them.
-    execs=$(grep -ao '^#[0-9]*: ' "$log" | tail -1 | tr -dc 0-9)
-    [ -n "$execs" ] && rate=$((execs / (elapsed > 0 ? elapsed : 1)))
-  fi
   # Coverage: the edges (libFuzzer's "cov:") of its last status line.
   coverage=$(grep -ao ' cov: [0-9]*' "$log" | tail -1 | tr -dc 0-9)  # -a: a log may hold an input's bytes
   if [ "$status" -eq 0 ]; then
