@@ -56,6 +56,17 @@ class StandInCheck {
       : input_(input),
         escapes_(input.find("\\u") != std::string_view::npos || input.find("\\U") != std::string_view::npos) {}
 
+  // Whether check() can fail for this input: not when it escapes (then every
+  // output is let pass), nor when it is all ASCII, as parse_toml() makes
+  // stand-ins only for code points above U+00A0, and so a code point of
+  // the stand-ins' ranges in an output can only come from an escape.
+  bool can_fail() const {
+    if (escapes_) return false;
+    for (char c : input_)
+      if (static_cast<unsigned char>(c) >= 0x80) return true;
+    return false;
+  }
+
   void check(std::string_view output) {
     for (char32_t c : code_points(output)) {
       const bool stand_in_range = (c >= 0x500 && c <= 0x7FF) || (c >= 0xE000 && c <= 0xF8FF);
@@ -88,11 +99,18 @@ void check_strings(StandInCheck& stand_ins, const toml::node& node) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
+  // parse_toml() on its own, for the stand-in check, only where that check
+  // can fail: load_manifest() below parses the same text again. Measured
+  // (60 s from the long-run corpus, 70 % of whose bytes are in inputs the
+  // check cannot fail for, inputs of at most 4 KB): 921 executions a second
+  // with the parse for every input, 1,289 without the vacuous ones.
   StandInCheck stand_ins(input);
-  try {
-    check_strings(stand_ins, parse_toml(input, "fuzz.toml"));
-  } catch (const toml::parse_error& e) {
-    stand_ins.check(e.description());
+  if (stand_ins.can_fail()) {
+    try {
+      check_strings(stand_ins, parse_toml(input, "fuzz.toml"));
+    } catch (const toml::parse_error& e) {
+      stand_ins.check(e.description());
+    }
   }
   static const HostFacts host = testing::fake_wsl_host();
   ManifestSource source{"fuzz.toml", fuzz::text_of(data, size), false};
