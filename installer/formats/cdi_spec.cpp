@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <vector>
 
 namespace wslgpu {
 
@@ -161,51 +162,72 @@ nlohmann::json resolve_plain(const std::string& s, const Place& at) {
   return d;
 }
 
+// A YAML document as yaml-cpp's parser reports it, in one vector: the graph
+// its NodeBuilder (behind YAML::Load; src/nodebuilder.cpp in jbeder/yaml-cpp
+// 0.7.0) would make of the same events. An alias is the node its anchor
+// names, as there, so a node can have several parents, or be its own
+// ancestor (`&a [*a]`), which the Converter's depth limit ends.
+struct YamlNode {
+  YAML::NodeType::value type = YAML::NodeType::Null;
+  YAML::Mark mark = YAML::Mark::null_mark();
+  std::string tag;                 // a scalar's
+  std::string scalar;              // a scalar's value
+  std::vector<std::size_t> items;  // a sequence's nodes; a map's key, value, key, value...
+};
+using YamlGraph = std::vector<YamlNode>;
+
 // YAML nodes to JSON, with the place of every value by its JSON pointer.
 class Converter {
  public:
+  explicit Converter(const YamlGraph& graph) : graph_(graph) {}
+
   std::map<std::string, Place> places;
 
-  nlohmann::json convert(const YAML::Node& node, const std::string& pointer, int depth) {
-    Place at = place_of(node.Mark());
+  nlohmann::json convert(std::size_t index, const std::string& pointer, int depth) {
+    const YamlNode& node = graph_[index];
+    Place at = place_of(node.mark);
     if (++nodes_ > kMaxNodes) fail(at, "too many nodes for a CDI spec (more than " + std::to_string(kMaxNodes) + ")");
     if (depth > kMaxDepth)
       fail(at, "nested more than " + std::to_string(kMaxDepth) + " levels deep, which no CDI spec is");
-    bytes_ += pointer.size() + (node.IsScalar() ? node.Scalar().size() : 0);
+    const bool scalar = node.type == YAML::NodeType::Scalar;
+    bytes_ += pointer.size() + (scalar ? node.scalar.size() : 0);
     if (bytes_ > kMaxBytes) fail(at, "too large for a CDI spec (more than 8 MiB once its aliases are expanded)");
     places.emplace(pointer, at);
-    switch (node.Type()) {
+    switch (node.type) {
       case YAML::NodeType::Undefined:
       case YAML::NodeType::Null:
         return nullptr;
       case YAML::NodeType::Scalar: {
-        const std::string& s = node.Scalar();
+        const std::string& s = node.scalar;
         if (!valid_utf8(s)) fail(at, "a string that is not UTF-8");
         if (has_noncharacter(s))
           fail(at, "a string holding a Unicode noncharacter (such as U+FFFF), which YAML does not allow");
-        const std::string& tag = node.Tag();
-        if (tag == "!" || tag == "tag:yaml.org,2002:str") return s;
+        if (node.tag == "!" || node.tag == "tag:yaml.org,2002:str") return s;
         return resolve_plain(s, at);
       }
       case YAML::NodeType::Sequence: {
         nlohmann::json out = nlohmann::json::array();
         std::size_t i = 0;
-        for (const auto& item : node) out.push_back(convert(item, pointer + "/" + std::to_string(i++), depth + 1));
+        for (std::size_t item : node.items)
+          out.push_back(convert(item, pointer + "/" + std::to_string(i++), depth + 1));
         return out;
       }
       case YAML::NodeType::Map: {
         nlohmann::json out = nlohmann::json::object();
-        for (const auto& kv : node) {
-          Place key_at = place_of(kv.first.Mark());
-          if (!kv.first.IsScalar()) fail(key_at, "a key that is not a string");
-          const std::string& key = kv.first.Scalar();
+        // A pair at a time; NodeBuilder drops a key without a value (the
+        // parser gives every key one, a null at least).
+        for (std::size_t k = 0; k + 1 < node.items.size(); k += 2) {
+          const YamlNode& key_node = graph_[node.items[k]];
+          Place key_at = place_of(key_node.mark);
+          if (key_node.type != YAML::NodeType::Scalar) fail(key_at, "a key that is not a string");
+          const std::string& key = key_node.scalar;
           if (!valid_utf8(key)) fail(key_at, "a key that is not UTF-8");
           if (has_noncharacter(key))
             fail(key_at, "a key holding a Unicode noncharacter (such as U+FFFF), which YAML does not allow");
           if (out.contains(key)) fail(key_at, "the key \"" + key + "\" is given twice");
           std::string escaped;
           for (char c : key) escaped += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-          out[key] = convert(kv.second, pointer + "/" + escaped, depth + 1);
+          out[key] = convert(node.items[k + 1], pointer + "/" + escaped, depth + 1);
         }
         return out;
       }
@@ -214,6 +236,7 @@ class Converter {
   }
 
  private:
+  const YamlGraph& graph_;
   std::size_t nodes_ = 0;
   std::size_t bytes_ = 0;
 };
@@ -223,47 +246,100 @@ struct Document {
   std::map<std::string, Place> places;
 };
 
-// Where the documents of a YAML text start: the place of each one's first
-// node (what Node::Mark() gives), and the byte its "document start" event
-// came at.
-class DocumentStarts : public YAML::EventHandler {
+// The documents of a YAML text, from the parser's events: where each one
+// starts (the place of its first node, what Node::Mark() gives, and the
+// byte its "document start" event came at), and the first one's graph, so
+// that the text is parsed once (a YAML::Load() after counting the
+// documents parsed it twice, and built yaml-cpp's own node graph).
+class DocumentReader : public YAML::EventHandler {
  public:
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   struct Start {
     YAML::Mark node;
     int at = -1;
   };
   std::vector<Start> starts;
+  YamlGraph graph;
+  std::size_t root = kNone;
 
   void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back({YAML::Mark::null_mark(), mark.pos}); }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node_at(mark); }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node_at(mark); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
-    node_at(mark);
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    complete(add(mark, anchor, YAML::NodeType::Null));
   }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     node_at(mark);
+    if (!first()) return;
+    // The parser refuses an alias of an anchor not yet defined.
+    if (anchor == 0 || anchor > anchors_.size()) fail(place_of(mark), "an alias of no anchor");
+    complete(anchors_[anchor - 1]);
   }
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-    node_at(mark);
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    std::size_t node = add(mark, anchor, YAML::NodeType::Scalar);
+    if (node == kNone) return;
+    graph[node].tag = tag;
+    graph[node].scalar = value;
+    complete(node);
   }
-  void OnMapEnd() override {}
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(add(mark, anchor, YAML::NodeType::Sequence));
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(add(mark, anchor, YAML::NodeType::Map));
+  }
+  void OnMapEnd() override { close(); }
 
  private:
+  // Only the first document is built; the others are only counted.
+  bool first() const { return starts.size() == 1; }
+
   void node_at(const YAML::Mark& mark) {
     if (!starts.empty() && starts.back().node.is_null()) starts.back().node = mark;
   }
+
+  // A new node, its anchor (if any) naming it from now on, as NodeBuilder
+  // registers it before the node's own items: an alias inside names it too.
+  std::size_t add(const YAML::Mark& mark, YAML::anchor_t anchor, YAML::NodeType::value type) {
+    node_at(mark);
+    if (!first()) return kNone;
+    graph.push_back({type, mark, {}, {}, {}});
+    if (anchor) anchors_.push_back(graph.size() - 1);
+    return graph.size() - 1;
+  }
+
+  void open(std::size_t node) {
+    if (node != kNone) open_.push_back(node);
+  }
+  void close() {
+    if (!first() || open_.empty()) return;
+    std::size_t node = open_.back();
+    open_.pop_back();
+    complete(node);
+  }
+  // NODE, read to its end, into the collection open around it, or the root.
+  void complete(std::size_t node) {
+    if (node == kNone) return;
+    if (open_.empty())
+      root = node;
+    else
+      graph[open_.back()].items.push_back(node);
+  }
+
+  std::vector<std::size_t> anchors_;  // anchor N (from 1) names node anchors_[N - 1]
+  std::vector<std::size_t> open_;     // the collections being read, innermost last
 };
 
-// The first document of TEXT, after checking that it is the only one.
+// Reads TEXT's documents into READER, after checking that there is one.
 // Not YAML::LoadAll(): yaml-cpp 0.7's (Debian 12's) never returns on some
 // malformed texts, as short as "\n,\n", and fills the memory with empty
 // documents while it reads the same place again and again (jbeder/yaml-cpp
 // pull request 1319, after 0.8.0); a document that starts where the one
 // before it started is that loop. At most three documents are read.
-YAML::Node only_document(const std::string& text) {
-  DocumentStarts documents;
+void read_only_document(const std::string& text, DocumentReader& documents) {
   std::istringstream in(text);
   YAML::Parser parser(in);
   while (documents.starts.size() < 3 && parser.HandleNextDocument(documents)) {
@@ -276,26 +352,27 @@ YAML::Node only_document(const std::string& text) {
   if (documents.starts.empty()) fail({}, "the text is empty: no CDI spec in it");
   if (documents.starts.size() > 1)
     fail(place_of(documents.starts[1].node), "a second YAML document: a CDI spec file holds one");
-  return YAML::Load(text);
 }
 
 Document parse_document(const std::string& text) {
-  YAML::Node doc;
+  DocumentReader reader;
   try {
-    doc = only_document(text);
+    read_only_document(text, reader);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own limit (its message says "bad file"); ours is lower.
     fail(place_of(e.mark), "nested more than " + std::to_string(kMaxDepth) + " levels deep, which no CDI spec is");
   } catch (const YAML::Exception& e) {
     fail(place_of(e.mark), e.msg);
   }
-  Converter c;
-  Document d;
-  try {
-    d.data = c.convert(doc, "", 0);
-  } catch (const YAML::Exception& e) {
-    fail(place_of(e.mark), e.msg);
+  // A document without a node is what YAML::Load() gives for it: a null
+  // without a place.
+  if (reader.root == DocumentReader::kNone) {
+    reader.graph.push_back({});
+    reader.root = reader.graph.size() - 1;
   }
+  Converter c(reader.graph);
+  Document d;
+  d.data = c.convert(reader.root, "", 0);
   d.places = std::move(c.places);
   return d;
 }

@@ -176,6 +176,43 @@ TEST_CASE("cdi spec: aliases of long keys are refused once their expansion passe
   CHECK(err == "too large for a CDI spec (more than 8 MiB once its aliases are expanded)");
 }
 
+TEST_CASE("cdi spec: an alias reads as what its anchor names, and a problem in it is placed at the anchor") {
+  // The reader builds the document from yaml-cpp's parser events, as
+  // YAML::Load() would: an alias is the anchored node itself, an anchor
+  // named again names the new node from there on.
+  CHECK(cdi_spec_to_json("a: &x 1\nb: *x\nc: &x 2\nd: *x\n") == nlohmann::json{{"a", 1}, {"b", 1}, {"c", 2}, {"d", 2}});
+  CHECK(cdi_spec_to_json("a:\n  - &x {k: v}\n  - *x\n") == nlohmann::json::parse(R"({"a": [{"k": "v"}, {"k": "v"}]})"));
+  const std::string head = "cdiVersion: 0.3.0\nkind: amd.com/gpu\n";
+  const std::string edits = "devices:\n- name: all\n  containerEdits: &e\n    env: [A=1]\ncontainerEdits: *e\n";
+  CdiSpec spec = read_cdi_spec(head + edits);
+  CHECK(spec.edits.env == std::vector<std::string>{"A=1"});
+  CHECK(spec.devices.at(0).edits.env == std::vector<std::string>{"A=1"});
+  CHECK(cdi_error(head + "devices:\n- name: all\n  containerEdits: &e\n    env: [NOEQUALS]\ncontainerEdits: *e\n") ==
+        "6:11: \"NOEQUALS\" is not NAME=VALUE");
+}
+
+TEST_CASE("cdi spec: an alias of its own ancestor is refused as nested too deep, at the anchored node") {
+  CHECK(cdi_error("&a [*a]") == "1:1: nested more than 64 levels deep, which no CDI spec is");
+  CHECK(cdi_error("{a: &b [1, *b]}") == "1:9: nested more than 64 levels deep, which no CDI spec is");
+  CHECK(cdi_error("&a [&b [*a, *b], *b]") == "1:5: nested more than 64 levels deep, which no CDI spec is");
+}
+
+TEST_CASE("cdi spec: a key that is a list, a map, a null or an alias of one is refused at the key") {
+  CHECK(cdi_error("? [a]\n: b\n") == "1:3: a key that is not a string");
+  CHECK(cdi_error("{[a]: b}") == "1:2: a key that is not a string");
+  CHECK(cdi_error("? &k {a: 1}\n: v\n*k : w\n") == "1:3: a key that is not a string");
+  CHECK(cdi_error("? \n: 1\n") == "2:1: a key that is not a string");
+  // An alias is the anchored node, and so its place is the anchor's.
+  CHECK(cdi_error("&k a: 1\n*k : 2\n") == "1:1: the key \"a\" is given twice");
+}
+
+TEST_CASE("cdi spec: a document without a node reads as null, placed where the document is") {
+  CHECK(cdi_spec_to_json("---\n").is_null());
+  CHECK(cdi_error("---\n") == "2:1: the spec must be a mapping, not empty");
+  CHECK(cdi_error("...\n") == "1:1: the spec must be a mapping, not empty");
+  CHECK(cdi_error("# only a comment\n") == "0:0: the text is empty: no CDI spec in it");
+}
+
 TEST_CASE("cdi spec: nesting deeper than any spec is refused with a message that says so") {
   // 100 levels: our converter's limit; 3000: yaml-cpp's own, whose message would be "bad file".
   for (int depth : {100, 3000})
