@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 namespace wslgpu {
@@ -176,23 +177,39 @@ struct YamlNode {
 };
 using YamlGraph = std::vector<YamlNode>;
 
-// YAML nodes to JSON, with the place of every value by its JSON pointer.
+// The length of KEY escaped for a JSON pointer ('~' as "~0", '/' as "~1").
+std::size_t escaped_size(const std::string& key) {
+  return key.size() +
+         static_cast<std::size_t>(std::count_if(key.begin(), key.end(), [](char c) { return c == '~' || c == '/'; }));
+}
+
+// Whether TOKEN, a JSON pointer's part, names KEY ('~' written "~0", '/' "~1").
+bool names_key(std::string_view token, const std::string& key) {
+  std::size_t t = 0;
+  for (char c : key) {
+    std::string_view want = c == '~' ? "~0" : c == '/' ? "~1" : std::string_view(&c, 1);
+    if (token.substr(t, want.size()) != want) return false;
+    t += want.size();
+  }
+  return t == token.size();
+}
+
+// YAML nodes to JSON. The bytes limit counts each value's JSON pointer
+// ("/devices/0/name") by its length alone: the pointers themselves are
+// not made, the Checker finds a place by walking the graph.
 class Converter {
  public:
   explicit Converter(const YamlGraph& graph) : graph_(graph) {}
 
-  std::map<std::string, Place> places;
-
-  nlohmann::json convert(std::size_t index, const std::string& pointer, int depth) {
+  nlohmann::json convert(std::size_t index, std::size_t pointer_size, int depth) {
     const YamlNode& node = graph_[index];
     Place at = place_of(node.mark);
     if (++nodes_ > kMaxNodes) fail(at, "too many nodes for a CDI spec (more than " + std::to_string(kMaxNodes) + ")");
     if (depth > kMaxDepth)
       fail(at, "nested more than " + std::to_string(kMaxDepth) + " levels deep, which no CDI spec is");
     const bool scalar = node.type == YAML::NodeType::Scalar;
-    bytes_ += pointer.size() + (scalar ? node.scalar.size() : 0);
+    bytes_ += pointer_size + (scalar ? node.scalar.size() : 0);
     if (bytes_ > kMaxBytes) fail(at, "too large for a CDI spec (more than 8 MiB once its aliases are expanded)");
-    places.emplace(pointer, at);
     switch (node.type) {
       case YAML::NodeType::Undefined:
       case YAML::NodeType::Null:
@@ -209,7 +226,7 @@ class Converter {
         nlohmann::json out = nlohmann::json::array();
         std::size_t i = 0;
         for (std::size_t item : node.items)
-          out.push_back(convert(item, pointer + "/" + std::to_string(i++), depth + 1));
+          out.push_back(convert(item, pointer_size + 1 + std::to_string(i++).size(), depth + 1));
         return out;
       }
       case YAML::NodeType::Map: {
@@ -225,9 +242,7 @@ class Converter {
           if (has_noncharacter(key))
             fail(key_at, "a key holding a Unicode noncharacter (such as U+FFFF), which YAML does not allow");
           if (out.contains(key)) fail(key_at, "the key \"" + key + "\" is given twice");
-          std::string escaped;
-          for (char c : key) escaped += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-          out[key] = convert(node.items[k + 1], pointer + "/" + escaped, depth + 1);
+          out[key] = convert(node.items[k + 1], pointer_size + 1 + escaped_size(key), depth + 1);
         }
         return out;
       }
@@ -243,7 +258,8 @@ class Converter {
 
 struct Document {
   nlohmann::json data;
-  std::map<std::string, Place> places;
+  YamlGraph graph;  // the places of DATA's values
+  std::size_t root = 0;
 };
 
 // The documents of a YAML text, from the parser's events: where each one
@@ -370,10 +386,10 @@ Document parse_document(const std::string& text) {
     reader.graph.push_back({});
     reader.root = reader.graph.size() - 1;
   }
-  Converter c(reader.graph);
   Document d;
-  d.data = c.convert(reader.root, "", 0);
-  d.places = std::move(c.places);
+  d.data = Converter(reader.graph).convert(reader.root, 0, 0);
+  d.graph = std::move(reader.graph);
+  d.root = reader.root;
   return d;
 }
 
@@ -383,12 +399,27 @@ class Checker {
  public:
   explicit Checker(const Document& doc) : doc_(doc) {}
 
+  // The place of the value at POINTER, or of its nearest ancestor that the
+  // document holds (a missing key is reported where its object is).
   Place at(const std::string& pointer) const {
-    for (std::string p = pointer;; p = p.substr(0, p.rfind('/'))) {
-      auto it = doc_.places.find(p);
-      if (it != doc_.places.end()) return it->second;
-      if (p.empty()) return {};
+    std::size_t node = doc_.root;
+    for (std::size_t i = 0; i < pointer.size();) {
+      std::size_t next = std::min(pointer.find('/', i + 1), pointer.size());
+      std::string_view token = std::string_view(pointer).substr(i + 1, next - i - 1);
+      const YamlNode& n = doc_.graph[node];
+      std::optional<std::size_t> child;
+      if (n.type == YAML::NodeType::Sequence) {
+        for (std::size_t k = 0; k < n.items.size() && !child; ++k)
+          if (token == std::to_string(k)) child = n.items[k];
+      } else if (n.type == YAML::NodeType::Map) {
+        for (std::size_t k = 0; k + 1 < n.items.size() && !child; k += 2)
+          if (names_key(token, doc_.graph[n.items[k]].scalar)) child = n.items[k + 1];
+      }
+      if (!child) break;
+      node = *child;
+      i = next;
     }
+    return place_of(doc_.graph[node].mark);
   }
 
   [[noreturn]] void problem(const std::string& pointer, const std::string& message) const {
