@@ -24,6 +24,35 @@ const char* type_name(FileType t) {
   }
 }
 
+// A number of more than 9 digits where std::regex reads one as a count: a
+// back-reference's (\12) or a repeat count's ({2,5}). libstdc++ 12's
+// (Debian 12's) reads those digits into a long without an overflow check
+// (std::__detail::_Compiler::_M_cur_int_value, bits/regex_compiler.tcc),
+// so 19 digits or more can overflow it: undefined behaviour, reachable from
+// a manifest's output_matches (found by fuzz_manifest; docs/testing.md). No
+// pattern needs a count of a billion, so such a number is refused before
+// the pattern reaches std::regex. Returns it, or "" when there is none.
+std::string overlong_regex_count(const std::string& pattern) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  bool in_braces = false;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    std::size_t start = i;
+    if (pattern[i] == '\\') {
+      start = ++i;  // what follows a backslash is escaped: digits there are a back-reference
+    } else if (pattern[i] == '{' || pattern[i] == '}') {
+      in_braces = pattern[i] == '{';
+      continue;
+    } else if (!in_braces) {
+      continue;
+    }
+    std::size_t end = start;
+    while (end < pattern.size() && digit(pattern[end])) ++end;
+    if (end - start > 9) return pattern.substr(start, end - start);
+    if (end > start) i = end - 1;
+  }
+  return "";
+}
+
 class CheckStep : public Step {
  public:
   enum class Subject { path, kernel, command, windows } subject = Subject::path;
@@ -259,7 +288,10 @@ std::shared_ptr<Step> make_check_step(StepKeys& keys) {
     s->subject = CheckStep::Subject::command;
     s->command = keys.argv("command").value_or(std::vector<std::string>{});
     s->output_pattern = keys.string_or("output_matches", "");
-    if (!s->output_pattern.empty()) {
+    if (std::string count = overlong_regex_count(s->output_pattern); !count.empty()) {
+      keys.error("output_matches", "\"output_matches\" is not a valid regular expression: " + count +
+                                       " is too large a back-reference or repeat count (more than 9 digits)");
+    } else if (!s->output_pattern.empty()) {
       try {
         s->output_regex.emplace(s->output_pattern, std::regex::ECMAScript);
       } catch (const std::regex_error& e) {
