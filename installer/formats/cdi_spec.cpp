@@ -735,6 +735,13 @@ void emit_value(YAML::Emitter& out, const nlohmann::json& v, const std::string& 
       for (const auto& [key, value] : v.items())  // sorted: nlohmann::json keeps keys in order
         if (std::find(order.begin(), order.end(), key) == order.end()) keys.push_back(key);
       for (const auto& key : keys) {
+        // YAML allows an implicit key ("key: value") of at most 1024
+        // characters as written, and yaml-cpp makes a key explicit ("? key")
+        // only when the string itself is longer: quoted with escapes, a
+        // shorter one can pass 1024 and not read back (found by
+        // fuzz_cdi_spec). So a key of more than 128 characters, which no
+        // spec has, is written explicit (an escape is at most 6 characters).
+        if (key.size() > 128) out << YAML::LongKey;
         out << YAML::Key;
         emit_string(out, key);
         out << YAML::Value;

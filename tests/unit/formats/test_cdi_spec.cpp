@@ -361,6 +361,17 @@ TEST_CASE("cdi spec: a second document is refused at its first node, and a fourt
   CHECK(cdi_error("a: 1\n---\nb: 2\n---\nc: 3\n---\n[\n") == "3:1: a second YAML document: a CDI spec file holds one");
 }
 
+TEST_CASE("cdi spec: a key whose quoted form passes YAML's 1024 characters is written explicit and reads back") {
+  // 600 quotes, written as 1,202 characters: an implicit key that long did
+  // not read back ("illegal map value"; found by fuzz_cdi_spec).
+  for (const std::string& key : {std::string(600, '"'), std::string(129, 'k'), std::string(1025, 'k')}) {
+    nlohmann::json data = {{"mounts", {{{key, "v"}, {"hostPath", "/a"}}}}};
+    std::string written = write_cdi_spec(data);
+    CHECK_MESSAGE(cdi_spec_to_json(written) == data, written.substr(0, 80));
+  }
+  CHECK(write_cdi_spec(nlohmann::json{{"short", 1}}) == "short: 1\n");  // short keys stay implicit
+}
+
 TEST_CASE("cdi spec: a string with a control character is written quoted and reads back the same") {
   // "\r" was written plain and read back as no document (found by fuzz_cdi_spec).
   for (const char* text : {"\r", "a\rb", "x\x01", "\x7f"}) {
