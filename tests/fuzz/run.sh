@@ -60,7 +60,8 @@ runs=()
 #   at most 331 bytes, and libFuzzer lets inputs grow to 4 KB; each
 #   execution reads the input four times and edits it three, so its time
 #   grows with the input's size. Measured: 933 executions a second
-#   uncapped, in a long run stopped by hand after 312 s.
+#   uncapped, in a long run stopped by hand after 312 s; 1,166 capped, over
+#   the 8,569 s of a 10-million run from the same corpus.
 target_options() {
   case $1 in
     fuzz_cdi_spec) echo "-max_len=4096" ;;
