@@ -1,3 +1,8 @@
+// Over 700 lines on purpose: the reader (YAML events to a graph, the graph
+// to JSON within the size limits) and the checker (SPEC.md's fields, each
+// problem at the place the graph keeps) share the document's graph and its
+// places, types no other file should see; split, they would need a header
+// of their own. The writer beside them is the reader's inverse.
 #include "installer/formats/cdi_spec.hpp"
 
 #include <yaml-cpp/depthguard.h>
