@@ -669,6 +669,12 @@ bool needs_quotes(const std::string& s) {
   // quoted, it escapes them.
   auto control = [](char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F; };
   if (std::any_of(s.begin(), s.end(), control)) return true;
+  // Nor does it quote "---" or "..." followed by a blank: written plain at
+  // the start of a line (a document's only string, a top-level key), they
+  // begin or end a document, and "--- a" read back as "a" (found by
+  // fuzz_cdi_spec).
+  bool marker = s.size() >= 3 && (s.compare(0, 3, "---") == 0 || s.compare(0, 3, "...") == 0);
+  if (marker && (s.size() == 3 || s[3] == ' ' || s[3] == '\t')) return true;
   try {
     nlohmann::json v = resolve_plain(s, {});
     return !v.is_string();

@@ -382,6 +382,21 @@ TEST_CASE("cdi spec: a string with a control character is written quoted and rea
   }
 }
 
+TEST_CASE("cdi spec: a string that starts like a document marker is written quoted and reads back the same") {
+  // "--- a" written plain at the start of a line began a new document, and
+  // the text read back as "a" (found by fuzz_cdi_spec); "..." ends one.
+  for (const char* text : {"---", "--- a", "---\tb", "...", "... c", "---x", "....", "-- -"}) {
+    CAPTURE(std::string(text));
+    nlohmann::json root(text);
+    CHECK(cdi_spec_to_json(write_cdi_spec(root)) == root);
+    nlohmann::json key = {{text, 1}, {"z", 2}};
+    CHECK(cdi_spec_to_json(write_cdi_spec(key)) == key);
+    nlohmann::json item = nlohmann::json::array({text});
+    CHECK(cdi_spec_to_json(write_cdi_spec(item)) == item);
+  }
+  CHECK(write_cdi_spec(nlohmann::json("---x")) == "---x\n");  // not a marker: stays plain
+}
+
 TEST_CASE("cdi spec: a Unicode noncharacter, which YAML does not allow, is refused at its place") {
   // yaml-cpp's emitter writes U+FFFF as U+FFFD: such a spec would not read back as written.
   CHECK(cdi_error("a: \"x\xEF\xBF\xBF\"\n") ==
