@@ -62,34 +62,31 @@ runs=()
 #   grows with the input's size. Measured: 933 executions a second
 #   uncapped, in a long run stopped by hand after 312 s; 1,166 capped, over
 #   the 8,569 s of a 10-million run from the same corpus.
-#   fuzz_cdi_spec: a memory limit of 4 GB (-rss_limit_mb=4096) instead of
-#   libFuzzer's 2 GB. Its resident size grows with its run: 1,025 MB after
-#   1,002 s (1.9 million executions) from its corpus of 3,311 inputs, and a
-#   10-million run lasts hours; at 2 GB libFuzzer would stop and report the
-#   input it happened to be running as out-of-memory. A real leak still
-#   stops it: libFuzzer checks each input for leaks (-detect_leaks).
-#   fuzz_cdi_spec, too: ASan keeps no allocation stacks
+target_options() {
+  case $1 in
+    fuzz_cdi_spec) echo "-max_len=4096" ;;
+    fuzz_ini) echo "-max_len=8192" ;;
+    fuzz_manifest) echo "-max_len=4096" ;;
+    fuzz_apt_sources) echo "-max_len=2048" ;;
+  esac
+}
+
+# ASan options of one target, beside the common ones.
+#   fuzz_cdi_spec: ASan keeps no allocation stacks
 #   (ASAN_OPTIONS=malloc_context_size=0). It records each allocation's
 #   stack in a table that never shrinks, and this target's stacks hardly
 #   repeat: 1,864,646 of them (109 MB) after 67,222 executions from its
 #   corpus, 1,468,985 with 5 frames each, 813 with 2 (ASan's print_stats);
-#   so the run grew by hundreds of MB an hour and slowed as it grew
-#   (2,108 executions a second at 0.4 million, 1,084 at 2.5 million).
-#   Without them it ran 546 a second against 445 (100 s each, side by
-#   side). A report still shows where the bug is; to see where its memory
-#   was allocated and freed, run the artifact again without the option.
+#   so a long run grew by hundreds of MB an hour (470 MB to 1,345 over 3.4
+#   million executions) and slowed as it grew (2,108 executions a second at
+#   0.4 million, 1,084 at 2.5 million). Without them it ran 546 a second
+#   against 445 (100 s each, side by side), and a long run stayed at 535 MB
+#   over 3.6 million executions (1,709 a second from 2.3 to 3.3 million). A
+#   report still shows where the bug is; to see where its memory was
+#   allocated and freed, run the artifact again without the option.
 target_asan_options() {
   case $1 in
     fuzz_cdi_spec) echo ":malloc_context_size=0" ;;
-  esac
-}
-
-target_options() {
-  case $1 in
-    fuzz_cdi_spec) echo "-max_len=4096 -rss_limit_mb=4096" ;;
-    fuzz_ini) echo "-max_len=8192" ;;
-    fuzz_manifest) echo "-max_len=4096" ;;
-    fuzz_apt_sources) echo "-max_len=2048" ;;
   esac
 }
 
