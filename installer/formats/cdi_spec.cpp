@@ -182,21 +182,18 @@ struct YamlNode {
 };
 using YamlGraph = std::vector<YamlNode>;
 
-// The length of KEY escaped for a JSON pointer ('~' as "~0", '/' as "~1").
+// The length of pointer_token(KEY), without making it (the converter
+// counts every value's pointer).
 std::size_t escaped_size(const std::string& key) {
   return key.size() +
          static_cast<std::size_t>(std::count_if(key.begin(), key.end(), [](char c) { return c == '~' || c == '/'; }));
 }
 
-// Whether TOKEN, a JSON pointer's part, names KEY ('~' written "~0", '/' "~1").
-bool names_key(std::string_view token, const std::string& key) {
-  std::size_t t = 0;
-  for (char c : key) {
-    std::string_view want = c == '~' ? "~0" : c == '/' ? "~1" : std::string_view(&c, 1);
-    if (token.substr(t, want.size()) != want) return false;
-    t += want.size();
-  }
-  return t == token.size();
+// KEY as a JSON pointer's part: '~' as "~0", '/' as "~1".
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return out;
 }
 
 // YAML nodes to JSON. The bytes limit counts each value's JSON pointer
@@ -418,7 +415,7 @@ class Checker {
           if (token == std::to_string(k)) child = n.items[k];
       } else if (n.type == YAML::NodeType::Map) {
         for (std::size_t k = 0; k + 1 < n.items.size() && !child; k += 2)
-          if (names_key(token, doc_.graph[n.items[k]].scalar)) child = n.items[k + 1];
+          if (token == pointer_token(doc_.graph[n.items[k]].scalar)) child = n.items[k + 1];
       }
       if (!child) break;
       node = *child;
@@ -439,7 +436,11 @@ class Checker {
     while (i <= pointer.size()) {
       std::size_t next = pointer.find('/', i);
       if (next == std::string::npos) next = pointer.size();
-      std::string part = pointer.substr(i, next - i);
+      std::string part;  // the key again: "~1" back to '/', "~0" to '~'
+      for (std::size_t k = i; k < next; ++k) {
+        bool escape = pointer[k] == '~' && k + 1 < next;
+        part += escape ? (pointer[++k] == '1' ? '/' : '~') : pointer[k];
+      }
       if (all_of_class(part, is_digit))
         out += "[" + part + "]";
       else
@@ -565,7 +566,7 @@ class Checker {
   void annotations(const nlohmann::json& obj, const std::string& pointer) const {
     if (!obj.contains("annotations")) return;
     std::string p = pointer + "/annotations";
-    for (const auto& [k, v] : object(obj["annotations"], p).items()) string(v, p + "/" + k);
+    for (const auto& [k, v] : object(obj["annotations"], p).items()) string(v, p + "/" + pointer_token(k));
   }
 
   CdiSpec spec() const {

@@ -397,6 +397,14 @@ TEST_CASE("cdi spec: a string that starts like a document marker is written quot
   CHECK(write_cdi_spec(nlohmann::json("---x")) == "---x\n");  // not a marker: stays plain
 }
 
+TEST_CASE("cdi spec: an annotation whose key holds a slash or a tilde is refused at its own value") {
+  // Keys such as "cdi.k8s.io/vfio17" are common; the problem's place and
+  // name once split such a key at its '/' and pointed at "annotations".
+  std::string head = "cdiVersion: 0.5.0\nkind: amd.com/gpu\nannotations:\n  ok: yes-string\n";
+  CHECK(cdi_error(head + "  cdi.k8s.io/vfio: 5\n") == "5:20: annotations.cdi.k8s.io/vfio must be a string, not a number");
+  CHECK(cdi_error(head + "  a~b: [1]\n") == "5:8: annotations.a~b must be a string, not a list");
+}
+
 TEST_CASE("cdi spec: a Unicode noncharacter, which YAML does not allow, is refused at its place") {
   // yaml-cpp's emitter writes U+FFFF as U+FFFD: such a spec would not read back as written.
   CHECK(cdi_error("a: \"x\xEF\xBF\xBF\"\n") ==
