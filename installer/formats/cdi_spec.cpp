@@ -182,18 +182,16 @@ struct YamlNode {
 };
 using YamlGraph = std::vector<YamlNode>;
 
-// The length of pointer_token(KEY), without making it (the converter
-// counts every value's pointer).
-std::size_t escaped_size(const std::string& key) {
-  return key.size() +
-         static_cast<std::size_t>(std::count_if(key.begin(), key.end(), [](char c) { return c == '~' || c == '/'; }));
-}
-
-// KEY as a JSON pointer's part: '~' as "~0", '/' as "~1".
+// KEY as a JSON pointer's part ('~' as "~0", '/' as "~1"), and a
+// pointer's parts back as keys: nlohmann's json_pointer, so that both
+// directions follow one rule (RFC 6901).
 std::string pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-  return out;
+  return (nlohmann::json::json_pointer() / key).to_string().substr(1);
+}
+std::vector<std::string> pointer_parts(const std::string& pointer) {
+  std::vector<std::string> parts;
+  for (nlohmann::json::json_pointer p(pointer); !p.empty(); p.pop_back()) parts.insert(parts.begin(), p.back());
+  return parts;
 }
 
 // YAML nodes to JSON. The bytes limit counts each value's JSON pointer
@@ -244,7 +242,7 @@ class Converter {
           if (has_noncharacter(key))
             fail(key_at, "a key holding a Unicode noncharacter (such as U+FFFF), which YAML does not allow");
           if (out.contains(key)) fail(key_at, "the key \"" + key + "\" is given twice");
-          out[key] = convert(node.items[k + 1], pointer_size + 1 + escaped_size(key), depth + 1);
+          out[key] = convert(node.items[k + 1], pointer_size + 1 + pointer_token(key).size(), depth + 1);
         }
         return out;
       }
@@ -405,21 +403,18 @@ class Checker {
   // document holds (a missing key is reported where its object is).
   Place at(const std::string& pointer) const {
     std::size_t node = doc_.root;
-    for (std::size_t i = 0; i < pointer.size();) {
-      std::size_t next = std::min(pointer.find('/', i + 1), pointer.size());
-      std::string_view token = std::string_view(pointer).substr(i + 1, next - i - 1);
+    for (const std::string& part : pointer_parts(pointer)) {
       const YamlNode& n = doc_.graph[node];
       std::optional<std::size_t> child;
       if (n.type == YAML::NodeType::Sequence) {
         for (std::size_t k = 0; k < n.items.size() && !child; ++k)
-          if (token == std::to_string(k)) child = n.items[k];
+          if (part == std::to_string(k)) child = n.items[k];
       } else if (n.type == YAML::NodeType::Map) {
         for (std::size_t k = 0; k + 1 < n.items.size() && !child; k += 2)
-          if (token == pointer_token(doc_.graph[n.items[k]].scalar)) child = n.items[k + 1];
+          if (part == doc_.graph[n.items[k]].scalar) child = n.items[k + 1];
       }
       if (!child) break;
       node = *child;
-      i = next;
     }
     return place_of(doc_.graph[node].mark);
   }
@@ -432,21 +427,8 @@ class Checker {
   static std::string field(const std::string& pointer) {
     if (pointer.empty()) return "the spec";
     std::string out;
-    std::size_t i = 1;
-    while (i <= pointer.size()) {
-      std::size_t next = pointer.find('/', i);
-      if (next == std::string::npos) next = pointer.size();
-      std::string part;  // the key again: "~1" back to '/', "~0" to '~'
-      for (std::size_t k = i; k < next; ++k) {
-        bool escape = pointer[k] == '~' && k + 1 < next;
-        part += escape ? (pointer[++k] == '1' ? '/' : '~') : pointer[k];
-      }
-      if (all_of_class(part, is_digit))
-        out += "[" + part + "]";
-      else
-        out += (out.empty() ? "" : ".") + part;
-      i = next + 1;
-    }
+    for (const std::string& part : pointer_parts(pointer))
+      out += all_of_class(part, is_digit) ? "[" + part + "]" : (out.empty() ? "" : ".") + part;
     return out;
   }
 
