@@ -9,7 +9,7 @@
 find_program(SCDOC_PROGRAM scdoc)
 if(NOT SCDOC_PROGRAM)
   message(FATAL_ERROR "scdoc not found: the manual pages are written for it (apt-get install scdoc; "
-                      "tests/deps.txt lists every package the build needs)")
+                      "cmake/build-deps.txt lists every package the build needs)")
 endif()
 find_program(GZIP_PROGRAM gzip REQUIRED)
 

@@ -61,6 +61,11 @@ struct StepContext {
   // The id of the step being applied or undone ("" during plan): what names
   // its part of the undo store.
   std::string step_id = "";
+  // `plan --offline`: ask no server. A step whose plan needs one (a vendor's
+  // key, a repository's package lists, a wheel's size) says what it would
+  // do and what it did not ask, and keeps its verdict; such a plan is shown,
+  // never installed (install always plans again, with the network).
+  bool offline = false;
 
   // The target's users and groups, read once per plan rather than once per
   // step (a plan of a thousand file steps spent half its time re-reading

@@ -36,6 +36,7 @@ struct PlanOptions {
   OutputFormat output = OutputFormat::text;
   bool detailed_exitcode = false;
   std::string out_file;  // --out: save the plan
+  bool offline = false;  // --offline: ask no server (a plan to read, never to install)
 };
 
 struct ChangeOptions {

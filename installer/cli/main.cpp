@@ -114,7 +114,11 @@ int main(int argc, char** argv) {
                  "Exit 0 when nothing would change, 10 when changes are pending, 3 when the plan is refused, "
                  "5 when an interrupted run must be recovered first");
 
-  plan->add_option("--out", plan_options.out_file, "Save the plan to FILE for `install --plan FILE`");
+  auto* plan_out = plan->add_option("--out", plan_options.out_file, "Save the plan to FILE for `install --plan FILE`");
+  plan->add_flag("--offline", plan_options.offline,
+                 "Ask no server: what needs one (a vendor's key, package lists, wheel sizes) is said, not asked; "
+                 "a plan to read, never to install")
+      ->excludes(plan_out);
 
   // Options shared by the commands that change the machine.
   auto add_change_options = [](CLI::App* cmd, ChangeOptions& o, std::string& output) {

@@ -42,7 +42,7 @@ int run_plan(const GlobalOptions& g, const PlanOptions& options) {
     std::cerr << "warning: " << unfinished_text(*unfinished) << "\n  Until then, install refuses (exit 5).\n";
   ProfileChoice choice;
   const std::string profile = profile_to_run(s, "plan", options.profile, choice);
-  Resolved r = resolve(g, s, find_manifest(profile), parse_sets(g.sets), false);
+  Resolved r = resolve(g, s, find_manifest(profile), parse_sets(g.sets), false, {}, options.offline);
   r.plan.since = since_provisioned(g, s, r);
   throw_if_interrupted("while planning; nothing was changed");
   if (!options.out_file.empty()) {

@@ -16,13 +16,13 @@
 namespace wslgpu {
 
 Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, const Variables& sets, bool changing,
-                 const std::map<std::string, std::string>& chosen) {
+                 const std::map<std::string, std::string>& chosen, bool offline) {
   Manifest manifest = load_manifest(source, sets, s.host, LoadOptions{g.unsupported_distro, chosen});
   // A layer's base as loaded now: what the record keeps, so that undo and
   // resume read the same profile after an upgrade changed the bundled one.
   source.base_display = manifest.base_source;
   source.base_text = manifest.base_text;
-  Plan plan = resolve_plan(manifest, source.display, s.fs, s.runner, s.host);
+  Plan plan = resolve_plan(manifest, source.display, s.fs, s.runner, s.host, offline);
   GuardOptions guard_options{g.not_wsl, changing, ::geteuid() == 0, g.unsupported_distro};
   plan.refusals = guard_environment(s.host, manifest.guards, manifest.vars, s.fs, guard_options);
   plan.warnings = guard_warnings(s.host, manifest.guards, manifest.vars);

@@ -23,8 +23,9 @@ struct Resolved {
 
 // CHANGING: for install or recover (the guards that only refuse a change).
 // CHOSEN: [matrix] rows a transaction recorded (resume), else empty.
+// OFFLINE: `plan --offline`, which asks no server (StepContext::offline).
 Resolved resolve(const GlobalOptions& g, Session& s, ManifestSource source, const Variables& sets, bool changing,
-                 const std::map<std::string, std::string>& chosen = {});
+                 const std::map<std::string, std::string>& chosen = {}, bool offline = false);
 
 // What the profile's defaults changed since the transaction that last
 // provisioned the machine with R's profile (installer/manifest/defaults_changed.hpp):

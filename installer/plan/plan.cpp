@@ -70,4 +70,10 @@ std::size_t Plan::count(Verdict v) const {
   return n;
 }
 
+std::size_t Plan::count_not_asked() const {
+  std::size_t n = 0;
+  for (const auto& s : steps) n += !s.plan.not_asked.empty();
+  return n;
+}
+
 }  // namespace wslgpu

@@ -108,6 +108,10 @@ struct StepPlan {
   // What undo of this step needs kept before the transaction changes anything.
   std::vector<UndoKeep> keeps;
   std::vector<DiskNeed> disk_needs;
+  // In a plan made offline (StepContext::offline): what this step would
+  // have asked a server ("the key at URL", "apt's package lists"), so that
+  // the plan says which verdicts are incomplete; "" when it asked nothing.
+  std::string not_asked;
 };
 
 // How the selector of a [matrix.VAR] table with auto got its value, for the plan's
@@ -160,6 +164,9 @@ struct Plan {
   // Set by `plan` when a committed transaction provisioned this profile:
   // what today's defaults change against it (empty changes: nothing).
   std::optional<DefaultsChanged> since;
+  // Made by `plan --offline`: no server was asked (StepContext::offline),
+  // so it is for reading only: it cannot be saved for `install --plan`.
+  bool offline = false;
 
   bool changes_pending() const;
   bool refused() const;
@@ -167,6 +174,8 @@ struct Plan {
   std::uint64_t download_bytes() const;
   std::int64_t disk_bytes() const;
   std::size_t count(Verdict v) const;
+  // The steps that did not ask a server what they needed (StepPlan::not_asked).
+  std::size_t count_not_asked() const;
   // The changing steps' keeps: what the undo store will hold, and what of
   // it cannot be had (UndoKeep::from empty).
   std::uint64_t undo_store_bytes() const;

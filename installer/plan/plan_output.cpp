@@ -158,6 +158,9 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
     out += "Chose " + c.variable + "=" + c.value + " (" + c.how + ")" + (c.why.empty() ? "" : ": " + c.why) + "\n";
   }
   out += since_text(plan);
+  if (plan.offline)
+    out += "Offline (--offline): no server was asked. The steps marked \"not asked\" say what a plan with the "
+           "network would also check.\n";
   out += "\n";
   for (const auto& r : plan.refusals) {
     out += paint(style, "1;31", r.substr(0, r.find('\n'))) + (r.find('\n') == std::string::npos ? "" : r.substr(r.find('\n'))) + "\n";
@@ -202,6 +205,7 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
          " already done, " + std::to_string(checks) + (checks == 1 ? " check" : " checks");
   if (skipped) out += ", " + std::to_string(skipped) + " skipped";
   if (refused) out += ", " + paint(style, "1;31", std::to_string(refused) + " refused");
+  if (std::size_t not_asked = plan.count_not_asked()) out += ", " + std::to_string(not_asked) + " not asked offline";
   if (!plan.refusals.empty()) out += ", " + paint(style, "1;31", "the machine itself refused");
   out += apply_command.empty() ? ".\n" : ". Nothing has been changed.\n";
   if (plan.download_bytes() > 0 || plan.disk_bytes() != 0) {
@@ -214,6 +218,11 @@ std::string render_plan_text(const Plan& plan, const TextStyle& style, const std
   out += undo_store_text(plan);
   if (plan.refused()) {
     out += "Install would stop before changing anything: fix what is refused above first.\n";
+  } else if (plan.offline && changes) {
+    // An offline plan is never applied as it is: install asks what it did not.
+    if (!apply_command.empty())
+      out += "Run `" + apply_command + "` on the machine, with the network, to apply it: install plans again, "
+             "asks what this plan did not, and shows the whole plan before it changes anything.\n";
   } else if (changes) {
     if (!apply_command.empty()) out += "Run `" + apply_command + "` to apply it.\n";
   } else {
@@ -234,6 +243,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
                      {"details", s.plan.details},
                      {"changes", s.plan.changes},
                      {"irreversible", s.plan.irreversible}});
+    if (!s.plan.not_asked.empty()) steps.back()["not_asked"] = s.plan.not_asked;
     if (s.plan.download_bytes || s.plan.disk_bytes) {
       steps.back()["download_bytes"] = s.plan.download_bytes;
       steps.back()["disk_bytes"] = s.plan.disk_bytes;
@@ -253,6 +263,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
           {"tool_version", WSLGPU_VERSION},
           {"manifest", {{"name", plan.manifest_name}, {"description", plan.manifest_description}, {"source", plan.source}}},
           {"root", h.root},
+          {"offline", plan.offline},
           {"host", host},
           {"vars", plan.vars},
           {"choices", choices},
@@ -265,7 +276,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
           {"counts",
            {{"change", plan.count(Verdict::change)}, {"no-op", plan.count(Verdict::noop)},
             {"verify", plan.count(Verdict::verify)}, {"refused", plan.count(Verdict::refused)},
-            {"skipped", plan.count(Verdict::skipped)}}},
+            {"skipped", plan.count(Verdict::skipped)}, {"not_asked", plan.count_not_asked()}}},
           {"steps", steps}};
 }
 

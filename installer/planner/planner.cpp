@@ -7,7 +7,7 @@
 namespace wslgpu {
 
 Plan resolve_plan(const Manifest& manifest, const std::string& source_display, FileSystem& fs, ProcessRunner& runner,
-                  const HostFacts& host) {
+                  const HostFacts& host, bool offline) {
   Plan plan;
   plan.manifest_name = manifest.name;
   plan.manifest_description = manifest.description;
@@ -15,9 +15,11 @@ Plan resolve_plan(const Manifest& manifest, const std::string& source_display, F
   plan.vars = manifest.vars;
   plan.choices = manifest.choices;
   plan.host = host;
+  plan.offline = offline;
 
   OverlayFileSystem overlay(fs);
   StepContext ctx{overlay, runner, host, manifest.name};
+  ctx.offline = offline;
   auto host_vars = host.as_variables();
   auto lookup = [&](const std::string& name) -> std::optional<std::string> {
     if (auto it = manifest.vars.find(name); it != manifest.vars.end()) return it->second;

@@ -12,8 +12,9 @@ namespace wslgpu {
 
 // Probes each step in order through an overlay of FS, so that later steps
 // see the files earlier ones would write. `when` conditions are evaluated
-// against the manifest's variables and the host facts.
+// against the manifest's variables and the host facts. OFFLINE: ask no
+// server (StepContext::offline).
 Plan resolve_plan(const Manifest& manifest, const std::string& source_display, FileSystem& fs, ProcessRunner& runner,
-                  const HostFacts& host);
+                  const HostFacts& host, bool offline = false);
 
 }  // namespace wslgpu

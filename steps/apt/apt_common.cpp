@@ -153,19 +153,31 @@ std::string source_newer_than_lists(const FileSystem& fs) {
   return newer;
 }
 
-std::unique_ptr<PlanAptConfig> PlanAptConfig::create(StepContext& ctx, bool with_sources) {
+namespace {
+
+// The apt configuration files earlier steps of the plan write (in the overlay).
+std::vector<std::string> pending_apt_config(const StepContext& ctx) {
   auto* overlay = dynamic_cast<OverlayFileSystem*>(&ctx.fs);
   std::vector<std::string> pending;
   if (overlay)
     for (const auto& p : overlay->pending_paths())
       if (is_apt_config_path(p)) pending.push_back(p);
-  bool private_lists = false;
-  if (with_sources) {
-    // The target's own lists do for the plan when they describe its sources:
-    // by the tool's record of its last refresh, or, without one, by file times.
-    auto fresh = lists_freshness(ctx.fs, ctx.state_dir, now_s());
-    private_lists = !pending.empty() || (fresh.recorded ? !fresh.matches : !source_newer_than_lists(ctx.fs).empty());
-  }
+  return pending;
+}
+
+}  // namespace
+
+bool PlanAptConfig::needs_private_lists(StepContext& ctx) {
+  if (!pending_apt_config(ctx).empty()) return true;
+  // The target's own lists do for the plan when they describe its sources:
+  // by the tool's record of its last refresh, or, without one, by file times.
+  auto fresh = lists_freshness(ctx.fs, ctx.state_dir, now_s());
+  return fresh.recorded ? !fresh.matches : !source_newer_than_lists(ctx.fs).empty();
+}
+
+std::unique_ptr<PlanAptConfig> PlanAptConfig::create(StepContext& ctx, bool with_sources) {
+  const std::vector<std::string> pending = pending_apt_config(ctx);
+  const bool private_lists = with_sources && needs_private_lists(ctx);
 
   std::unique_ptr<PlanAptConfig> cfg(new PlanAptConfig());
   cfg->private_lists_ = private_lists;

@@ -55,6 +55,9 @@ std::string source_newer_than_lists(const FileSystem& fs);
 class PlanAptConfig {
  public:
   static std::unique_ptr<PlanAptConfig> create(StepContext& ctx, bool with_sources);
+  // Whether create(ctx, true) would need private lists, which only
+  // `apt-get update` fills, from the repositories' servers. Makes nothing.
+  static bool needs_private_lists(StepContext& ctx);
   ~PlanAptConfig();
   PlanAptConfig(const PlanAptConfig&) = delete;
   PlanAptConfig& operator=(const PlanAptConfig&) = delete;

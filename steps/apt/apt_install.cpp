@@ -127,6 +127,7 @@ class AptInstallStep : public Step {
       return p;
     }
 
+    if (ctx.offline && PlanAptConfig::needs_private_lists(ctx)) return plan_offline(g);
     auto config = PlanAptConfig::create(ctx, true);
     if (config->private_lists()) config->update(ctx);
 
@@ -318,6 +319,32 @@ class AptInstallStep : public Step {
     if (config->private_lists())
       p.details.push_back("(resolved against the sources that earlier steps add; an apt_update step must run after "
                           "them and before this one)");
+    return p;
+  }
+
+  // Offline, with package lists that only the repositories' servers can
+  // fill: what the step would install, as asked, and what it did not ask.
+  StepPlan plan_offline(const Gap& g) const {
+    StepPlan p;
+    p.verdict = Verdict::change;
+    p.not_asked = "apt's package lists of the repositories";
+    p.changes = nlohmann::json::array();
+    std::vector<std::string> named;
+    for (const auto& name : packages) {
+      const bool missing = contains(g.missing, name);
+      if (!missing && !contains(g.wrong_version, name)) continue;
+      named.push_back(spec_of(name) ? name + " " + spec_of(name)->text() : name);
+      nlohmann::json change = {{"type", "package"}, {"name", name}, {"action", missing ? "install" : "change version"}};
+      if (spec_of(name)) change["version"] = spec_of(name)->text();
+      change["not_asked"] = "apt's package lists of the repositories";
+      p.changes.push_back(change);
+    }
+    p.summary = "install " + name_list(named, named.size()) + " and what apt adds to " +
+                (named.size() == 1 ? "it" : "them") + " (not asked offline)";
+    p.activity = p.summary;
+    p.details.push_back("not asked offline: " + p.not_asked +
+                        ". The plan with the network lists every package apt would install, with its size, and "
+                        "refuses a kernel-module (DKMS) package among them.");
     return p;
   }
 

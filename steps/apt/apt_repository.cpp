@@ -49,7 +49,10 @@ class AptRepositoryStep : public Step, public AptRepositorySpec {
 
     std::string key;
     std::optional<OpenPgpKey> pgp;
-    if (auto refused = obtain_key(*this, ctx, key, pgp)) return *refused;
+    if (auto refused = obtain_key(*this, ctx, key, pgp)) {
+      if (refused->not_asked.empty()) return *refused;
+      return plan_own_files(ctx, files, matching, key, pgp, not_reused, refused->not_asked);
+    }
     return plan_own_files(ctx, files, matching, key, pgp, not_reused);
   }
 
@@ -101,10 +104,15 @@ class AptRepositoryStep : public Step, public AptRepositorySpec {
 
   StepPlan plan_own_files(StepContext& ctx, const std::vector<AptSourcesFile>& files,
                           const std::vector<const AptSourceEntry*>& matching, const std::string& key,
-                          const std::optional<OpenPgpKey>& pgp, const std::vector<std::string>& not_reused) const {
+                          const std::optional<OpenPgpKey>& pgp, const std::vector<std::string>& not_reused,
+                          const std::string& key_not_asked = "") const {
     StepPlan p;
     p.details = not_reused;
-    const std::string key_path = "/etc/apt/keyrings/" + name + (is_armoured(key) ? ".asc" : ".gpg");
+    // A key not fetched (offline) is named as its URL suggests: ".gpg" for a
+    // binary key, else armoured; the plan with the network reads the bytes.
+    const bool armoured = key_not_asked.empty() ? is_armoured(key)
+                                                : !(key_url.size() > 4 && key_url.compare(key_url.size() - 4, 4, ".gpg") == 0);
+    const std::string key_path = "/etc/apt/keyrings/" + name + (armoured ? ".asc" : ".gpg");
     const FileAttrs attrs{0644, 0, 0};
     const std::set<const AptSourceEntry*> taken(matching.begin(), matching.end());
 
@@ -124,7 +132,18 @@ class AptRepositoryStep : public Step, public AptRepositorySpec {
     if (!components.empty()) src.set("Components", join_repo(components));
     if (!architectures.empty()) src.set("Architectures", join_repo(architectures));
     src.set("Signed-By", key_path);
-    bool key_changes = plan_file(ctx.fs, key_path, key, attrs, p);
+    bool key_changes = true;
+    if (key_not_asked.empty()) {
+      key_changes = plan_file(ctx.fs, key_path, key, attrs, p);
+    } else {
+      p.not_asked = key_not_asked;
+      p.verdict = Verdict::change;
+      p.details.push_back("not asked offline: " + key_not_asked + " (the plan with the network fetches it and uses it "
+                          "only if it is the pinned key" +
+                          (key_fingerprint.empty() ? "" : " " + format_fingerprint(key_fingerprint)) + "; it becomes " +
+                          key_path + ")");
+      p.changes.push_back({{"type", "file"}, {"path", key_path}, {"action", "create"}, {"not_asked", key_not_asked}});
+    }
     bool sources_change = plan_file(ctx.fs, sources_path(), format_deb822({src}), attrs, p);
 
     // 4. Leftover pins of the same origin, then this step's pin.
@@ -140,7 +159,8 @@ class AptRepositoryStep : public Step, public AptRepositorySpec {
     std::string summary;
     if (key_changes || sources_change || pin_changes) {
       summary = (ctx.fs.stat(sources_path()) ? "update " : "add ") + sources_path();
-      summary += ", key " + base_name_of(key_path) + " (" + key_note(*this) + ")";
+      summary += ", key " + base_name_of(key_path) + " (" +
+                 (key_not_asked.empty() ? key_note(*this) : std::string("not asked offline")) + ")";
       if (!pin_origin.empty()) summary += ", pin " + std::to_string(pin_priority);
     }
     if (!replaced.empty())

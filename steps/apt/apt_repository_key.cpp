@@ -204,11 +204,21 @@ std::optional<StepPlan> obtain_key(const AptRepositorySpec& repo, StepContext& c
     return std::nullopt;
   }
   const std::string what = "the key at " + repo.key_url;
+  // Offline, a key that is not at hand is not fetched: the plan goes on
+  // without it and says so (StepPlan::not_asked).
+  const bool may_fetch = !ctx.offline || repo.key_url.rfind("file://", 0) == 0;
+  auto not_asked = [&] {
+    StepPlan p;
+    p.verdict = Verdict::change;
+    p.not_asked = what;
+    return p;
+  };
   const std::string cached =
       ctx.state_dir + "/cache/keys/" + (repo.key_fingerprint.empty() ? repo.key_sha256 : repo.key_fingerprint) + ".key";
   if (repo.key_fingerprint.empty()) {
     auto info = ctx.fs.stat(cached);
     if (!info || info->type != FileType::regular || sha256_hex(ctx.fs.read(cached)) != repo.key_sha256) {
+      if (!may_fetch) return not_asked();
       if (auto no_root = refusal_without_root(ctx, cached)) return no_root;
       DownloadRequest req;
       req.url = repo.key_url;
@@ -251,6 +261,11 @@ std::optional<StepPlan> obtain_key(const AptRepositorySpec& repo, StepContext& c
     pgp = expired->key;
     return std::nullopt;
   };
+  if (!may_fetch) {
+    if (!expired) return not_asked();
+    pgp = expired->key;  // the cached key, whose expiry the plan shows
+    return std::nullopt;
+  }
   if (auto failed = failed_key_urls().find(repo.key_url); failed != failed_key_urls().end())
     return give_up(fetch_refusal(repo, failed->second));
   if (auto no_root = refusal_without_root(ctx, cached)) return give_up(*no_root);

@@ -27,7 +27,9 @@ KeyCheck check_fingerprint(const AptRepositorySpec& repo, const std::string& byt
 
 // REPO's key into BYTES (and PGP, when pinned by fingerprint), checked
 // against key_sha256 or key_fingerprint; or the refusal that says why it
-// cannot be used. Throws StepFailure when key_file is missing or has another
+// cannot be used; or, in a plan made offline (StepContext::offline) when the
+// key is neither in the cache nor a file, a plan whose not_asked names the
+// key it did not fetch (BYTES stays empty). Throws StepFailure when key_file is missing or has another
 // hash. A key URL that could not be fetched is not asked again in this run.
 std::optional<StepPlan> obtain_key(const AptRepositorySpec& repo, StepContext& ctx, std::string& bytes,
                                    std::optional<OpenPgpKey>& pgp);

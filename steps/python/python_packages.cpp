@@ -347,6 +347,13 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
 
 void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
                                                const std::vector<InstalledDist>& dists) const {
+  if (ctx.offline) {
+    // The sizes are the servers' to say; pip itself resolves at install.
+    p.not_asked = "the wheels' sizes";
+    p.details.push_back("not asked offline: " + p.not_asked + " (the plan with the network asks the index what pip "
+                        "would download, and the disk-space guard counts it)");
+    return;
+  }
   std::vector<WantedWheel> wanted;
   std::map<std::string, std::string> installed;
   for (const auto& d : dists) installed[d.key] = d.version;

@@ -10,5 +10,6 @@ extern const char* const kSourceDir;    // the top of the source tree
 extern const char* const kToolBinary;   // the built wslgpu-setup
 extern const char* const kFetchBinary;  // the built wslgpu-setup-fetch
 extern const char* const kCorpusDir;    // WSLGPU_CORPUS_DIR: real files, read in place (may be absent)
+extern const char* const kCMakeCommand;  // the cmake that configured the build (runs cmake/*.cmake scripts)
 
 }  // namespace wslgpu::testing
