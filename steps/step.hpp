@@ -66,6 +66,17 @@ struct StepContext {
   // do and what it did not ask, and keeps its verdict; such a plan is shown,
   // never installed (install always plans again, with the network).
   bool offline = false;
+  // While a transaction is checked for drift or rolled back, its steps are
+  // visited latest first, with this one context: a step may note here what
+  // it made, for an earlier step of the same transaction to read. A
+  // python_packages step notes the distributions it left in a venv this
+  // transaction created ({"VENV": {"dists": [keys], "whole": bool}}), so
+  // that python_venv tells them from what the user added since.
+  nlohmann::json made_by_later_steps = nlohmann::json::object();
+  // Where undo tells the user what they must know (a venv moved aside
+  // rather than deleted): printed after the rollback as "note: ...", and
+  // the JSON's notices. nullptr when nobody collects them.
+  std::vector<std::string>* notices = nullptr;
 
   // The target's users and groups, read once per plan rather than once per
   // step (a plan of a thousand file steps spent half its time re-reading

@@ -151,6 +151,8 @@ int main(int argc, char** argv) {
   auto* rb = recover->add_flag("--rollback", recover_rollback, "Undo what the interrupted run did");
   auto* rs = recover->add_flag("--resume", recover_resume, "Finish the interrupted run");
   rb->excludes(rs);
+  recover->add_flag("--force", recover_options.force, "With --rollback: even when what the run changed has changed since")
+      ->needs(rb);
   add_change_options(recover, recover_options, recover_output);
 
   auto* history = app.add_subcommand("history", "List transactions, or show one");

@@ -36,8 +36,24 @@ RunResult undo_transaction(Transactions& tx, Journal& journal, const Manifest& m
     r.failed = true;
     r.rc = static_cast<int>(ExitCode::needs_recovery);
   }
+  r.notices = tx.rollback_notices();
   r.changed = !r.undone.empty();
   return r;
+}
+
+// What JOURNAL's transaction changed that has changed since (files, a
+// venv's distributions, what the user added to a venv it created): named,
+// and refused (exit 3) before anything is undone, unless FORCE.
+void refuse_drift(Transactions& tx, const Journal& journal, const Manifest& manifest, const std::string& id,
+                  bool force) {
+  auto drift = tx.drifted(journal, manifest);
+  if (drift.empty() || force) return;
+  std::string msg = drift.size() == tx.drifted_files(journal).size()
+                        ? "files that transaction " + id + " wrote have changed since:"
+                        : "what transaction " + id + " changed has changed since:";
+  for (const auto& d : drift) msg += "\n  " + d;
+  throw Error(ExitCode::refused, msg + "\nRolling back would overwrite those changes. Nothing was changed; "
+                                       "pass --force to roll back anyway.");
 }
 
 // After a rollback that a signal could not stop: the exit status says it
@@ -75,15 +91,7 @@ int run_rollback(const GlobalOptions& g, const std::string& id, const ChangeOpti
   // The manifest as the transaction ran it (its user), whose steps say what
   // changed since in what they undo (a venv's distributions).
   Manifest manifest = manifest_of(journal, s);
-  auto drift = tx.drifted(journal, manifest);
-  if (!drift.empty() && !o.force) {
-    std::string msg = drift.size() == tx.drifted_files(journal).size()
-                          ? "files that transaction " + id + " wrote have changed since:"
-                          : "what transaction " + id + " changed has changed since:";
-    for (const auto& d : drift) msg += "\n  " + d;
-    throw Error(ExitCode::refused, msg + "\nRolling back would overwrite those changes. Nothing was changed; "
-                                         "pass --force to roll back anyway.");
-  }
+  refuse_drift(tx, journal, manifest, id, o.force);
   if (interactive(o) && !confirm("Roll back transaction " + id + " (" + summary.manifest + ")?")) {
     throw_if_interrupted("at the question; nothing was changed");
     return 0;
@@ -118,6 +126,9 @@ int run_recover(const GlobalOptions& given, bool rollback, const ChangeOptions& 
   Manifest manifest = manifest_of(journal, s);
   tx.set_allow_partial_undo(o.allow_partial_undo);
   if (rollback) {
+    // A rollback that already began (half undone) was agreed to, with
+    // --force where it needed it: finishing it asks nothing again.
+    if (t->status != "half_undone") refuse_drift(tx, journal, manifest, t->id, o.force);
     RunResult r = undo_transaction(tx, journal, manifest, text_callbacks(g, o.output == OutputFormat::text));
     return finish_rollback(g, o, r);
   }

@@ -497,6 +497,8 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
                                                 const RunCallbacks& callbacks) {
   StepContext ctx{fs_, runner_, host_, manifest.name, state_dir_};
   ctx.progress = callbacks.progress;
+  rollback_notices_.clear();
+  ctx.notices = &rollback_notices_;
   auto records = journal.records();
   auto steps = fold(records);
   // Every copy undo will install is checked before anything is undone: a
@@ -570,13 +572,19 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
 std::vector<std::string> Transactions::drifted(const Journal& journal, const Manifest& manifest) {
   std::vector<std::string> out = drifted_files(journal);
   StepContext ctx{fs_, runner_, host_, manifest.name, state_dir_};
-  for (const auto& s : fold(journal.records())) {
+  // Latest first, as a rollback visits them (StepContext::made_by_later_steps).
+  auto steps = fold(journal.records());
+  std::vector<std::string> steps_drift;
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    const StepRecord& s = *it;
     if (s.undone || !s.undo) continue;
     const ManifestStep* ms = find_step(manifest, s.id);
     if (!ms) continue;
     ctx.step_id = s.id;
-    for (const auto& d : ms->step->drift(ctx, *s.undo)) out.push_back(d);
+    auto said = ms->step->drift(ctx, *s.undo);
+    steps_drift.insert(steps_drift.begin(), said.begin(), said.end());
   }
+  out.insert(out.end(), steps_drift.begin(), steps_drift.end());
   return out;
 }
 

@@ -98,6 +98,9 @@ class Transactions {
   // `undo_failed` record and throws RollbackFailure: the transaction is then
   // half undone, and `recover --rollback` or `rollback ID` finishes it.
   std::vector<std::string> rollback(Journal& journal, const Manifest& manifest, const RunCallbacks& callbacks);
+  // What the last rollback's undos told the user (StepContext::notices):
+  // a venv moved aside rather than removed.
+  const std::vector<std::string>& rollback_notices() const { return rollback_notices_; }
 
   // Files that the transaction wrote and that have changed since (drift),
   // among the steps not yet undone: those a rollback killed half way already
@@ -155,6 +158,7 @@ class Transactions {
   const HostFacts& host_;
   std::string state_dir_;
   bool allow_partial_undo_ = false;
+  std::vector<std::string> rollback_notices_;
 };
 
 // Writes what PLAN's steps asked to remember (StepPlan::remember) into the

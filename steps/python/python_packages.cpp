@@ -521,7 +521,28 @@ nlohmann::json PythonPackagesStep::apply(StepContext& ctx, const StepPlan& plan)
   return data;
 }
 
+namespace {
+
+// What this step left in its venv, for python_venv's drift and undo of a
+// venv the transaction created (StepContext::made_by_later_steps): the
+// distributions after pip, or the whole venv when apply never finished
+// (killed during pip: nobody can have added anything since).
+void note_made(StepContext& ctx, const nlohmann::json& data, const std::string& venv) {
+  const bool partial = data.value("partial", false);
+  const nlohmann::json& rec = partial ? data.value("pre", nlohmann::json::object()) : data;
+  nlohmann::json& made = ctx.made_by_later_steps[rec.value("venv", venv)];
+  if (!made.is_object()) made = nlohmann::json::object();
+  if (partial) made["whole"] = true;
+  if (!data.contains("after")) return;
+  std::set<std::string> dists = made.value("dists", std::set<std::string>{});
+  for (const auto& [key, d] : dist_set_from_json(data["after"])) dists.insert(key);
+  made["dists"] = dists;
+}
+
+}  // namespace
+
 std::vector<std::string> PythonPackagesStep::drift(StepContext& ctx, const nlohmann::json& data) const {
+  note_made(ctx, data, venv);
   if (!data.contains("after")) return {};
   std::vector<std::string> out;
   std::string at = data.value("venv", venv);
@@ -531,6 +552,7 @@ std::vector<std::string> PythonPackagesStep::drift(StepContext& ctx, const nlohm
 }
 
 void PythonPackagesStep::undo(StepContext& ctx, const nlohmann::json& data) {
+  note_made(ctx, data, venv);
   // A transaction of a version that moved old files aside inside the venv.
   if (data.contains("undo_dir") || (data.value("partial", false) && data["pre"].contains("undo_dirs"))) {
     undo_moved_aside(ctx, data.value("venv", venv), owner, site(), data);

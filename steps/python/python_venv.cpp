@@ -1,10 +1,13 @@
 #include "steps/python/python_venv.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include "installer/formats/python_dist.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/paths.hpp"
 #include "steps/commands/command.hpp"
 #include "steps/python/python_common.hpp"
+#include "steps/python/venv_additions.hpp"
 
 namespace wslgpu {
 
@@ -93,7 +96,40 @@ class PythonVenvStep : public Step {
     if (!r.ok()) throw StepFailure(venv_failure(c, r));
     if (!ctx.fs.stat(cfg_path()))
       throw StepFailure("`" + c.display() + "` exited 0 but " + cfg_path() + " is not there");
+    // What `python -m venv` made, so that a rollback tells it from what the user adds.
+    data["skeleton"] = venv_skeleton(ctx.fs, path).to_json();
     return data;
+  }
+
+  // What the venv this transaction created holds now that the transaction
+  // did not put there (venv_additions.hpp), or nothing: for a venv that was
+  // there before, or an apply that never finished (killed while `python -m
+  // venv` ran: nobody can have added anything since).
+  VenvAdditions additions(StepContext& ctx, const nlohmann::json& data) const {
+    if (data.value("partial", false) || !data.value("created", false)) return {};
+    const std::string at = data.value("path", this->path);
+    const nlohmann::json made = ctx.made_by_later_steps.value(at, nlohmann::json::object());
+    if (made.value("whole", false)) return {};
+    return venv_additions(ctx.fs, at, skeleton_of(data), made.value("dists", std::set<std::string>{}));
+  }
+
+  // The skeleton apply recorded; for a transaction recorded before it did,
+  // what `python -m venv` makes by name (pyvenv.cfg, bin/python*, the
+  // activate scripts) and pip's own distributions.
+  static VenvSkeleton skeleton_of(const nlohmann::json& data) {
+    if (data.contains("skeleton")) return VenvSkeleton::from_json(data["skeleton"]);
+    VenvSkeleton s;
+    s.dists = {"pip", "setuptools", "wheel"};
+    s.loose_files = {"pyvenv.cfg", "bin/activate", "bin/activate.csh", "bin/activate.fish", "bin/Activate.ps1"};
+    return s;
+  }
+
+  std::vector<std::string> drift(StepContext& ctx, const nlohmann::json& data) const override {
+    VenvAdditions added = additions(ctx, data);
+    if (added.empty()) return {};
+    const std::string at = data.value("path", this->path);
+    return {at + ": " + added.text() + ", added since this transaction created the venv (rolling back with --force "
+            "moves the venv aside to " + moved_aside_path(ctx.fs, at) + " instead of removing it)"};
   }
 
   std::string venv_failure(const Command& c, const ProcessResult& r) const {
@@ -125,6 +161,13 @@ class PythonVenvStep : public Step {
       if (!data.value("created", false)) return;
       existed = data.value("existed", true);
       parents = data.value("parents", std::vector<std::string>{});
+      // What the user added since is never deleted: the venv goes aside
+      // whole (its contents, where the folder was there before), named.
+      VenvAdditions added = additions(ctx, data);
+      if (!added.empty()) {
+        move_aside(ctx, data, at, existed, added);
+        return;
+      }
     }
     if (existed) {
       // An empty folder that was there: empty it again, keep it.
@@ -137,6 +180,24 @@ class PythonVenvStep : public Step {
       auto info = ctx.fs.lstat(*it);
       if (info && info->type == FileType::directory && ctx.fs.list(*it).empty()) ctx.fs.remove(*it);
     }
+  }
+
+  void move_aside(StepContext& ctx, const nlohmann::json& data, const std::string& at, bool existed,
+                  const VenvAdditions& added) {
+    const std::string aside = moved_aside_path(ctx.fs, at);
+    if (existed) {
+      std::string why;
+      auto user = find_venv_owner(Accounts(ctx.fs), data.value("owner", owner), why);
+      if (!user) throw StepFailure("cannot move the venv " + at + " aside: " + why);
+      make_dirs_as(ctx, *user, {aside});
+      for (const auto& name : ctx.fs.list(at)) ctx.fs.rename(at + "/" + name, aside + "/" + name);
+    } else {
+      ctx.fs.rename(at, aside);
+    }
+    std::string note = "the venv " + at + " that this transaction created held what was added since (" + added.text() +
+                       "): it was moved aside to " + aside + ", not removed";
+    spdlog::info("{}", note);
+    if (ctx.notices) ctx.notices->push_back(note);
   }
 };
 

@@ -36,7 +36,10 @@ void walk(const FileSystem& fs, const std::string& venv, const std::string& rel,
   }
 }
 
-// The files RECORD of D names inside VENV, and D's .dist-info folder.
+std::string dist_text(const DistVersion& d) { return d.name + " " + d.version; }
+
+}  // namespace
+
 std::vector<std::string> record_paths(const FileSystem& fs, const std::string& venv, const InstalledDist& d) {
   std::vector<std::string> out;
   std::string site = parent_path(d.dist_info);
@@ -50,10 +53,6 @@ std::vector<std::string> record_paths(const FileSystem& fs, const std::string& v
   }
   return out;
 }
-
-std::string dist_text(const DistVersion& d) { return d.name + " " + d.version; }
-
-}  // namespace
 
 DistSet dist_set(const FileSystem& fs, const std::string& site) {
   DistSet out;

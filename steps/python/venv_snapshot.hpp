@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "installer/formats/python_dist.hpp"
 #include "installer/host/accounts.hpp"
 #include "steps/step.hpp"
 
@@ -44,6 +45,10 @@ struct DistVersion {
   bool operator==(const DistVersion&) const = default;
 };
 using DistSet = std::map<std::string, DistVersion>;
+
+// The files the RECORD of D names inside VENV (target paths), without D's
+// own .dist-info folder; none when it has no RECORD.
+std::vector<std::string> record_paths(const FileSystem& fs, const std::string& venv, const InstalledDist& d);
 
 // The distributions of the site-packages folder SITE.
 DistSet dist_set(const FileSystem& fs, const std::string& site);

@@ -11,7 +11,13 @@
 #   - with no network at all, the rollback of T2 gives back the 7.2 venv:
 #     the same `name==version` set (`pip list`), the same files with the
 #     same bytes (bytecode caches aside), the user's userpkg kept;
-#   - the rollback of T1 removes the venv whole: the root is as before.
+#   - the user saves a file of their own in the venv (notes.txt): the
+#     rollback of T1, which created the venv, names userpkg and notes.txt as
+#     added since, exits 3 and changes nothing (issue 54: it deleted them);
+#   - with --force (and --output json) it moves the venv aside to
+#     VENV.kept-by-rollback, says so in its notices, and removes nothing of
+#     the user's: userpkg and notes.txt are there; with that folder gone, the
+#     root is as before.
 
 scenario() {
   require_tool_command install
@@ -114,9 +120,32 @@ PY
   fi
   [[ ! -e $ROOT$REALROOT_STATE_DIR/tx/$t2/undo ]] || fail "the rollback left T2's undo store"
 
-  # The venv T1 made goes whole, the user's userpkg with it.
+  # The venv T1 made holds the user's userpkg and a file of theirs: never deleted.
+  as_user_login "echo 'my results' > $PYTORCH_VENV/notes.txt" || fail "the user could not write notes.txt"
+  snapshot "$ROOT" "$tmp/added" --exclude "$REALROOT_STATE_DIR"
   tool --root "$ROOT" rollback "$t1" --yes
-  assert_status 0 "rollback of T1"
+  assert_status 3 "rollback of T1 with the user's userpkg and notes.txt in the venv it created"
+  assert_contains "$TOOL_ERR" "$PYTORCH_VENV: userpkg 1\.0 and 1 file \(notes\.txt\), added since this transaction created the venv" \
+    "rollback of T1: what the user added, named"
+  assert_contains "$TOOL_ERR" "moves the venv aside to $PYTORCH_VENV\.kept-by-rollback instead of removing it" \
+    "rollback of T1: what --force would do"
+  snapshot "$ROOT" "$tmp/added-after" --exclude "$REALROOT_STATE_DIR"
+  assert_same_snapshot "$tmp/added" "$tmp/added-after" "a refused rollback of T1 changed the root"
+
+  tool --root "$ROOT" rollback "$t1" --yes --force --output json
+  assert_status 0 "rollback of T1 with --force"
+  local notices
+  notices=$(jq -r '.notices[]' <<<"$TOOL_OUT") || fail "rollback --output json printed no JSON: $TOOL_OUT"
+  assert_contains "$notices" "the venv $PYTORCH_VENV that this transaction created held what was added since \(userpkg 1\.0 and 1 file \(notes\.txt\)\): it was moved aside to $PYTORCH_VENV\.kept-by-rollback, not removed" \
+    "rollback of T1: the note"
+  [[ ! -e $ROOT$PYTORCH_VENV ]] || fail "the venv is still at $PYTORCH_VENV"
+  local aside=$ROOT$PYTORCH_VENV.kept-by-rollback
+  assert_eq "$(cat "$aside/notes.txt")" "my results" "the user's notes.txt, moved aside"
+  ls -d "$aside/lib/python$PYTORCH_PYTHON/site-packages/userpkg-1.0.dist-info" >/dev/null ||
+    fail "the user's userpkg is not in $aside"
+  # The folder T1 made for the venv stays: it holds the moved-aside venv.
+  rm -rf "$aside"
+  rmdir "${aside%/*}" || fail "${aside%/*} holds more than the moved-aside venv: $(ls -A "${aside%/*}")"
   snapshot "$ROOT" "$tmp/after" --exclude "$REALROOT_STATE_DIR"
-  assert_same_snapshot "$tmp/before" "$tmp/after" "the rollbacks left the root different from before T1"
+  assert_same_snapshot "$tmp/before" "$tmp/after" "the rollbacks (and the moved-aside venv removed) left the root different from before T1"
 }

@@ -133,3 +133,89 @@ TEST_CASE("an empty owner (${host.user} on a root without a WSL user) loads, and
   CHECK(contains(p.summary, "no user to own the virtual environment: this root has no WSL user yet"));
   CHECK(contains(p.summary, "--user NAME"));
 }
+
+namespace {
+
+// A distribution as pip leaves it in the venv at /home/alice/envs/torch,
+// owned by alice: its module file and a dist-info with METADATA and RECORD.
+void add_dist(PythonRoot& root, const std::string& name, const std::string& version) {
+  const std::string site = "/home/alice/envs/torch/lib/python3.12/site-packages/";
+  const std::string info = name + "-" + version + ".dist-info";
+  root.fs.add_file(site + name + "/__init__.py", "", 0644, 1000, 1000);
+  root.fs.add_file(site + info + "/METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n",
+                   0644, 1000, 1000);
+  root.fs.add_file(site + info + "/RECORD",
+                   name + "/__init__.py,,\n" + info + "/METADATA,,\n" + info + "/RECORD,,\n", 0644, 1000, 1000);
+}
+
+}  // namespace
+
+TEST_CASE("a venv the run created holds what the user added since: drift names it, and undo moves the venv aside, "
+          "never removing it") {
+  PythonRoot root;
+  root.fs.add_file("/usr/bin/python3", "");
+  auto step = build_ok(kVenvStep);
+  auto data = step->apply(root.ctx, step->plan(root.ctx));
+  // `python -m venv` (the fake runner's) left bin/python and pyvenv.cfg: the skeleton.
+  CHECK(data["skeleton"]["loose_files"] == nlohmann::json::array({"bin/python", "pyvenv.cfg"}));
+  // A later python_packages step of the same transaction installed torch.
+  add_dist(root, "torch", "2.0");
+  auto made_by_torch_step = [&] {
+    root.ctx.made_by_later_steps = {{"/home/alice/envs/torch", {{"dists", {"torch"}}}}};
+  };
+  made_by_torch_step();
+  CHECK(step->drift(root.ctx, data).empty());
+
+  // Since then, the user's own distribution and a file of theirs.
+  add_dist(root, "userpkg", "1.0");
+  root.fs.add_file("/home/alice/envs/torch/notes.txt", "my results", 0644, 1000, 1000);
+  made_by_torch_step();
+  auto drift = step->drift(root.ctx, data);
+  REQUIRE(drift.size() == 1);
+  CHECK(drift[0] == "/home/alice/envs/torch: userpkg 1.0 and 1 file (notes.txt), added since this transaction created "
+                    "the venv (rolling back with --force moves the venv aside to "
+                    "/home/alice/envs/torch.kept-by-rollback instead of removing it)");
+  // Without a later step's word, torch is not known to be the run's: not removed either.
+  root.ctx.made_by_later_steps = nlohmann::json::object();
+  CHECK(contains(step->drift(root.ctx, data).at(0), ": torch 2.0, userpkg 1.0 and 1 file (notes.txt), added since"));
+
+  std::vector<std::string> notices;
+  root.ctx.notices = &notices;
+  made_by_torch_step();
+  step->undo(root.ctx, data);
+  CHECK_FALSE(root.fs.lstat("/home/alice/envs/torch"));
+  CHECK(root.fs.read("/home/alice/envs/torch.kept-by-rollback/notes.txt") == "my results");
+  CHECK(root.fs.stat("/home/alice/envs/torch.kept-by-rollback/lib/python3.12/site-packages/userpkg-1.0.dist-info/METADATA"));
+  CHECK(notices == std::vector<std::string>{
+                       "the venv /home/alice/envs/torch that this transaction created held what was added since "
+                       "(userpkg 1.0 and 1 file (notes.txt)): it was moved aside to "
+                       "/home/alice/envs/torch.kept-by-rollback, not removed"});
+  // Its parent, which the run made, holds the moved venv: it stays.
+  CHECK(root.fs.stat("/home/alice/envs"));
+}
+
+TEST_CASE("a venv the run created holding only what the run made is removed whole, and a second aside name is found") {
+  PythonRoot root;
+  root.fs.add_file("/usr/bin/python3", "");
+  auto before = snapshot(root.fs);
+  auto step = build_ok(kVenvStep);
+  auto data = step->apply(root.ctx, step->plan(root.ctx));
+  add_dist(root, "torch", "2.0");
+  root.ctx.made_by_later_steps = {{"/home/alice/envs/torch", {{"dists", {"torch"}}}}};
+  step->undo(root.ctx, data);
+  CHECK(snapshot(root.fs) == before);
+
+  // A killed python_packages step ("whole"): all of the venv is the run's.
+  data = step->apply(root.ctx, step->plan(root.ctx));
+  add_dist(root, "torch", "2.0");
+  root.ctx.made_by_later_steps = {{"/home/alice/envs/torch", {{"whole", true}}}};
+  CHECK(step->drift(root.ctx, data).empty());
+
+  // The first aside name is taken: the next one is used, and named.
+  root.fs.add_file("/home/alice/envs/torch.kept-by-rollback/old.txt", "", 0644, 1000, 1000);
+  root.fs.add_file("/home/alice/envs/torch/notes.txt", "mine", 0644, 1000, 1000);
+  root.ctx.made_by_later_steps = {{"/home/alice/envs/torch", {{"dists", {"torch"}}}}};
+  CHECK(contains(step->drift(root.ctx, data).at(0), "moves the venv aside to /home/alice/envs/torch.kept-by-rollback-2 "));
+  step->undo(root.ctx, data);
+  CHECK(root.fs.read("/home/alice/envs/torch.kept-by-rollback-2/notes.txt") == "mine");
+}
