@@ -73,6 +73,13 @@ struct StepContext {
   // transaction created ({"VENV": {"dists": [keys], "whole": bool}}), so
   // that python_venv tells them from what the user added since.
   nlohmann::json made_by_later_steps = nlohmann::json::object();
+  // The other way, during apply (one context for a run's steps): python_venv
+  // notes the venvs it created ({"VENV": {"created": true}}), so that a
+  // later python_packages step records that its venv is the run's own.
+  nlohmann::json made_by_earlier_steps = nlohmann::json::object();
+  // --allow-partial-undo: a rollback goes on without what undo_blocker()
+  // said is gone, and the step's undo leaves that part as it is.
+  bool allow_partial_undo = false;
   // Where undo tells the user what they must know (a venv moved aside
   // rather than deleted): printed after the rollback as "note: ...", and
   // the JSON's notices. nullptr when nobody collects them.
@@ -118,6 +125,12 @@ class Step {
   virtual std::string after_restore(StepContext& /*ctx*/, const nlohmann::json& /*undo_data*/) { return ""; }
 
   virtual nlohmann::json snapshot(StepContext& /*ctx*/) const { return nlohmann::json::object(); }
+
+  // What undo of apply's UNDO_DATA needs that is gone (a kept venv whose
+  // undo store was pruned or deleted), "" for nothing. A rollback asks every
+  // step before it undoes anything, and stops with nothing changed (exit 3)
+  // on an answer, unless --allow-partial-undo (StepContext::allow_partial_undo).
+  virtual std::string undo_blocker(StepContext& /*ctx*/, const nlohmann::json& /*undo_data*/) const { return ""; }
 
   // What changed since apply left the machine, in state undo would act on
   // (UNDO_DATA is apply's data): one line each ("torch 2.14.1+cu130, now

@@ -1,6 +1,7 @@
 // `wslgpu-setup history [ID]`: the transactions, or one's journal, with the
 // size of each undo store; `history --prune` removes the stores that
 // installer/undo/retention.hpp lets go.
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <set>
@@ -56,6 +57,23 @@ std::size_t kept_count(const std::vector<nlohmann::json>& records) {
   return n;
 }
 
+// The venvs that were there before the transaction of RECORDS and whose
+// files its store keeps (python_packages' undo data): what a rollback can no
+// longer give back once the store is pruned, unless the user reinstalls
+// their old distributions by hand. A venv the transaction created needs no
+// store (it is removed whole).
+std::vector<std::string> venvs_kept_in_store(const std::vector<nlohmann::json>& records) {
+  std::vector<std::string> venvs;
+  for (const auto& r : records) {
+    if (r.value("type", "") != "outcome" || r.value("status", "") != "applied") continue;
+    const nlohmann::json undo = r.value("undo", nlohmann::json::object());
+    if (!undo.is_object() || !undo.contains("kept") || !undo.contains("venv") || undo.value("new_venv", false)) continue;
+    std::string venv = undo.value("venv", "");
+    if (std::find(venvs.begin(), venvs.end(), venv) == venvs.end()) venvs.push_back(venv);
+  }
+  return venvs;
+}
+
 int prune_stores(const GlobalOptions& g, OutputFormat output) {
   refuse_unless_root(g, "history --prune");
   Session s(g);
@@ -71,11 +89,16 @@ int prune_stores(const GlobalOptions& g, OutputFormat output) {
   nlohmann::json pruned = nlohmann::json::array();
   std::uint64_t freed = 0;
   for (const auto& p : prunable_stores(uses)) {
+    auto venvs = venvs_kept_in_store(Journal::open(tx.tx_root(), p.id).records());
     prune_store_folder(tx.tx_root() + "/" + p.id + "/undo", p.why);
     freed += p.store_bytes;
-    pruned.push_back({{"id", p.id}, {"why", p.why}, {"bytes", p.store_bytes}});
-    if (output == OutputFormat::text)
-      std::cout << "Removed the undo store of " << p.id << " (" << human_size(p.store_bytes) << "): " << p.why << "\n";
+    pruned.push_back({{"id", p.id}, {"why", p.why}, {"bytes", p.store_bytes}, {"venvs_given_up", venvs}});
+    if (output != OutputFormat::text) continue;
+    std::cout << "Removed the undo store of " << p.id << " (" << human_size(p.store_bytes) << "): " << p.why << "\n";
+    for (const auto& v : venvs)
+      std::cout << "  rollback " << p.id << " can no longer put back the venv " << v
+                << " as it was: it will name the distributions to reinstall by hand first, or leave the venv as it "
+                   "is with --allow-partial-undo\n";
   }
   if (output == OutputFormat::json) {
     std::cout << nlohmann::json{{"pruned", pruned}, {"freed_bytes", freed}}.dump(2) << "\n";
@@ -83,7 +106,8 @@ int prune_stores(const GlobalOptions& g, OutputFormat output) {
     std::cout << "No undo store can go: every one still serves a transaction that can be rolled back.\n";
   } else {
     std::cout << "Freed " << human_size(freed) << ". Those transactions stay in the history; rolling one back now "
-              << "asks apt's sources for the old versions.\n";
+              << "asks apt's sources for the old versions, and stops before it changes anything where its store "
+                 "held what nothing else can give back.\n";
   }
   return 0;
 }

@@ -515,6 +515,23 @@ std::vector<std::string> Transactions::rollback(Journal& journal, const Manifest
     if (!allow_partial_undo_) throw;
     spdlog::warn("{} Going on without the undo store (--allow-partial-undo).", e.what());
   }
+  // What else undo needs, asked of every step before anything is undone.
+  ctx.allow_partial_undo = allow_partial_undo_;
+  std::vector<std::string> blockers;
+  for (const auto& s : steps) {
+    if (s.undone || !s.undo) continue;
+    if (const ManifestStep* ms = find_step(manifest, s.id)) {
+      ctx.step_id = s.id;
+      if (std::string why = ms->step->undo_blocker(ctx, *s.undo); !why.empty()) blockers.push_back(why);
+    }
+  }
+  if (!blockers.empty() && !allow_partial_undo_) {
+    std::string msg = "the rollback cannot put everything back:";
+    for (const auto& b : blockers) msg += "\n  " + b;
+    throw Error(ExitCode::refused, msg + "\nNothing was changed. --allow-partial-undo rolls back the rest and leaves "
+                                         "that as it is.");
+  }
+  for (const auto& b : blockers) rollback_notices_.push_back("not put back (--allow-partial-undo): " + b);
   // The earliest backup of each path in the whole transaction is what the
   // machine held before it; later ones may hold a resumed step's partial work.
   std::map<std::string, std::string> first_owner;

@@ -431,7 +431,10 @@ nlohmann::json PythonPackagesStep::snapshot(StepContext& ctx) const {
           {"site", site()},
           {"store", venv_store_dir(ctx, ctx.step_id)},
           {"staging", venv + "/" + kWheelStagingFolder},
-          {"dists", dist_set_to_json(dist_set(ctx.fs, site()))}};
+          {"dists", dist_set_to_json(dist_set(ctx.fs, site()))},
+          // Made by this run's python_venv: its undo removes (or moves
+          // aside) the whole venv, so this step's needs no store.
+          {"new_venv", ctx.made_by_earlier_steps.value(venv, nlohmann::json::object()).value("created", false)}};
 }
 
 nlohmann::json PythonPackagesStep::apply(StepContext& ctx, const StepPlan& plan) {
@@ -551,6 +554,38 @@ std::vector<std::string> PythonPackagesStep::drift(StepContext& ctx, const nlohm
   return out;
 }
 
+namespace {
+
+// "pip==23.0.1, setuptools==66.1.1": the set REC recorded before apply.
+std::string dists_before(const nlohmann::json& rec) {
+  std::vector<std::string> v;
+  for (const auto& [k, d] : dist_set_from_json(rec.value("dists", nlohmann::json::object())))
+    v.push_back(d.name + "==" + d.version);
+  return joined(v);
+}
+
+}  // namespace
+
+std::string PythonPackagesStep::undo_blocker(StepContext& ctx, const nlohmann::json& data) const {
+  // Old layout, or apply never changed the venv (nothing kept), or a venv
+  // this run created (python_venv's undo removes it whole).
+  if (data.contains("undo_dir") || data.value("partial", false) || !data.contains("kept") ||
+      data.value("new_venv", false))
+    return "";
+  const std::string store = data.value("store", "");
+  if (store.empty() || read_kept_venv(ctx.fs, store)) return "";
+  const std::string at = data.value("venv", venv);
+  // Already as it was (the user reinstalled the set by hand): nothing to give back.
+  if (dist_set(ctx.fs, data.value("site", site())) == dist_set_from_json(data.value("dists", nlohmann::json::object())))
+    return "";
+  const std::string why = ctx.fs.stat(parent_path(store) + "/pruned")
+                              ? "`history --prune` let the undo store of step \"" + ctx.step_id + "\" go"
+                              : "the undo store of step \"" + ctx.step_id + "\" is missing (" + store + "/tree.json)";
+  return why + ": the venv " + at + " cannot be put back as it was. Its distributions before the transaction: " +
+         dists_before(data) + "; make the venv hold exactly those (pip install and pip uninstall by hand) and roll back again, and "
+         "it counts as put back";
+}
+
 void PythonPackagesStep::undo(StepContext& ctx, const nlohmann::json& data) {
   note_made(ctx, data, venv);
   // A transaction of a version that moved old files aside inside the venv.
@@ -569,15 +604,15 @@ void PythonPackagesStep::undo(StepContext& ctx, const nlohmann::json& data) {
 
   std::optional<VenvTree> before = read_kept_venv(ctx.fs, store);
   if (!before) {
-    if (ctx.fs.stat(parent_path(store) + "/pruned"))
-      throw StepFailure("cannot put the venv " + at + " back: `history --prune` let its undo store go. Its " +
-                        "distributions before the transaction were: " + [&] {
-                          std::vector<std::string> v;
-                          for (const auto& [k, d] : dist_set_from_json(rec.value("dists", nlohmann::json::object())))
-                            v.push_back(d.name + "==" + d.version);
-                          return joined(v);
-                        }() + " (install them with pip by hand)");
-    return;  // apply stopped before its store was whole, so before pip ran: the venv is as it was
+    // Apply stopped before its store was whole, so before pip ran: the venv
+    // is as it was. Or a venv this run created: python_venv's undo removes it.
+    if (partial || !data.contains("kept") || data.value("new_venv", false)) return;
+    // The store is gone (undo_blocker said so before anything was undone).
+    if (std::string why = undo_blocker(ctx, data); !why.empty()) {
+      if (!ctx.allow_partial_undo) throw StepFailure(why);
+      spdlog::info("left as it is (--allow-partial-undo): {}", why);
+    }
+    return;
   }
   if (!before->existed) return;  // python_venv's undo removes the venv the transaction made
   auto user = Accounts(ctx.fs).user(owner_then);

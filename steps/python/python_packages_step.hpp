@@ -58,6 +58,7 @@ class PythonPackagesStep : public Step {
   nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override;
   void undo(StepContext& ctx, const nlohmann::json& data) override;
   std::vector<std::string> drift(StepContext& ctx, const nlohmann::json& data) const override;
+  std::string undo_blocker(StepContext& ctx, const nlohmann::json& data) const override;
 
   // Whether W is installed as the step wants it, among DISTS: at its
   // version (at_wanted_version) and with its extras complete

@@ -98,6 +98,7 @@ class PythonVenvStep : public Step {
       throw StepFailure("`" + c.display() + "` exited 0 but " + cfg_path() + " is not there");
     // What `python -m venv` made, so that a rollback tells it from what the user adds.
     data["skeleton"] = venv_skeleton(ctx.fs, path).to_json();
+    ctx.made_by_earlier_steps[path] = {{"created", true}};
     return data;
   }
 
