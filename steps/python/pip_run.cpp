@@ -14,6 +14,11 @@ Command pip_command(const UserEntry& user, const std::string& venv, std::vector<
   std::vector<std::string> argv = {venv + "/bin/python", "-m", "pip"};
   argv.insert(argv.end(), args.begin(), args.end());
   Command c = as_user(user, argv, std::chrono::seconds(3600));
+  // No configuration file steers pip past the plan: --isolated leaves out
+  // only the user's file and PIP_* variables, not /etc/pip.conf,
+  // /etc/xdg/pip/pip.conf or VENV/pip.conf; os.devnull here loads none
+  // (pip's documentation, "Configuration", PIP_CONFIG_FILE).
+  c.env["PIP_CONFIG_FILE"] = "/dev/null";
   for (const auto& [name, value] : fetch_environment())
     if (name.find("proxy") != std::string::npos || name.find("PROXY") != std::string::npos) c.env[name] = value;
   return c;

@@ -538,19 +538,39 @@ void note_made(StepContext& ctx, const nlohmann::json& data, const std::string& 
   if (partial) made["whole"] = true;
   if (!data.contains("after")) return;
   std::set<std::string> dists = made.value("dists", std::set<std::string>{});
-  for (const auto& [key, d] : dist_set_from_json(data["after"])) dists.insert(key);
+  // The versions the latest step left (steps are visited latest first):
+  // what an earlier step's drift must not call a change since.
+  nlohmann::json& versions = made["versions"];
+  if (!versions.is_object()) versions = nlohmann::json::object();
+  for (const auto& [key, d] : dist_set_from_json(data["after"])) {
+    dists.insert(key);
+    if (!versions.contains(key)) versions[key] = d.version;
+  }
   made["dists"] = dists;
+}
+
+// The distributions of AFTER that a later step of the same transaction
+// left again (StepContext::made_by_later_steps): their state since is that
+// step's to judge, and what it changed is no drift of this one's.
+DistSet not_left_again(const StepContext& ctx, const std::string& venv, DistSet after) {
+  const nlohmann::json made = ctx.made_by_later_steps.value(venv, nlohmann::json::object());
+  const nlohmann::json versions = made.value("versions", nlohmann::json::object());
+  for (auto it = after.begin(); it != after.end();) it = versions.contains(it->first) ? after.erase(it) : std::next(it);
+  return after;
 }
 
 }  // namespace
 
 std::vector<std::string> PythonPackagesStep::drift(StepContext& ctx, const nlohmann::json& data) const {
-  note_made(ctx, data, venv);
-  if (!data.contains("after")) return {};
+  if (!data.contains("after")) {
+    note_made(ctx, data, venv);
+    return {};
+  }
   std::vector<std::string> out;
   std::string at = data.value("venv", venv);
-  for (const auto& d : venv_drift(ctx.fs, data.value("site", site()), dist_set_from_json(data["after"])))
-    out.push_back(at + ": " + d + " (changed since)");
+  DistSet mine = not_left_again(ctx, at, dist_set_from_json(data["after"]));
+  note_made(ctx, data, venv);
+  for (const auto& d : venv_drift(ctx.fs, data.value("site", site()), mine)) out.push_back(at + ": " + d + " (changed since)");
   return out;
 }
 

@@ -419,6 +419,7 @@ TEST_CASE("undo keeps what the user added since, and a venv changed since is dri
   // A distribution the transaction left, changed since: said, with the venv.
   auto again = step->apply(root.ctx, step->plan(root.ctx));
   add_owned(root.fs, kPySite + "/torch-" + kTorchNew + ".dist-info/METADATA", "Name: torch\nVersion: 2.10.0\n");
+  root.ctx.made_by_later_steps = nlohmann::json::object();  // a new check: Transactions::drifted makes a new context
   CHECK(step->drift(root.ctx, again) ==
         std::vector<std::string>{"/home/alice/venv: torch " + kTorchNew + ", now 2.10.0 (changed since)"});
 }
@@ -547,6 +548,8 @@ TEST_CASE("index packages go to pip as NAME==VERSION with the index and find-lin
                                  "--isolated", "--no-input", "--disable-pip-version-check", "--no-cache-dir",
                                  "--index-url", "https://download.pytorch.org/whl/cu128", "--find-links",
                                  "file:///srv/wheels/", "numpy==1.26.4", "filelock"});
+  // No pip.conf (global, user or the venv's) adds an index or find-links the plan did not show.
+  CHECK(root.runner.calls[0].env.at("PIP_CONFIG_FILE") == "/dev/null");
   step->undo(root.ctx, data);
   CHECK(root.runner.calls.size() == 1);  // undo needs no pip
   CHECK_FALSE(root.fs.lstat(kPySite + "/numpy-1.26.4.dist-info"));
@@ -626,4 +629,24 @@ TEST_CASE("packages for an empty owner are refused by the plan, not by the manif
   CHECK(p.verdict == Verdict::refused);
   CHECK(contains(p.summary, "no user to own the virtual environment"));
   CHECK(root.runner.calls.empty());
+}
+
+TEST_CASE("what a later step of the same transaction changed in the venv is not drift of an earlier one") {
+  // pytorch-rocm on 6.4.2.1: the torch step leaves numpy 2.3.5, then the
+  // numpy step pins 1.26.4. Nothing touched the venv since.
+  PythonRoot root;
+  add_owned(root.fs, kPySite + "/numpy-1.26.4.dist-info/METADATA", "Name: numpy\nVersion: 1.26.4\n");
+  auto torch_step = build_ok(packages_step("{ url = \"" + kTorchUrl + "\" }"));
+  auto after = [](const std::string& numpy) {
+    return nlohmann::json{{"venv", "/home/alice/venv"},
+                          {"site", kPySite},
+                          {"after", {{"numpy", {{"name", "numpy"}, {"version", numpy}}}}}};
+  };
+  // Visited latest first, as Transactions::drifted and rollback do.
+  CHECK(torch_step->drift(root.ctx, after("1.26.4")).empty());  // the numpy step's record
+  CHECK(torch_step->drift(root.ctx, after("2.3.5")).empty());   // the torch step's, after it
+  // Alone, the torch step's record would call the numpy step's pin a change since.
+  root.ctx.made_by_later_steps = nlohmann::json::object();
+  CHECK(torch_step->drift(root.ctx, after("2.3.5")) ==
+        std::vector<std::string>{"/home/alice/venv: numpy 2.3.5, now 1.26.4 (changed since)"});
 }
