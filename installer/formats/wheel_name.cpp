@@ -134,6 +134,23 @@ std::string percent_decode(std::string_view s) {
   return out;
 }
 
+std::string file_url(std::string_view path) {
+  static const char* const kHex = "0123456789ABCDEF";
+  std::string out = "file://";
+  for (char c : path) {
+    auto u = static_cast<unsigned char>(c);
+    if ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~' || c == '/' || c == '+') {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    }
+  }
+  return out;
+}
+
 std::string normalize_project_name(std::string_view name) {
   // re.sub(r"[-_.]+", "-", name).lower(), as PEP 503 writes it.
   std::string out;

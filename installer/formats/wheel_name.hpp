@@ -52,6 +52,11 @@ std::string normalize_project_name(std::string_view name);
 // hex digits is kept as written.
 std::string percent_decode(std::string_view text);
 
+// "file://" + PATH with every byte but letters, digits, "-._~", '/' and '+'
+// percent-encoded ("/home/alice/ML envs/x.whl" -> "file:///home/alice/ML%20envs/x.whl"):
+// a URL pip reads back as PATH (a space in a PEP 508 "NAME @ URL" ends the URL).
+std::string file_url(std::string_view path);
+
 // A URL's file name: url_file_name() of steps/download.hpp (one definition
 // for every kind that fetches).
 

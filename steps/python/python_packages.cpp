@@ -500,7 +500,7 @@ nlohmann::json PythonPackagesStep::apply(StepContext& ctx, const StepPlan& plan)
       for (const auto* w : todo) {
         std::string hash = w->sha256.empty() ? "" : "#sha256=" + w->sha256;
         if (auto it = staged.find(w->key); it != staged.end())
-          args.push_back(w->name + " @ file://" + it->second + hash);
+          args.push_back(w->name + " @ " + file_url(it->second) + hash);
         else if (!w->url.empty())
           args.push_back(w->name + " @ " + w->url + hash);
         else

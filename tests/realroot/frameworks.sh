@@ -138,8 +138,11 @@ framework_smoke() {
 import sys, tomllib
 with open(sys.argv[1], "rb") as f:
     steps = tomllib.load(f)["step"]
-check = [s for s in steps if s["kind"] == "check"][0]["command"][-1]
-code = check.split('python -c "', 1)[1].rsplit('"', 1)[0]
+# The shell command of the check: the argument after "-c" (the venv
+# follows it, as the login shell's $0).
+command = [s for s in steps if s["kind"] == "check"][0]["command"]
+check = command[command.index("-c") + 1]
+code = check.split('python" -c "', 1)[1].rsplit('"', 1)[0]
 print(code.replace('\\"', '"'))
 PY
   chmod 0644 "$ROOT/tmp/$profile-smoke.py"

@@ -123,7 +123,7 @@ jax_smoke_warns_and_doctor_names_the_plugin_s_missing_library() {
   assert_status 0 "install jax with a cuDNN wheel without its library (the smoke check only warns)"
   assert_contains "$TOOL_OUT" 'committed' "install jax"
   assert_contains "$TOOL_OUT$TOOL_ERR" 'JAX does not run on the GPU' "the smoke check's warning"
-  assert_contains "$TOOL_OUT$TOOL_ERR" "wslgpu-setup doctor --python $JAX_VENV/bin/python" "the smoke check's advice"
+  assert_contains "$TOOL_OUT$TOOL_ERR" "wslgpu-setup doctor --python \"$JAX_VENV/bin/python\"" "the smoke check's advice"
   site=$(framework_site "$JAX_VENV")
   [[ -d $ROOT$site/nvidia/cudnn && ! -e $ROOT$site/nvidia/cudnn/lib/libcudnn.so.9 ]] || fail "the hollow cuDNN wheel is not what the venv holds"
 

@@ -69,7 +69,7 @@ ort_smoke_warns_naming_doctor_without_the_cudnn_library() {
   assert_status 0 "install onnxruntime with a cuDNN wheel without its library (the smoke check only warns)"
   assert_contains "$TOOL_OUT" 'committed' "install onnxruntime"
   assert_contains "$TOOL_OUT$TOOL_ERR" 'ONNX Runtime does not run on the GPU' "the smoke check's warning"
-  assert_contains "$TOOL_OUT$TOOL_ERR" "wslgpu-setup doctor --python $ORT_VENV/bin/python" "the smoke check's advice"
+  assert_contains "$TOOL_OUT$TOOL_ERR" "wslgpu-setup doctor --python \"$ORT_VENV/bin/python\"" "the smoke check's advice"
   site=$(framework_site "$ORT_VENV")
   [[ -d $ROOT$site/nvidia/cudnn && ! -e $ROOT$site/nvidia/cudnn/lib/libcudnn.so.9 ]] || fail "the hollow cuDNN wheel is not what the venv holds"
   if framework_smoke onnxruntime; then fail "the smoke code passed without libcudnn.so.9"; fi

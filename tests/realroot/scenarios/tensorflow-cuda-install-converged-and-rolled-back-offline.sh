@@ -124,7 +124,7 @@ tf_smoke_warns_naming_doctor_without_the_cudnn_library() {
   assert_status 0 "install tensorflow with a cuDNN wheel without its library (the smoke check only warns)"
   assert_contains "$TOOL_OUT" 'committed' "install tensorflow"
   assert_contains "$TOOL_OUT$TOOL_ERR" 'TensorFlow does not run on the GPU' "the smoke check's warning"
-  assert_contains "$TOOL_OUT$TOOL_ERR" "wslgpu-setup doctor --python $TF_VENV/bin/python" "the smoke check's advice"
+  assert_contains "$TOOL_OUT$TOOL_ERR" "wslgpu-setup doctor --python \"$TF_VENV/bin/python\"" "the smoke check's advice"
   site=$(framework_site "$TF_VENV")
   [[ -d $ROOT$site/nvidia/cudnn && ! -e $ROOT$site/nvidia/cudnn/lib/libcudnn.so.9 ]] || fail "the hollow cuDNN wheel is not what the venv holds"
   tool --root "$ROOT" doctor --python "$TF_VENV/bin/python" --output json

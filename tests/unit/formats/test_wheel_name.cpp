@@ -125,3 +125,12 @@ TEST_CASE("percent-decoding keeps a '%' that starts no escape") {
   CHECK(percent_decode("%2") == "%2");
   CHECK(percent_decode("%zz%41") == "%zzA");
 }
+
+TEST_CASE("a staged wheel's path becomes a file URL pip reads back, a space and a quote encoded") {
+  CHECK(file_url("/home/alice/.venvs/pytorch/.wslgpu-setup-wheels/torch-2.9.1+rocm7.2.2-cp312-cp312-linux_x86_64.whl") ==
+        "file:///home/alice/.venvs/pytorch/.wslgpu-setup-wheels/torch-2.9.1+rocm7.2.2-cp312-cp312-linux_x86_64.whl");
+  const std::string odd = "/home/alice/ML envs/it's #1 %/x.whl";
+  CHECK(file_url(odd) == "file:///home/alice/ML%20envs/it%27s%20%231%20%25/x.whl");
+  CHECK(percent_decode(file_url(odd).substr(7)) == odd);
+  CHECK(file_url("/home/ä").find_first_of("\xc3\xa4 ") == std::string::npos);
+}
