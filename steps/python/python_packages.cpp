@@ -561,6 +561,38 @@ DistSet not_left_again(const StepContext& ctx, const std::string& venv, DistSet 
 
 }  // namespace
 
+std::vector<std::string> PythonPackagesStep::broken_by_restore(StepContext& ctx, const nlohmann::json& data) const {
+  // What undo gives back: the set before apply, with what the user added
+  // since (in neither that set nor the one after apply) kept as it is.
+  const std::string at = data.value("venv", venv);
+  const std::string at_site = data.value("site", site());
+  const DistSet before = dist_set_from_json(data.value("dists", nlohmann::json::object()));
+  const DistSet after = dist_set_from_json(data["after"]);
+  std::vector<InstalledDist> now = installed_dists(ctx.fs, at_site);
+  std::vector<const InstalledDist*> added;
+  std::vector<InstalledDist> restored;
+  for (const auto& d : now)
+    if (!before.count(d.key) && !after.count(d.key)) {
+      added.push_back(&d);
+      restored.push_back(d);
+    }
+  for (const auto& [key, d] : before) restored.push_back({d.name, key, d.version, ""});
+  const MarkerEnvironment env = venv_marker_environment(ctx.fs, at, target);
+  std::vector<std::string> out;
+  for (const auto* d : added)
+    for (const auto& r : requires_dist(ctx.fs, *d)) {
+      // Only what holds now and would not after the rollback.
+      if (!requirement_applies(r, env) || !holding(now, r) || holding(restored, r)) continue;
+      const InstalledDist* then = find_dist(restored, normalize_project_name(r.name));
+      const InstalledDist* current = find_dist(now, normalize_project_name(r.name));
+      out.push_back(d->name + " " + d->version + ", added since, requires " + r.name + r.specifier.str() +
+                    ": the rollback would " +
+                    (then ? "put back " + then->name + " " + then->version : "remove " + current->name + " " + current->version) +
+                    " (pip check would fail)");
+    }
+  return out;
+}
+
 std::vector<std::string> PythonPackagesStep::drift(StepContext& ctx, const nlohmann::json& data) const {
   if (!data.contains("after")) {
     note_made(ctx, data, venv);
@@ -571,6 +603,8 @@ std::vector<std::string> PythonPackagesStep::drift(StepContext& ctx, const nlohm
   DistSet mine = not_left_again(ctx, at, dist_set_from_json(data["after"]));
   note_made(ctx, data, venv);
   for (const auto& d : venv_drift(ctx.fs, data.value("site", site()), mine)) out.push_back(at + ": " + d + " (changed since)");
+  if (!data.value("new_venv", false))
+    for (const auto& b : broken_by_restore(ctx, data)) out.push_back(at + ": " + b);
   return out;
 }
 
@@ -640,6 +674,8 @@ void PythonPackagesStep::undo(StepContext& ctx, const nlohmann::json& data) {
   std::optional<DistSet> after;
   if (!partial && data.contains("after")) after = dist_set_from_json(data["after"]);
   VenvRestore r = restore_venv(ctx, *user, at, at_site, *before, after, store);
+  if (!r.kept_user.empty() && ctx.notices)
+    ctx.notices->push_back(at + ": kept what was added since the transaction: " + joined(r.kept_user));
   spdlog::info("{}: removed {}; put back {}{}", at, r.removed.empty() ? "nothing" : joined(r.removed),
                r.restored.empty() ? "nothing" : joined(r.restored),
                r.kept_user.empty() ? "" : "; kept what was added since: " + joined(r.kept_user));

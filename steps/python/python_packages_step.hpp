@@ -59,6 +59,12 @@ class PythonPackagesStep : public Step {
   void undo(StepContext& ctx, const nlohmann::json& data) override;
   std::vector<std::string> drift(StepContext& ctx, const nlohmann::json& data) const override;
   std::string undo_blocker(StepContext& ctx, const nlohmann::json& data) const override;
+  // The distributions the user added since (DATA: apply's record) whose
+  // requirements hold now and would not once undo gives back the set
+  // before apply ("transformers 4.50.0, added since, requires
+  // filelock>=3.20: the rollback would put back filelock 3.10.0"): drift,
+  // so that a rollback never leaves the user's own package broken unsaid.
+  std::vector<std::string> broken_by_restore(StepContext& ctx, const nlohmann::json& data) const;
 
   // Whether W is installed as the step wants it, among DISTS: at its
   // version (at_wanted_version) and with its extras complete

@@ -109,6 +109,8 @@ PY
   network_off
   tool --root "$ROOT" rollback "$t2" --yes
   assert_status 0 "rollback of T2 with the network down"
+  assert_contains "$TOOL_OUT" "note: $PYTORCH_VENV: kept what was added since the transaction: userpkg 1\\.0" \
+    "rollback of T2: what it kept, said"
   local freeze_back tree_back
   freeze_back=$(venv_freeze)
   assert_contains "$freeze_back" '^userpkg==1\.0$' "pip list after the rollback: the user's userpkg is kept"

@@ -650,3 +650,32 @@ TEST_CASE("what a later step of the same transaction changed in the venv is not 
   CHECK(torch_step->drift(root.ctx, after("2.3.5")) ==
         std::vector<std::string>{"/home/alice/venv: numpy 2.3.5, now 1.26.4 (changed since)"});
 }
+
+TEST_CASE("a package the user added since that the rollback would break is drift, named with what it needs") {
+  // The user's venv had filelock 3.10.0; the install upgraded it to 3.20.0
+  // for torch; then the user installed transformers, which needs >=3.20.
+  PythonRoot root;
+  add_owned(root.fs, kPySite + "/filelock-3.20.0.dist-info/METADATA", "Name: filelock\nVersion: 3.20.0\n");
+  add_owned(root.fs, kPySite + "/torch-2.0.dist-info/METADATA", "Name: torch\nVersion: 2.0\nRequires-Dist: filelock>=3.20\n");
+  add_owned(root.fs, kPySite + "/transformers-4.50.0.dist-info/METADATA",
+            "Name: transformers\nVersion: 4.50.0\nRequires-Dist: filelock>=3.20\nRequires-Dist: torch\n"
+            "Requires-Dist: accelerate; extra == \"torch\"\n");
+  auto step = build_ok(packages_step("{ url = \"" + kTorchUrl + "\" }"));
+  auto version = [](const std::string& name, const std::string& v) {
+    return nlohmann::json{{"name", name}, {"version", v}};
+  };
+  nlohmann::json data = {{"venv", "/home/alice/venv"},
+                         {"site", kPySite},
+                         {"dists", {{"filelock", version("filelock", "3.10.0")}}},
+                         {"after", {{"filelock", version("filelock", "3.20.0")}, {"torch", version("torch", "2.0")}}}};
+  CHECK(step->drift(root.ctx, data) ==
+        std::vector<std::string>{
+            "/home/alice/venv: transformers 4.50.0, added since, requires filelock>=3.20: the rollback would put back "
+            "filelock 3.10.0 (pip check would fail)",
+            "/home/alice/venv: transformers 4.50.0, added since, requires torch: the rollback would remove torch 2.0 "
+            "(pip check would fail)"});
+  // A venv the run created goes aside whole instead (python_venv's drift says so).
+  data["new_venv"] = true;
+  root.ctx.made_by_later_steps = nlohmann::json::object();
+  CHECK(step->drift(root.ctx, data).empty());
+}
