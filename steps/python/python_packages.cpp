@@ -587,7 +587,8 @@ std::vector<std::string> PythonPackagesStep::broken_by_restore(StepContext& ctx,
       const InstalledDist* current = find_dist(now, normalize_project_name(r.name));
       out.push_back(d->name + " " + d->version + ", added since, requires " + r.name + r.specifier.str() +
                     ": the rollback would " +
-                    (then ? "put back " + then->name + " " + then->version : "remove " + current->name + " " + current->version) +
+                    (then ? "put back " + then->name + " " + then->version
+                          : "remove " + current->name + " " + current->version) +
                     " (pip check would fail)");
     }
   return out;
@@ -602,7 +603,8 @@ std::vector<std::string> PythonPackagesStep::drift(StepContext& ctx, const nlohm
   std::string at = data.value("venv", venv);
   DistSet mine = not_left_again(ctx, at, dist_set_from_json(data["after"]));
   note_made(ctx, data, venv);
-  for (const auto& d : venv_drift(ctx.fs, data.value("site", site()), mine)) out.push_back(at + ": " + d + " (changed since)");
+  for (const auto& d : venv_drift(ctx.fs, data.value("site", site()), mine))
+    out.push_back(at + ": " + d + " (changed since)");
   if (!data.value("new_venv", false))
     for (const auto& b : broken_by_restore(ctx, data)) out.push_back(at + ": " + b);
   return out;
@@ -636,8 +638,9 @@ std::string PythonPackagesStep::undo_blocker(StepContext& ctx, const nlohmann::j
                               ? "`history --prune` let the undo store of step \"" + ctx.step_id + "\" go"
                               : "the undo store of step \"" + ctx.step_id + "\" is missing (" + store + "/tree.json)";
   return why + ": the venv " + at + " cannot be put back as it was. Its distributions before the transaction: " +
-         dists_before(data) + "; make the venv hold exactly those (pip install and pip uninstall by hand) and roll back again, and "
-         "it counts as put back";
+         dists_before(data) +
+         "; make the venv hold exactly those (pip install and pip uninstall by hand) and roll back again, and it "
+         "counts as put back";
 }
 
 void PythonPackagesStep::undo(StepContext& ctx, const nlohmann::json& data) {

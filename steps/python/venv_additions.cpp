@@ -30,8 +30,8 @@ VenvFiles venv_files(const FileSystem& fs, const std::string& venv) {
   const std::string site = sites.empty() ? venv + "/lib/site-packages" : sites.front();
   for (const auto& f : walk_venv(fs, venv, site).files) {
     if (recorded.count(venv + "/" + f.path)) continue;
-    if (std::any_of(dist_infos.begin(), dist_infos.end(), [&](const std::string& d) { return f.path.rfind(d, 0) == 0; }))
-      continue;
+    auto in_dist_info = [&](const std::string& d) { return f.path.rfind(d, 0) == 0; };
+    if (std::any_of(dist_infos.begin(), dist_infos.end(), in_dist_info)) continue;
     out.loose.push_back(f.path);
   }
   return out;
