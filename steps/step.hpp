@@ -70,8 +70,10 @@ struct StepContext {
   // visited latest first, with this one context: a step may note here what
   // it made, for an earlier step of the same transaction to read. A
   // python_packages step notes the distributions it left in a venv this
-  // transaction created ({"VENV": {"dists": [keys], "whole": bool}}), so
-  // that python_venv tells them from what the user added since.
+  // transaction created, with the versions the latest of them left
+  // ({"VENV": {"versions": {KEY: VERSION}, "whole": bool}}), so that
+  // python_venv tells them from what the user added since, and an earlier
+  // python_packages step leaves a later one's changes out of its drift.
   nlohmann::json made_by_later_steps = nlohmann::json::object();
   // The other way, during apply (one context for a run's steps): python_venv
   // notes the venvs it created ({"VENV": {"created": true}}), so that a

@@ -322,6 +322,7 @@ void Transactions::apply_steps(Journal& journal, const Manifest& manifest, const
       result.undo_error = u.what();
       result.rc = static_cast<int>(ExitCode::needs_recovery);
     }
+    for (const auto& n : rollback_notices_) result.notices.push_back(n);
   };
   auto stop_for_signal = [&](int signo) {
     result.interrupted = signo;

@@ -165,19 +165,22 @@ std::vector<std::string> pending_apt_config(const StepContext& ctx) {
   return pending;
 }
 
-}  // namespace
-
-bool PlanAptConfig::needs_private_lists(StepContext& ctx) {
-  if (!pending_apt_config(ctx).empty()) return true;
+// Whether the plan needs lists of its own, given the apt files PENDING in the overlay.
+bool lists_needed(const StepContext& ctx, const std::vector<std::string>& pending) {
+  if (!pending.empty()) return true;
   // The target's own lists do for the plan when they describe its sources:
   // by the tool's record of its last refresh, or, without one, by file times.
   auto fresh = lists_freshness(ctx.fs, ctx.state_dir, now_s());
   return fresh.recorded ? !fresh.matches : !source_newer_than_lists(ctx.fs).empty();
 }
 
+}  // namespace
+
+bool PlanAptConfig::needs_private_lists(StepContext& ctx) { return lists_needed(ctx, pending_apt_config(ctx)); }
+
 std::unique_ptr<PlanAptConfig> PlanAptConfig::create(StepContext& ctx, bool with_sources) {
   const std::vector<std::string> pending = pending_apt_config(ctx);
-  const bool private_lists = with_sources && needs_private_lists(ctx);
+  const bool private_lists = with_sources && lists_needed(ctx, pending);
 
   std::unique_ptr<PlanAptConfig> cfg(new PlanAptConfig());
   cfg->private_lists_ = private_lists;

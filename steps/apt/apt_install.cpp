@@ -328,7 +328,6 @@ class AptInstallStep : public Step {
     StepPlan p;
     p.verdict = Verdict::change;
     p.not_asked = "apt's package lists of the repositories";
-    p.changes = nlohmann::json::array();
     std::vector<std::string> named;
     for (const auto& name : packages) {
       const bool missing = contains(g.missing, name);
@@ -336,7 +335,7 @@ class AptInstallStep : public Step {
       named.push_back(spec_of(name) ? name + " " + spec_of(name)->text() : name);
       nlohmann::json change = {{"type", "package"}, {"name", name}, {"action", missing ? "install" : "change version"}};
       if (spec_of(name)) change["version"] = spec_of(name)->text();
-      change["not_asked"] = "apt's package lists of the repositories";
+      change["not_asked"] = p.not_asked;
       p.changes.push_back(change);
     }
     p.summary = "install " + name_list(named, named.size()) + " and what apt adds to " +

@@ -537,16 +537,12 @@ void note_made(StepContext& ctx, const nlohmann::json& data, const std::string& 
   if (!made.is_object()) made = nlohmann::json::object();
   if (partial) made["whole"] = true;
   if (!data.contains("after")) return;
-  std::set<std::string> dists = made.value("dists", std::set<std::string>{});
   // The versions the latest step left (steps are visited latest first):
   // what an earlier step's drift must not call a change since.
   nlohmann::json& versions = made["versions"];
   if (!versions.is_object()) versions = nlohmann::json::object();
-  for (const auto& [key, d] : dist_set_from_json(data["after"])) {
-    dists.insert(key);
+  for (const auto& [key, d] : dist_set_from_json(data["after"]))
     if (!versions.contains(key)) versions[key] = d.version;
-  }
-  made["dists"] = dists;
 }
 
 // The distributions of AFTER that a later step of the same transaction

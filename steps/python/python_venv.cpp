@@ -111,7 +111,10 @@ class PythonVenvStep : public Step {
     const std::string at = data.value("path", this->path);
     const nlohmann::json made = ctx.made_by_later_steps.value(at, nlohmann::json::object());
     if (made.value("whole", false)) return {};
-    return venv_additions(ctx.fs, at, skeleton_of(data), made.value("dists", std::set<std::string>{}));
+    const nlohmann::json versions = made.value("versions", nlohmann::json::object());
+    std::set<std::string> dists;
+    for (const auto& [key, version] : versions.items()) dists.insert(key);
+    return venv_additions(ctx.fs, at, skeleton_of(data), dists);
   }
 
   // The skeleton apply recorded; for a transaction recorded before it did,

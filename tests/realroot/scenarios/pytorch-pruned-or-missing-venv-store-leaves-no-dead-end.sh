@@ -23,6 +23,20 @@ scenario() {
   with_root pruned_or_missing_store
 }
 
+# install_switch_prune NAME1 NAME2 WHAT: install pytorch on ROCm 7.2 (NAME1,
+# WHAT), then on 7.2.2 (NAME2), then `history --prune`; their ids in FIRST
+# and SECOND, prune's output in TOOL_OUT. Uses the caller's sets72/sets722.
+install_switch_prune() {
+  tool --root "$ROOT" "${sets72[@]}" install pytorch --yes
+  assert_status 0 "install pytorch on ROCm 7.2 $3"
+  FIRST=$(newest_transaction)
+  tool --root "$ROOT" "${sets722[@]}" install pytorch --yes
+  assert_status 0 "install pytorch on ROCm 7.2.2 ($2)"
+  SECOND=$(newest_transaction)
+  tool --root "$ROOT" history --prune
+  assert_status 0 "history --prune after $2"
+}
+
 # undo_store_of T: the host path of transaction T's undo store.
 undo_store_of() { printf '%s\n' "$ROOT$REALROOT_STATE_DIR/tx/$1/undo"; }
 
@@ -36,14 +50,8 @@ pruned_or_missing_store() {
   snapshot "$ROOT" "$tmp/before" --exclude "$REALROOT_STATE_DIR"
 
   # A. The venv is T1's own.
-  tool --root "$ROOT" "${sets72[@]}" install pytorch --yes
-  assert_status 0 "install pytorch on ROCm 7.2 (T1, creates the venv)"
-  t1=$(newest_transaction)
-  tool --root "$ROOT" "${sets722[@]}" install pytorch --yes
-  assert_status 0 "install pytorch on ROCm 7.2.2 (T2)"
-  t2=$(newest_transaction)
-  tool --root "$ROOT" history --prune
-  assert_status 0 "history --prune after T2"
+  install_switch_prune T1 T2 "(T1, creates the venv)"
+  t1=$FIRST t2=$SECOND
   assert_contains "$TOOL_OUT" "Removed the undo store of $t1 .*: superseded by $t2" "prune: T1's store goes"
   assert_not_contains "$TOOL_OUT" "rollback $t1 can no longer put back" "prune: T1 created its venv, nothing given up"
   tool --root "$ROOT" rollback "$t2" --yes
@@ -56,14 +64,8 @@ pruned_or_missing_store() {
   # B. The user's own venv, there before T3.
   as_user_login "python3 -m venv $PYTORCH_VENV" || fail "the user could not make a venv"
   snapshot "$ROOT" "$tmp/own-venv" --exclude "$REALROOT_STATE_DIR"
-  tool --root "$ROOT" "${sets72[@]}" install pytorch --yes
-  assert_status 0 "install pytorch on ROCm 7.2 into the user's venv (T3)"
-  t3=$(newest_transaction)
-  tool --root "$ROOT" "${sets722[@]}" install pytorch --yes
-  assert_status 0 "install pytorch on ROCm 7.2.2 (T4)"
-  t4=$(newest_transaction)
-  tool --root "$ROOT" history --prune
-  assert_status 0 "history --prune after T4"
+  install_switch_prune T3 T4 "into the user's venv (T3)"
+  t3=$FIRST t4=$SECOND
   assert_contains "$TOOL_OUT" "rollback $t3 can no longer put back the venv $PYTORCH_VENV as it was" \
     "prune: the rollback it gives up, named"
   tool --root "$ROOT" rollback "$t4" --yes

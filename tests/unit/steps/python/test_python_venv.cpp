@@ -161,7 +161,7 @@ TEST_CASE("a venv the run created holds what the user added since: drift names i
   // A later python_packages step of the same transaction installed torch.
   add_dist(root, "torch", "2.0");
   auto made_by_torch_step = [&] {
-    root.ctx.made_by_later_steps = {{"/home/alice/envs/torch", {{"dists", {"torch"}}}}};
+    root.ctx.made_by_later_steps = {{"/home/alice/envs/torch", {{"versions", {{"torch", "2.0"}}}}}};
   };
   made_by_torch_step();
   CHECK(step->drift(root.ctx, data).empty());
@@ -201,7 +201,7 @@ TEST_CASE("a venv the run created holding only what the run made is removed whol
   auto step = build_ok(kVenvStep);
   auto data = step->apply(root.ctx, step->plan(root.ctx));
   add_dist(root, "torch", "2.0");
-  root.ctx.made_by_later_steps = {{"/home/alice/envs/torch", {{"dists", {"torch"}}}}};
+  root.ctx.made_by_later_steps = {{"/home/alice/envs/torch", {{"versions", {{"torch", "2.0"}}}}}};
   step->undo(root.ctx, data);
   CHECK(snapshot(root.fs) == before);
 
@@ -214,7 +214,7 @@ TEST_CASE("a venv the run created holding only what the run made is removed whol
   // The first aside name is taken: the next one is used, and named.
   root.fs.add_file("/home/alice/envs/torch.kept-by-rollback/old.txt", "", 0644, 1000, 1000);
   root.fs.add_file("/home/alice/envs/torch/notes.txt", "mine", 0644, 1000, 1000);
-  root.ctx.made_by_later_steps = {{"/home/alice/envs/torch", {{"dists", {"torch"}}}}};
+  root.ctx.made_by_later_steps = {{"/home/alice/envs/torch", {{"versions", {{"torch", "2.0"}}}}}};
   CHECK(contains(step->drift(root.ctx, data).at(0), "moves the venv aside to /home/alice/envs/torch.kept-by-rollback-2 "));
   step->undo(root.ctx, data);
   CHECK(root.fs.read("/home/alice/envs/torch.kept-by-rollback-2/notes.txt") == "mine");
