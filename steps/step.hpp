@@ -27,6 +27,7 @@
 
 #include "installer/host/accounts.hpp"
 #include "installer/host/host.hpp"
+#include "installer/net/download.hpp"
 #include "installer/net/url_query.hpp"
 #include "installer/plan/plan.hpp"
 #include "installer/system/filesystem.hpp"
@@ -58,6 +59,9 @@ struct StepContext {
   // index page: installer/net/url_query.hpp); empty for the real
   // ask_urls() of installer/net/fetch_helper.hpp. Tests answer from a table.
   std::function<std::vector<UrlAnswer>(const std::vector<UrlQuery>&, const QueryOptions&)> ask_urls = nullptr;
+  // How python_packages fetches its wheels: fetch_file() of
+  // installer/net/fetch_helper.hpp when empty. Tests serve from a table.
+  std::function<DownloadResult(const DownloadRequest&)> fetch = nullptr;
   // The id of the step being applied or undone ("" during plan): what names
   // its part of the undo store.
   std::string step_id = "";

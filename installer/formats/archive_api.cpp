@@ -15,6 +15,7 @@ ArchiveApi load_archive() {
   library.bind(api.read_free, "archive_read_free");
   library.bind(api.read_support_format_ar, "archive_read_support_format_ar");
   library.bind(api.read_support_format_tar, "archive_read_support_format_tar");
+  library.bind(api.read_support_format_zip_seekable, "archive_read_support_format_zip_seekable");
   library.bind(api.read_support_filter_all, "archive_read_support_filter_all");
   library.bind(api.read_open_filename, "archive_read_open_filename");
   library.bind(api.read_open, "archive_read_open");

@@ -1,7 +1,8 @@
 // The libarchive functions wslgpu-setup calls, loaded on first use (see
 // installer/system/dynamic_library.hpp for why it is not linked): reading `.deb`
 // files (installer/formats/deb_archive.cpp), the layers of a saved container
-// image (installer/doctor/checks_container_image.cpp) and writing doctor's
+// image (installer/doctor/checks_container_image.cpp), a wheel's METADATA
+// (installer/formats/wheel_metadata.cpp) and writing doctor's
 // support bundle (installer/doctor/support_bundle.cpp).
 #pragma once
 #include <archive.h>
@@ -16,6 +17,7 @@ struct ArchiveApi {
   decltype(&::archive_read_free) read_free = nullptr;
   decltype(&::archive_read_support_format_ar) read_support_format_ar = nullptr;
   decltype(&::archive_read_support_format_tar) read_support_format_tar = nullptr;
+  decltype(&::archive_read_support_format_zip_seekable) read_support_format_zip_seekable = nullptr;
   decltype(&::archive_read_support_filter_all) read_support_filter_all = nullptr;
   decltype(&::archive_read_open_filename) read_open_filename = nullptr;
   decltype(&::archive_read_open) read_open = nullptr;

@@ -133,7 +133,7 @@ int on_progress(void* userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
   auto& t = *static_cast<Transfer*>(userdata);
   // A caught signal stops the transfer: the partial file is kept for the
   // next run to resume.
-  if (interrupt_signal()) return 1;
+  if (interrupt_signal() || (t.request->cancel && t.request->cancel->load())) return 1;
   std::uint64_t total = dltotal > 0 ? t.attempt_start + static_cast<std::uint64_t>(dltotal) : 0;
   std::uint64_t now = t.attempt_start + static_cast<std::uint64_t>(std::max<curl_off_t>(dlnow, 0));
   if (t.request->on_progress) t.request->on_progress(now, total);
@@ -193,7 +193,12 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
   lc.easy_setopt(t.curl, CURLOPT_NOSIGNAL, 1L);
   lc.easy_setopt(t.curl, CURLOPT_USERAGENT, "wslgpu-setup/" WSLGPU_VERSION);
   lc.easy_setopt(t.curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
-  lc.easy_setopt(t.curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.total_timeout.count()));
+  lc.easy_setopt(t.curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.total_timeout.count()));  // 0: none
+  if (request.stall_timeout.count() > 0) {
+    lc.easy_setopt(t.curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+    lc.easy_setopt(t.curl, CURLOPT_LOW_SPEED_TIME,
+                   static_cast<long>(std::max<long long>(1, request.stall_timeout.count() / 1000)));
+  }
   lc.easy_setopt(t.curl, CURLOPT_WRITEFUNCTION, on_data);
   lc.easy_setopt(t.curl, CURLOPT_WRITEDATA, &t);
   lc.easy_setopt(t.curl, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -231,9 +236,13 @@ void fetch_with_curl(Transfer& t, const std::string& expected, const std::string
     long status = 0;
     lc.easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &status);
     if (!t.write_problem.empty()) throw StepFailure(request.url + ": " + t.write_problem);
-    if (code == CURLE_ABORTED_BY_CALLBACK)
+    if (code == CURLE_ABORTED_BY_CALLBACK) {
       throw_if_interrupted("while downloading " + request.url + " (the " + human_bytes(t.written) + " fetched are kept in " +
                            part + " for the next run)");
+      if (request.cancel && request.cancel->load())
+        throw StepFailure("stopped downloading " + request.url + " (the " + human_bytes(t.written) +
+                          " fetched are kept in " + part + " for the next run)");
+    }
     if (code == CURLE_OK) {
       done = true;
       break;

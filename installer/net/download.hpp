@@ -14,6 +14,7 @@
 // read from the machine running the tool (tests and offline mirrors), by a
 // plain copy: libcurl is loaded only for network URLs.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -43,7 +44,16 @@ struct DownloadRequest {
   // with a certificate of its own: no manifest key sets it.
   std::string ca_file;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(30)};
-  std::chrono::milliseconds total_timeout{std::chrono::minutes(30)};  // per attempt
+  std::chrono::milliseconds total_timeout{std::chrono::minutes(30)};  // per attempt; 0: none
+  // An attempt that receives less than 1 KiB/s for this long is given up
+  // (and the next one resumes where it stopped); 0: no such limit. What a
+  // large wheel sets instead of a total timeout: a slow link that keeps
+  // moving is never cut off, a dead one is noticed.
+  std::chrono::milliseconds stall_timeout{0};
+  // Stops the download when it becomes true, as a signal would, keeping the
+  // partial file; download_file() then throws StepFailure ("stopped").
+  // For a set of downloads that gives up the rest when one fails.
+  const std::atomic<bool>* cancel = nullptr;
   int retries = 3;                                   // further attempts after a transient failure
   std::chrono::milliseconds backoff{std::chrono::seconds(1)};  // first wait; doubles, at most 30 s
   // Called as bytes arrive (done, total; total 0 when unknown), the bytes

@@ -23,6 +23,9 @@ constexpr const char* kHelperName = "wslgpu-setup-fetch";
 // The longest a download may take with every retry and wait, plus a margin:
 // the helper enforces the real limits itself; this only stops a hung one.
 std::chrono::milliseconds helper_timeout(const DownloadRequest& r) {
+  // No total: the stall limit ends a dead transfer, and this process only
+  // waits for the helper's answer (a month stands for "no limit").
+  if (r.total_timeout.count() == 0) return std::chrono::hours(24 * 30);
   auto attempts = static_cast<long long>(std::max(r.retries, 0) + 1);
   return attempts * (r.total_timeout + r.connect_timeout + std::chrono::seconds(30)) + std::chrono::minutes(1);
 }
@@ -215,8 +218,11 @@ DownloadResult fetch_file_with(const std::string& helper, const DownloadRequest&
   cmd.env = fetch_environment();
   // A download may stop at any point: the partial file is kept and resumed.
   cmd.stop_on_interrupt = true;
+  cmd.stop_flag = request.cancel;
   RealProcessRunner runner("/");
   ProcessResult r = runner.run(cmd);
+  if (r.interrupted && !interrupt_signal() && request.cancel && request.cancel->load())
+    throw StepFailure("stopped downloading " + request.url + " (what was fetched is kept for the next run)");
   if (r.interrupted)
     throw_interrupted("while downloading " + request.url + " (what was fetched is kept for the next run)");
   std::string error;

@@ -19,6 +19,7 @@ std::string encode_fetch_request(const DownloadRequest& r) {
                         {"max_bytes", r.max_bytes},
                         {"connect_timeout_ms", r.connect_timeout.count()},
                         {"total_timeout_ms", r.total_timeout.count()},
+                        {"stall_timeout_ms", r.stall_timeout.count()},
                         {"retries", r.retries},
                         {"backoff_ms", r.backoff.count()},
                         {"progress", static_cast<bool>(r.on_progress)}}
@@ -69,7 +70,7 @@ std::optional<FetchRequest> decode_fetch_request(const std::string& text, std::s
     if (!v && !(fallback && !j.contains(key))) bad = bad ? bad : key;
     into = v ? *v : fallback.value_or(T{});
   };
-  long long connect = 0, total = 0, backoff = 0;
+  long long connect = 0, total = 0, stall = 0, backoff = 0;
   take("url", r.url, std::optional<std::string>());
   take("sha256", r.sha256, std::optional<std::string>());
   take("host_path", r.host_path, std::optional<std::string>());
@@ -79,6 +80,7 @@ std::optional<FetchRequest> decode_fetch_request(const std::string& text, std::s
   take("max_bytes", r.max_bytes, std::optional<std::uint64_t>(0));
   take("connect_timeout_ms", connect, std::optional<long long>());
   take("total_timeout_ms", total, std::optional<long long>());
+  take("stall_timeout_ms", stall, std::optional<long long>(0));
   take("retries", r.retries, std::optional<int>());
   take("backoff_ms", backoff, std::optional<long long>());
   take("progress", out.progress, std::optional<bool>(false));
@@ -88,6 +90,7 @@ std::optional<FetchRequest> decode_fetch_request(const std::string& text, std::s
   }
   r.connect_timeout = std::chrono::milliseconds(connect);
   r.total_timeout = std::chrono::milliseconds(total);
+  r.stall_timeout = std::chrono::milliseconds(stall);
   r.backoff = std::chrono::milliseconds(backoff);
   return out;
 }

@@ -78,7 +78,7 @@ int tag_rank(const WheelName& w, const PythonTarget& t) {
 // A wheel that runs on the target, kept from a page (the rest of a page is
 // dropped as it is read: PyPI's numpy page lists thousands of files).
 struct Candidate {
-  IndexFile file;            // without the hashes and Requires-Python, which are not needed any more
+  IndexFile file;            // without Requires-Python, which is not needed any more
   std::string distribution;  // as the file name spells it
   PythonVersion version;
   int rank = 0;
@@ -298,7 +298,6 @@ class Estimator {
       auto rp = parse_version_specifier(f.requires_python, error);
       if (rp && !version_satisfies(*python_, *rp, PreReleases::allowed)) return;
     }
-    f.sha256.clear();
     f.requires_python.clear();
     int rank = tag_rank(*wheel, target_);
     projects_[wheel_key].runs.push_back(Candidate{std::move(f), wheel->distribution, std::move(*version), rank});
@@ -406,6 +405,7 @@ class Estimator {
                  sizes_.end());
     WheelSize& w = estimate_.wheels[row];
     w.local = f.url.rfind("file://", 0) == 0;
+    w.sha256 = f.sha256;
     if (f.size)
       w.bytes = f.size;
     else

@@ -66,6 +66,7 @@ struct WheelSize {
   std::string name;     // the project's name as the wheel's file name spells it
   std::string version;  // the version chosen ("" when none could be)
   std::string url;      // the wheel's URL ("" when none could be chosen)
+  std::string sha256;   // its SHA-256 as the index page gives it (lowercase hex), "" when it gives none
   std::optional<std::uint64_t> bytes;
   std::string why_unknown;  // when bytes is nullopt: why, as a sentence's end ("the server does not say ...")
   bool dependency = false;  // not in the manifest: required by another wheel

@@ -190,9 +190,11 @@ ProcessResult RealProcessRunner::run(const Command& cmd) {
   char buf[65536];
   while (open_fds > 0) {
     auto now = std::chrono::steady_clock::now();
-    if (cmd.stop_on_interrupt && !result.interrupted && interrupt_signal()) {
+    const bool signalled = cmd.stop_on_interrupt && interrupt_signal();
+    if (!result.interrupted && (signalled || (cmd.stop_flag && cmd.stop_flag->load()))) {
       result.interrupted = true;
-      spdlog::info("stopping `{}` ({})", cmd.display(), signal_name(interrupt_signal()));
+      spdlog::info("stopping `{}` ({})", cmd.display(),
+                   signalled ? signal_name(interrupt_signal()) : std::string("no longer needed"));
       ::kill(-pid, SIGTERM);
       kill_at = now + std::chrono::seconds(10);
     }

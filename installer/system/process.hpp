@@ -5,6 +5,7 @@
 // root's own apt, dpkg and shadow tools act on it. Tests use the scripted fake
 // in tests/support.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -41,6 +42,12 @@ struct Command {
   // The folder the program starts in (inside the target root when in_root),
   // or "" for the root folder: `apt-get download` writes where it starts.
   std::string cwd;
+  // Stops the program as a signal would (stop_on_interrupt) when it becomes
+  // true: set by a caller that gave up what the program works for (the
+  // other downloads of a set when one of them failed,
+  // installer/net/download_set.hpp). Only for programs that may stop at any
+  // point. Last, for the same reason as on_stdout_line.
+  const std::atomic<bool>* stop_flag = nullptr;
 
   // "apt-get -s install rocm-dev", quoted where needed, for messages and logs.
   std::string display() const;

@@ -16,6 +16,10 @@
 
 namespace wslgpu {
 
+// The CA store pip is given with --cert when the root has one: the root's
+// own, which the tool's downloads trust too.
+inline constexpr const char* kCaStore = "/etc/ssl/certs/ca-certificates.crt";
+
 // `VENV/bin/python -m pip ARGS...` as USER, with an hour's timeout and the
 // proxy variables.
 Command pip_command(const UserEntry& user, const std::string& venv, std::vector<std::string> args);

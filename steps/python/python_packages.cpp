@@ -24,8 +24,6 @@ namespace wslgpu {
 
 namespace {
 
-constexpr const char* kCaStore = "/etc/ssl/certs/ca-certificates.crt";
-
 const InstalledDist* find_dist(const std::vector<InstalledDist>& dists, const std::string& key) {
   for (const auto& d : dists)
     if (d.key == key) return &d;
@@ -354,31 +352,8 @@ void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
                         "would download, and the disk-space guard counts it)");
     return;
   }
-  std::vector<WantedWheel> wanted;
-  std::map<std::string, std::string> installed;
-  for (const auto& d : dists) installed[d.key] = d.version;
-  for (const auto& w : packages) {
-    if (converged(ctx.fs, w, dists)) continue;
-    WantedWheel wheel{w.name, w.version, w.url, w.extras, std::nullopt};
-    if (at_wanted_version(ctx.fs, w, dists)) {
-      // Only its extras to complete: pip downloads what they require, read
-      // from the installed METADATA, and nothing for the package itself.
-      const InstalledDist* d = find_dist(dists, w.key);
-      try {
-        wheel.installed_requires_dist = parse_metadata(ctx.fs.read(d->dist_info + "/METADATA")).requires_dist;
-      } catch (const StepFailure&) {
-        wheel.installed_requires_dist.emplace();
-      }
-    } else {
-      installed.erase(w.key);  // reinstalled: pip downloads it whatever is there
-    }
-    wanted.push_back(std::move(wheel));
-  }
-  if (wanted.empty()) return;
-  SizeOptions options;
-  options.query.file_root = ctx.fs.host_path("/");
-  options.ask = ctx.ask_urls;
-  DownloadEstimate est = estimate_downloads(wanted, index_url, find_links, target, installed, options);
+  DownloadEstimate est = resolve_downloads(ctx, dists);
+  if (est.wheels.empty() && est.notes.empty()) return;
   std::uint64_t by_url = 0;  // what the tool downloads itself, into its cache
   std::uint64_t cached = 0;  // of which its cache already holds (an interrupted run's .part)
   std::vector<std::string> known, unknown;
@@ -390,16 +365,18 @@ void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
       continue;
     }
     known.push_back(name + " " + human_size(*w.bytes) + (w.local ? ", a local file" : ""));
-    if (w.local || w.url.rfind("https://", 0) != 0) continue;
+    if (w.local || w.url.rfind("file://", 0) == 0) continue;
+    // A wheel named by URL is pinned by the manifest's hash, one from an
+    // index by the page's: the cache file is named by either.
     auto named = std::find_if(packages.begin(), packages.end(), [&](const auto& x) { return x.url == w.url; });
-    if (named == packages.end()) continue;
     by_url += *w.bytes;
-    cached += wheel_bytes_cached(ctx, *named, *w.bytes);
+    cached += wheel_bytes_cached(ctx, w.url, named != packages.end() ? named->sha256 : w.sha256, *w.bytes);
   }
   std::string line = "downloads " + human_size(est.known_bytes) + " (" + std::to_string(est.wheels.size()) +
                      " wheel" + (est.wheels.size() == 1 ? "" : "s");
   if (est.unknown > 0) line += ", " + std::to_string(est.unknown) + " of them of unknown size";
-  line += ", asked of the servers; pip resolves the exact set): " + joined(known);
+  line += ", resolved from the servers' pages; the tool downloads them, then pip installs from those files): " +
+          joined(known);
   p.details.push_back(line);
   if (cached > 0)
     p.details.push_back("  " + human_size(cached) + " of it already in " + ctx.state_dir +
@@ -408,8 +385,8 @@ void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
   for (const auto& u : unknown) p.details.push_back("  " + u);
   for (const auto& n : est.notes) p.details.push_back("  " + n);
   p.fingerprint["python_download_bytes"] = std::to_string(est.known_bytes);
-  // Room: the tool's own downloads in its cache; pip's into its temporary
-  // folder, then every wheel unpacked into the venv.
+  // Room: the tool's downloads in its cache, then every wheel unpacked
+  // into the venv by pip.
   const std::uint64_t wheels = est.known_bytes + est.local_bytes;
   const std::uint64_t unpacked = wheels * kUnpackedPerWheelByte10 / 10;
   if (by_url > cached)
@@ -417,9 +394,8 @@ void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
                             "wslgpu-setup downloads " + human_size(by_url - cached) + " of wheels into " +
                                 ctx.state_dir + "/cache/wheels",
                             ""});
-  p.disk_needs.push_back({venv, (est.known_bytes - by_url) + unpacked,
-                          "pip needs " + human_size(est.known_bytes - by_url) + " to download and about " +
-                              human_size(unpacked) + " unpacked into " + venv + " (" +
+  p.disk_needs.push_back({venv, unpacked,
+                          "pip unpacks about " + human_size(unpacked) + " into " + venv + " (" +
                               std::to_string(kUnpackedPerWheelByte10 / 10) + "." +
                               std::to_string(kUnpackedPerWheelByte10 % 10) + " times the wheels' size)",
                           ""});
@@ -459,8 +435,7 @@ nlohmann::json PythonPackagesStep::apply(StepContext& ctx, const StepPlan& plan)
     if (!converged(ctx.fs, w, dists)) todo.push_back(&w);
 
   if (!todo.empty()) {
-    // 2. The wheels named by URL, downloaded by the tool (progress, resume, hash).
-    std::map<std::string, std::string> staged;
+    // 2. The wheels, downloaded by the tool, and pip (python_packages_fetch.cpp).
     auto drop_staging = [&] {
       try {
         remove_tree(ctx.fs, staging);
@@ -468,48 +443,7 @@ nlohmann::json PythonPackagesStep::apply(StepContext& ctx, const StepPlan& plan)
       }
     };
     try {
-      staged = fetch_wheels(ctx, todo, staging);
-
-      // 3. A package of another build or for another torch goes first, so
-      // that pip resolves its companions anew (it keeps an installed one
-      // whose pins still hold). It is in the store.
-      std::vector<std::string> stale;
-      // One at its version that only lacks what its extras require stays:
-      // pip adds the rest beside it (and what the extras pulled in before is
-      // never in this list: only the manifest's own packages are).
-      for (const auto* w : todo)
-        if (w->url.empty() && find_dist(dists, w->key) && !at_wanted_version(ctx.fs, *w, dists))
-          stale.push_back(w->name);
-      if (!stale.empty()) {
-        std::vector<std::string> args = {"uninstall", "-y", "--isolated", "--no-input", "--disable-pip-version-check"};
-        args.insert(args.end(), stale.begin(), stale.end());
-        Command c = pip_command(*user, venv, args);
-        ProcessResult r = ctx.runner.run(c);
-        if (!r.ok()) throw StepFailure(pip_failure(venv, c, r));
-      }
-
-      // 4. pip install.
-      std::vector<std::string> args = {"install", "--isolated", "--no-input", "--disable-pip-version-check",
-                                       "--no-cache-dir"};
-      if (ctx.fs.stat(kCaStore)) args.insert(args.end(), {"--cert", kCaStore});
-      if (!index_url.empty())
-        args.insert(args.end(), {"--index-url", index_url});
-      else
-        args.push_back("--no-index");
-      for (const auto& f : find_links) args.insert(args.end(), {"--find-links", f});
-      for (const auto* w : todo) {
-        std::string hash = w->sha256.empty() ? "" : "#sha256=" + w->sha256;
-        if (auto it = staged.find(w->key); it != staged.end())
-          args.push_back(w->name + " @ " + file_url(it->second) + hash);
-        else if (!w->url.empty())
-          args.push_back(w->name + " @ " + w->url + hash);
-        else
-          args.push_back(w->requirement());
-      }
-      Command c = pip_command(*user, venv, args);
-      show_pip_progress(ctx, c, todo.size());
-      ProcessResult r = ctx.runner.run(c);
-      if (!r.ok()) throw StepFailure(pip_failure(venv, c, r));
+      fetch_and_install(ctx, *user, todo, dists, staging);
     } catch (...) {
       drop_staging();
       throw;
@@ -517,7 +451,7 @@ nlohmann::json PythonPackagesStep::apply(StepContext& ctx, const StepPlan& plan)
     drop_staging();
   }
 
-  // 5. What remove_files names, from the files pip has just written (kept
+  // 3. What remove_files names, from the files pip has just written (kept
   // in the store when they were there before).
   for (const auto& rel : remove_matches(ctx.fs)) ctx.fs.remove(site() + "/" + rel);
   data["after"] = dist_set_to_json(dist_set(ctx.fs, site()));

@@ -11,7 +11,10 @@
 
 #include "installer/formats/python_dist.hpp"
 #include "installer/formats/wheel_name.hpp"
+#include "installer/host/accounts.hpp"
+#include "installer/net/wheel_sizes.hpp"
 #include "steps/python/venv_snapshot.hpp"
+#include "steps/python/wheel_fetch_types.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {
@@ -86,6 +89,29 @@ class PythonPackagesStep : public Step {
   // The plan's download sizes, asked of the servers (installer/net/
   // wheel_sizes.hpp), and the room they need for the disk-space guard.
   void add_download_estimate(StepContext& ctx, StepPlan& p, const std::vector<InstalledDist>& dists) const;
+  // The packages of the step not yet as wanted among DISTS, as the download
+  // resolution takes them (installer/net/wheel_sizes.hpp), with INSTALLED
+  // (key -> version) made from DISTS less what is reinstalled; a package
+  // named by URL is given as STAGED's file:// URL when it has one there
+  // (key -> the staged file's target path).
+  std::vector<WantedWheel> wanted_wheels(const FileSystem& fs, const std::vector<InstalledDist>& dists,
+                                         std::map<std::string, std::string>& installed,
+                                         const std::map<std::string, std::string>& staged = {}) const;
+  // What pip would download for the step given DISTS, asked of the index
+  // and find-links pages: the plan's estimate, and at apply the list the
+  // tool downloads itself.
+  DownloadEstimate resolve_downloads(StepContext& ctx, const std::vector<InstalledDist>& dists,
+                                     const std::map<std::string, std::string>& staged = {}) const;
+  // apply's downloads and pip run, after the venv is in the store: the
+  // wheels named by URL, then what they and the index packages need (both
+  // by the tool, steps/python/wheel_fetch.hpp), then pip from those files.
+  void fetch_and_install(StepContext& ctx, const UserEntry& user, const std::vector<const WantedPackage*>& todo,
+                         const std::vector<InstalledDist>& dists, const std::string& staging);
+  // Its work; BY_URL and FROM_INDEX get what it downloaded, for the cache
+  // to let go of.
+  void fetch_and_run_pip(StepContext& ctx, const UserEntry& user, const std::vector<const WantedPackage*>& todo,
+                         const std::vector<InstalledDist>& dists, const std::string& staging,
+                         std::vector<WheelDownload>& by_url, std::vector<WheelDownload>& from_index);
   // The files of site-packages matching remove_files now, relative to it.
   std::vector<std::string> remove_matches(const FileSystem& fs) const;
 };

@@ -303,7 +303,7 @@ TEST_CASE("the download estimate counts what the extras require, and only that f
   StepPlan fresh = step->plan(root.ctx);
   CHECK(downloads(fresh) ==
         "downloads " + human_size(1'556'000'000) +
-            " (4 wheels, asked of the servers; pip resolves the exact set): tensorflow 2.21.0 " +
+            " (4 wheels, resolved from the servers' pages; the tool downloads them, then pip installs from those files): tensorflow 2.21.0 " +
             human_size(600'000'000) + ", numpy 2.1.3 (for tensorflow) " + human_size(16'000'000) +
             ", nvidia_cublas_cu12 12.5.3.2 (for tensorflow) " + human_size(363'000'000) +
             ", nvidia_cudnn_cu12 9.3.0.75 (for tensorflow) " + human_size(577'000'000));
@@ -315,7 +315,7 @@ TEST_CASE("the download estimate counts what the extras require, and only that f
   StepPlan complete = step->plan(root.ctx);
   CHECK(downloads(complete) ==
         "downloads " + human_size(940'000'000) +
-            " (2 wheels, asked of the servers; pip resolves the exact set): nvidia_cublas_cu12 12.5.3.2 (for "
+            " (2 wheels, resolved from the servers' pages; the tool downloads them, then pip installs from those files): nvidia_cublas_cu12 12.5.3.2 (for "
             "tensorflow) " +
             human_size(363'000'000) + ", nvidia_cudnn_cu12 9.3.0.75 (for tensorflow) " + human_size(577'000'000));
   CHECK(std::find(asked.begin(), asked.end(), kExtrasIndex + "/tensorflow/") == asked.end());
