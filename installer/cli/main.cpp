@@ -161,7 +161,9 @@ int main(int argc, char** argv) {
   history->add_option("--output,-o", history_output, "text or json")->check(CLI::IsMember({"text", "json"}));
   bool history_prune = false;
   history->add_flag("--prune", history_prune,
-                    "Remove the undo stores of transactions that can no longer be rolled back (superseded or rolled back)");
+                    "Remove the undo stores of transactions that can no longer be rolled back (superseded or rolled "
+                    "back) and empty the wheel cache; with an ID, give up that transaction's offline rollback and "
+                    "remove its store");
 
   auto* list = app.add_subcommand("list", "List the bundled profiles");
   std::string list_vars;

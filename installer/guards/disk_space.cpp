@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include <filesystem>
+
 #include "installer/system/units.hpp"
+#include "installer/undo/undo_store.hpp"
 
 namespace wslgpu {
 
@@ -19,9 +22,28 @@ namespace {
 
 std::uint64_t with_margin(std::uint64_t need) { return need + need * kMarginPercent / 100 + kMarginBytes; }
 
-std::string advice() {
+// What the tool itself keeps that can go: the wheel cache and the undo
+// stores, each named with its size when it holds anything.
+std::string own_keeps(const FileSystem& fs) {
+  const std::string state = fs.host_path(kStateDir);
+  const FolderSize cache = folder_size(state + "/cache/wheels");
+  std::uint64_t stores = 0;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(state + "/tx", ec), end; !ec && it != end; it.increment(ec))
+    stores += store_folder_bytes(it->path().string() + "/undo");
+  std::vector<std::string> parts;
+  if (cache.bytes > 0) parts.push_back("its wheel cache holds " + human_size(cache.bytes));
+  if (stores > 0) parts.push_back("its undo stores " + human_size(stores));
+  if (parts.empty()) return "";
+  return "; wslgpu-setup's own: " + (parts.size() == 1 ? parts[0] : parts[0] + " and " + parts[1]) +
+         " (`sudo wslgpu-setup history` lists them; `history --prune` frees the stores no rollback needs and empties "
+         "the cache, `history --prune ID` gives up one transaction's offline rollback for its store)";
+}
+
+std::string advice(const FileSystem& fs) {
   return "Nothing was changed. Free some space and run again: `sudo apt-get clean` empties apt's cache of "
-         "downloaded packages, and WSL's virtual disk also needs room to grow on the Windows drive that holds it.";
+         "downloaded packages" +
+         own_keeps(fs) + "; and WSL's virtual disk also needs room to grow on the Windows drive that holds it.";
 }
 
 }  // namespace
@@ -57,7 +79,7 @@ std::vector<std::string> guard_disk_space(const Plan& plan, const FileSystem& fs
   auto refusal = [&](const std::string& what, std::uint64_t need, const std::string& where, std::uint64_t free) {
     return "not enough disk space: " + what + ", " + human_size(with_margin(need)) + " with a margin of " +
            human_size(with_margin(need) - need) + ", but the filesystem of " + where + " has " + human_size(free) +
-           " free.\n" + advice();
+           " free.\n" + advice(fs);
   };
   std::vector<std::string> out;
   std::string fetch = human_size(download) + " to download into /var/cache/apt/archives";

@@ -6,17 +6,19 @@
 #include <mutex>
 #include <thread>
 
+#include "installer/formats/wheel_name.hpp"
 #include "installer/net/fetch_helper.hpp"
 
 namespace wslgpu {
 
 namespace {
 
-// The last path component of URL, for the progress line.
+// The last path component of URL as a person reads it ("torch-2.9.1+cu130-….whl"),
+// for the progress line.
 std::string file_name_of(const std::string& url) {
   std::string path = url.substr(0, url.find_first_of("?#"));
   auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+  return percent_decode(slash == std::string::npos ? path : path.substr(slash + 1));
 }
 
 // What the threads share: where each file stands, the next one to take,

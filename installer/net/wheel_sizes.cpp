@@ -413,6 +413,13 @@ class Estimator {
   }
 
   void want_metadata(const std::string& key, const std::string& what, const IndexFile& f) {
+    if (!f.has_metadata && options_.local_metadata) {
+      if (auto text = options_.local_metadata(f.url)) {
+        local_metadata_[key] = std::move(*text);
+        if (std::find(metadata_.begin(), metadata_.end(), key) == metadata_.end()) metadata_.push_back(key);
+        return;
+      }
+    }
     if (f.has_metadata) {
       bool queued = std::find(metadata_.begin(), metadata_.end(), key) != metadata_.end();
       if (!queued && may_fetch(what)) metadata_.push_back(key);
@@ -577,9 +584,27 @@ class Estimator {
   std::vector<PackageNeed> fetch_sizes_and_metadata() {
     std::vector<UrlQuery> queries;
     for (const auto& [row, url] : sizes_) queries.push_back({UrlQuery::Kind::probe, url, "", 0});
+    std::vector<std::string> asked_metadata;  // the keys whose METADATA is not here already
     for (const std::string& key : metadata_)
-      queries.push_back({UrlQuery::Kind::text, chosen_.at(key).metadata_url, "", options_.max_metadata_bytes});
-    std::vector<UrlAnswer> answers = ask(queries);
+      if (!local_metadata_.count(key)) {
+        queries.push_back({UrlQuery::Kind::text, chosen_.at(key).metadata_url, "", options_.max_metadata_bytes});
+        asked_metadata.push_back(key);
+      }
+    std::vector<UrlAnswer> asked = ask(queries);
+    // In metadata_'s order after the sizes, as the loops below read them.
+    std::vector<UrlAnswer> answers(asked.begin(), asked.begin() + static_cast<std::ptrdiff_t>(sizes_.size()));
+    std::size_t next_asked = sizes_.size();
+    for (const std::string& key : metadata_) {
+      auto local = local_metadata_.find(key);
+      if (local != local_metadata_.end()) {
+        UrlAnswer a;
+        a.body = local->second;
+        answers.push_back(std::move(a));
+        chosen_.at(key).metadata_sha256.clear();  // read from the wheel itself, whose hash was checked
+      } else {
+        answers.push_back(std::move(asked[next_asked++]));
+      }
+    }
     std::size_t i = 0;
     for (const auto& [row, url] : sizes_) {
       UrlAnswer& a = answers[i++];
@@ -666,6 +691,7 @@ class Estimator {
   std::set<std::string> paged_;                   // keys whose project page was asked for
   std::map<std::string, std::string> page_error_;             // key -> why its page could not be read
   std::map<std::string, Chosen> chosen_;
+  std::map<std::string, std::string> local_metadata_;  // key -> METADATA this machine has (SizeOptions::local_metadata)
   std::vector<std::pair<std::size_t, std::string>> sizes_;  // rows to probe, and where
   std::vector<std::string> metadata_;                       // keys whose METADATA to fetch
   std::vector<PackageNeed> next_;  // requirements found while resolving (a new extra of a wheel already read)

@@ -95,6 +95,11 @@ struct SizeOptions {
   // How queries are asked: ask_urls() (installer/net/fetch_helper.hpp)
   // when empty; tests of a step give an answer table instead of a server.
   std::function<std::vector<UrlAnswer>(const std::vector<UrlQuery>&, const QueryOptions&)> ask;
+  // A wheel's METADATA this machine already has (read from the wheel once
+  // downloaded: steps/python/wheel_fetch.hpp), by the wheel's URL; nullopt
+  // when it has none. Asked for a wheel whose page announces no PEP 658
+  // file, before its dependencies are called not counted.
+  std::function<std::optional<std::string>(const std::string& wheel_url)> local_metadata;
 };
 
 // The download estimate for WANTED on CPython TARGET, with the step's

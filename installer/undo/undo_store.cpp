@@ -156,25 +156,53 @@ std::uint64_t UndoStore::bytes() const {
   return total;
 }
 
-std::uint64_t store_folder_bytes(const std::string& host_dir) {
+StoreSize store_folder_size(const std::string& host_dir) {
   std::error_code ec;
-  std::uint64_t total = 0;
+  StoreSize size;
   for (std::filesystem::directory_iterator it(host_dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code e2;
-    if (it->is_regular_file(e2) && it->path().extension() == ".deb") total += it->file_size(e2);
-    // A kept venv (steps/python/venv_snapshot.hpp): the files only the
-    // store still holds, which are what removing it frees; a link the venv
-    // shares costs nothing.
+    if (it->is_regular_file(e2) && it->path().extension() == ".deb") {
+      size.bytes += it->file_size(e2);
+      ++size.debs;
+    }
     if (it->is_directory(e2) && it->path().filename().string().rfind("venv-", 0) == 0) {
+      ++size.venvs;
       for (std::filesystem::recursive_directory_iterator f(it->path(), ec), fend; !ec && f != fend; f.increment(ec)) {
         struct stat st {};
-        if (::lstat(f->path().c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1)
-          total += static_cast<std::uint64_t>(st.st_size);
+        if (::lstat(f->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        ++size.venv_files;
+        if (st.st_nlink == 1) size.bytes += static_cast<std::uint64_t>(st.st_size);
       }
       ec.clear();
     }
   }
-  return total;
+  return size;
+}
+
+std::uint64_t store_folder_bytes(const std::string& host_dir) { return store_folder_size(host_dir).bytes; }
+
+std::string store_size_text(const StoreSize& size) {
+  std::vector<std::string> parts;
+  if (size.debs > 0) parts.push_back(std::to_string(size.debs) + (size.debs == 1 ? " package" : " packages"));
+  if (size.venvs > 0)
+    parts.push_back(std::string(size.venvs == 1 ? "a venv" : std::to_string(size.venvs) + " venvs") + " of " +
+                    std::to_string(size.venv_files) + (size.venv_files == 1 ? " file" : " files"));
+  std::string what;
+  for (std::size_t i = 0; i < parts.size(); ++i) what += (i ? "; " : "") + parts[i];
+  return human_size(size.bytes) + (what.empty() ? "" : " (" + what + ")");
+}
+
+FolderSize folder_size(const std::string& host_dir) {
+  FolderSize size;
+  std::error_code ec;
+  for (std::filesystem::recursive_directory_iterator f(host_dir, ec), fend; !ec && f != fend; f.increment(ec)) {
+    struct stat st {};
+    if (::lstat(f->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    size.bytes += static_cast<std::uint64_t>(st.st_size);
+    ++size.files;
+    if (f->path().extension() == ".part") ++size.partial;
+  }
+  return size;
 }
 
 void remove_store_folder(const std::string& host_dir) {

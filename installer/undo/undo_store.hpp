@@ -110,8 +110,32 @@ class UndoStore {
   std::vector<KeptDeb> entries_;
 };
 
-// The bytes the copies (.deb files) of a store folder take (0 when there is none).
+// What a store folder holds, at the room removing it would free: its .deb
+// copies, and the files of the venvs it keeps (steps/python/venv_snapshot.hpp)
+// that only the store still holds (a hard link the venv shares costs
+// nothing; once the venv let the file go, as after a build switch, the
+// store's link is its only copy and counts).
+struct StoreSize {
+  std::uint64_t bytes = 0;
+  std::size_t debs = 0;
+  std::size_t venvs = 0;
+  std::size_t venv_files = 0;  // every file of the kept venvs, shared or not
+};
+StoreSize store_folder_size(const std::string& host_dir);
+// store_folder_size(HOST_DIR).bytes.
 std::uint64_t store_folder_bytes(const std::string& host_dir);
+
+// "4.1 GB (3 packages; a venv of 12034 files)", "79 kB (a venv of 42 files)".
+std::string store_size_text(const StoreSize& size);
+
+// The files of a folder and their bytes, for the wheel cache
+// (steps/python/wheel_fetch.hpp): zeros when there is none.
+struct FolderSize {
+  std::uint64_t bytes = 0;
+  std::size_t files = 0;
+  std::size_t partial = 0;  // *.part: downloads a later run resumes
+};
+FolderSize folder_size(const std::string& host_dir);
 
 // Removes a store folder and everything in it (nothing when there is none).
 void remove_store_folder(const std::string& host_dir);

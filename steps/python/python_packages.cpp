@@ -325,8 +325,27 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
     VenvTree tree = walk_venv(ctx.fs, venv, site());
     p.details.push_back("keeps the venv's " + std::to_string(tree.files.size()) + " files (" + human_size(tree.bytes) +
                         ", " + std::to_string(tree.dists.size()) + " distributions) in the undo store under " +
-                        ctx.state_dir + " before pip runs, as hard links (no space) where it is on the venv's "
-                        "filesystem, else as copies: a rollback gives back exactly these, with no network");
+                        ctx.state_dir + " before pip runs, as hard links where it is on the venv's filesystem, "
+                        "else as copies: a rollback gives back exactly these, with no network");
+    // A hard link costs nothing while the venv holds the file; once pip
+    // replaces it, the store's link is its only copy.
+    std::vector<std::string> replaced;
+    std::uint64_t replaced_bytes = 0;
+    for (const auto& w : packages) {
+      const InstalledDist* d = find_dist(dists, w.key);
+      if (!d || at_wanted_version(ctx.fs, w, dists)) continue;
+      replaced.push_back(d->name + " " + d->version);
+      try {
+        for (const auto& e : parse_record(ctx.fs.read(d->dist_info + "/RECORD")))
+          if (!e.size.empty() && e.size.find_first_not_of("0123456789") == std::string::npos && e.size.size() < 19)
+            replaced_bytes += std::stoull(e.size);
+      } catch (const StepFailure&) {
+      }
+    }
+    if (!replaced.empty())
+      p.details.push_back("the files pip replaces (" + joined(replaced) + ", about " + human_size(replaced_bytes) +
+                          ") stay on disk in the undo store until this transaction is rolled back or its store is "
+                          "let go (`history --prune`, once a later install supersedes it, or `history --prune ID`)");
     DiskNeed keep;
     keep.path = ctx.state_dir;
     keep.bytes = tree.bytes;
@@ -394,6 +413,14 @@ void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
                             "wslgpu-setup downloads " + human_size(by_url - cached) + " of wheels into " +
                                 ctx.state_dir + "/cache/wheels",
                             ""});
+  // The staging folder links the cache's wheels into the venv while pip
+  // runs: free on one filesystem, a copy of each on another.
+  if (by_url > 0)
+    p.disk_needs.push_back({venv, by_url,
+                            "the tool's wheels (" + human_size(by_url) + ") copied into " + venv + "/" +
+                                kWheelStagingFolder + " while pip runs (" + ctx.state_dir +
+                                " is on another filesystem)",
+                            ctx.state_dir});
   p.disk_needs.push_back({venv, unpacked,
                           "pip unpacks about " + human_size(unpacked) + " into " + venv + " (" +
                               std::to_string(kUnpackedPerWheelByte10 / 10) + "." +

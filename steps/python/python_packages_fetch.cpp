@@ -6,6 +6,7 @@
 
 #include "installer/formats/python_dist.hpp"
 #include "installer/formats/python_requirement.hpp"
+#include "installer/formats/wheel_metadata.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/paths.hpp"
 #include "installer/system/text.hpp"
@@ -61,14 +62,16 @@ std::vector<WantedWheel> PythonPackagesStep::wanted_wheels(const FileSystem& fs,
   return wanted;
 }
 
-DownloadEstimate PythonPackagesStep::resolve_downloads(StepContext& ctx, const std::vector<InstalledDist>& dists,
-                                                       const std::map<std::string, std::string>& staged) const {
+DownloadEstimate PythonPackagesStep::resolve_downloads(
+    StepContext& ctx, const std::vector<InstalledDist>& dists, const std::map<std::string, std::string>& staged,
+    std::function<std::optional<std::string>(const std::string&)> local_metadata) const {
   std::map<std::string, std::string> installed;
   std::vector<WantedWheel> wanted = wanted_wheels(ctx.fs, dists, installed, staged);
   if (wanted.empty()) return {};
   SizeOptions options;
   options.query.file_root = ctx.fs.host_path("/");
   options.ask = ctx.ask_urls;
+  options.local_metadata = std::move(local_metadata);
   return estimate_downloads(wanted, index_url, find_links, target, installed, options);
 }
 
@@ -147,26 +150,49 @@ void PythonPackagesStep::fetch_and_run_pip(StepContext& ctx, const UserEntry& us
                                return std::find(stale_keys.begin(), stale_keys.end(), d.key) != stale_keys.end();
                              }),
               now.end());
-    DownloadEstimate est = resolve_downloads(ctx, now, staged);
-    for (const auto& w : est.wheels) {
-      if (w.url.empty()) {
-        unresolved = w.name + ": " + w.why_unknown;
-        continue;
+    // A wheel whose page announces no PEP 658 file is read once
+    // downloaded, and what it requires resolved in the next round: a few
+    // rounds, one per level of the dependency tree that needs it.
+    std::map<std::string, std::string> metadata_of;  // wheel URL -> its METADATA
+    auto local_metadata = [&metadata_of](const std::string& url) -> std::optional<std::string> {
+      auto it = metadata_of.find(url);
+      if (it == metadata_of.end()) return std::nullopt;
+      return it->second;
+    };
+    constexpr int kRounds = 6;
+    for (int round = 0; round < kRounds; ++round) {
+      DownloadEstimate est = resolve_downloads(ctx, now, staged, local_metadata);
+      unresolved.clear();
+      std::vector<WheelDownload> fresh;
+      for (const auto& w : est.wheels) {
+        if (w.url.empty()) {
+          unresolved = w.name + ": " + w.why_unknown;
+          continue;
+        }
+        if (!is_network_url(w.url)) continue;
+        const bool have = std::any_of(from_index.begin(), from_index.end(),
+                                      [&](const WheelDownload& d) { return d.url == w.url; });
+        if (!have) fresh.push_back({w.url, is_sha256_hex(w.sha256) ? w.sha256 : "", w.bytes.value_or(0)});
       }
-      if (is_network_url(w.url))
-        from_index.push_back({w.url, is_sha256_hex(w.sha256) ? w.sha256 : "", w.bytes.value_or(0)});
+      for (const auto& n : est.notes) {
+        spdlog::debug("resolving {}'s downloads: {}", venv, n);
+        // A dependency left out, or a pin of the manifest a dependency
+        // contradicts (pip backtracks where the walk does not).
+        if (unresolved.empty() && (n.find("not counted") != std::string::npos ||
+                                   n.find("resolve it otherwise") != std::string::npos))
+          unresolved = n;
+      }
+      if (fresh.empty()) break;
+      fetch_wheels(ctx, fresh, staging,
+                   std::to_string(fresh.size()) + " wheel" + (fresh.size() == 1 ? "" : "s") + " from " +
+                       (index_url.empty() ? std::string("the find-links pages") : index_url));
+      for (const auto& w : fresh) {
+        from_index.push_back(w);
+        std::string error;
+        auto text = read_wheel_metadata(ctx.fs.host_path(wheel_cache_path(ctx, w.url, w.sha256)), error);
+        if (text) metadata_of[w.url] = std::move(*text);
+      }
     }
-    for (const auto& n : est.notes) {
-      spdlog::debug("resolving {}'s downloads: {}", venv, n);
-      // A dependency left out, or a pin of the manifest a dependency
-      // contradicts (pip backtracks where the walk does not).
-      if (unresolved.empty() && (n.find("not counted") != std::string::npos ||
-                                 n.find("resolve it otherwise") != std::string::npos))
-        unresolved = n;
-    }
-    fetch_wheels(ctx, from_index, staging,
-                 std::to_string(from_index.size()) + " wheel" + (from_index.size() == 1 ? "" : "s") + " from " +
-                     (index_url.empty() ? std::string("the find-links pages") : index_url));
   }
 
   // 4. pip, from the staged files (and the local find-links folders) alone.

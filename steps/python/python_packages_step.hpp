@@ -100,8 +100,9 @@ class PythonPackagesStep : public Step {
   // What pip would download for the step given DISTS, asked of the index
   // and find-links pages: the plan's estimate, and at apply the list the
   // tool downloads itself.
-  DownloadEstimate resolve_downloads(StepContext& ctx, const std::vector<InstalledDist>& dists,
-                                     const std::map<std::string, std::string>& staged = {}) const;
+  DownloadEstimate resolve_downloads(
+      StepContext& ctx, const std::vector<InstalledDist>& dists, const std::map<std::string, std::string>& staged = {},
+      std::function<std::optional<std::string>(const std::string&)> local_metadata = nullptr) const;
   // apply's downloads and pip run, after the venv is in the store: the
   // wheels named by URL, then what they and the index packages need (both
   // by the tool, steps/python/wheel_fetch.hpp), then pip from those files.

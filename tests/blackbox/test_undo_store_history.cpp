@@ -94,5 +94,7 @@ TEST_CASE("history shows each undo store's size, and --prune removes only the su
   CHECK(all[3]["undo_store_bytes"] == 60);
   RunResult again = run_tool({"--root", root.path(), "history", "--prune"});
   CHECK(again.exit_code == 0);
-  CHECK(again.out == "No undo store can go: every one still serves a transaction that can be rolled back.\n");
+  CHECK(again.out ==
+        "No undo store can go: every one still serves a transaction that can be rolled back, and the wheel cache is "
+        "empty. `history --prune ID` gives up one transaction's offline rollback.\n");
 }

@@ -73,8 +73,11 @@ venv_rolled_back_exactly_offline() {
   [[ ! -e $ROOT$PYTORCH_VENV/.wslgpu-setup-undo && ! -e $ROOT$PYTORCH_VENV/.wslgpu-setup-wheels ]] ||
     fail "apply left its folders in the venv: $(ls -A "$ROOT$PYTORCH_VENV")"
   ls -d "$ROOT$REALROOT_STATE_DIR/tx/$t2/undo/"venv-* >/dev/null 2>&1 || fail "T2 has no venv in its undo store"
-  # The wheels were the tool's own downloads.
-  ls "$ROOT$REALROOT_STATE_DIR/cache/wheels/" | grep -q '^.*torch-2\.' || fail "no torch wheel in the tool's cache"
+  # The wheels were the tool's own downloads, and the cache let them go
+  # once pip had installed them (the undo store holds the old venv).
+  assert_contains "$TOOL_OUT" 'downloading torch-2\.' "install pytorch on 7.2.2: the tool's own download of torch"
+  [[ -z $(ls -A "$ROOT$REALROOT_STATE_DIR/cache/wheels/" 2>/dev/null) ]] ||
+    fail "the installed wheels stayed in the tool's cache: $(ls -la "$ROOT$REALROOT_STATE_DIR/cache/wheels/")"
 
   # The user's own changes since: one distribution added, one of T2's removed.
   # userpkg: a distribution no row of the profile has, built here.

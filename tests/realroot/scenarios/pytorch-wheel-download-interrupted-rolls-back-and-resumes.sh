@@ -11,9 +11,10 @@
 #   - the partial file is kept (the wheel is pinned): fewer bytes than the
 #     wheel, and they are its first bytes;
 #   - a second `install` commits, resuming: the server is asked for torch
-#     once more, with `Range: bytes=KEPT-`, and sends only the rest; the
-#     cached wheel is whole (its pinned hash), the partial file gone, torch
-#     is in the venv.
+#     once more, with `Range: bytes=KEPT-`, and sends only the rest; torch
+#     is in the venv, and the cache let go of the wheel and its partial
+#     file once pip installed it (issue 54, item 3: it keeps only what a
+#     later run can use).
 
 scenario() {
   require_tool_command install
@@ -123,8 +124,8 @@ wheel_download_interrupted_then_resumed() {
     "the second install's GET of torch: the bytes after the $kept kept"
   say "the server's log of torch's wheel:"$'\n'"$first"$'\n'"$again"
   [[ ! -e $part ]] || fail "the committed install left torch's partial file $part"
-  [[ -f $cached ]] || fail "the committed install left no torch wheel in $cache: $(ls -la "$cache")"
-  assert_eq "$(sha256sum <"$cached" | cut -d' ' -f1)" "$sha" "the SHA-256 of the resumed torch wheel in the cache"
+  [[ ! -e $cached ]] || fail "the committed install left the torch wheel it installed in the cache: $(ls -la "$cache")"
+  [[ -z $(ls -A "$cache" 2>/dev/null) ]] || fail "the committed install left wheels in the cache: $(ls -la "$cache")"
   local site=$ROOT$PYTORCH_VENV/lib/python$PYTORCH_PYTHON/site-packages
   compgen -G "$site/torch-2.9.1+rocm7.2.2*.dist-info" >/dev/null ||
     fail "torch 2.9.1+rocm7.2.2 is not in the venv after the committed install: $(ls "$site" 2>&1)"

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "installer/system/filesystem.hpp"
 #include "installer/system/units.hpp"
 #include "support/fakes.hpp"
 
@@ -122,7 +123,7 @@ TEST_CASE("a step's own needs count on the filesystem of their folder, and hard 
             human_size(with_margin_for_test(11'000'000'000) - 11'000'000'000) +
             ", but the filesystem of / has " + human_size(8'000'000'000) + " free.\n"
             "Nothing was changed. Free some space and run again: `sudo apt-get clean` empties apt's cache of "
-            "downloaded packages, and WSL's virtual disk also needs room to grow on the Windows drive that holds it.");
+            "downloaded packages; and WSL's virtual disk also needs room to grow on the Windows drive that holds it.");
   CHECK(std::find(asked.begin(), asked.end(), "/fake/home/alice/.venvs") != asked.end());
   // The state folder on another filesystem: the copy counts there.
   auto two = [&](const std::string& path) -> std::optional<FreeSpace> {
@@ -132,4 +133,20 @@ TEST_CASE("a step's own needs count on the filesystem of their folder, and hard 
   out = guard_disk_space(plan, fs, two);
   REQUIRE(out.size() == 1);
   CHECK(out[0].rfind("not enough disk space: wslgpu-setup keeps a copy of the venv, ", 0) == 0);
+}
+
+TEST_CASE("the refusal names what the tool itself keeps and how to free it: the wheel cache and the undo stores") {
+  wslgpu::testing::TempDir root;
+  // A torch wheel an interrupted run left, and a store whose venv file only
+  // it still holds (one link); a .deb copy.
+  root.write("var/lib/wslgpu-setup/cache/wheels/0123456789abcdef-torch.whl.part", std::string(3'000'000, 'w'));
+  root.write("var/lib/wslgpu-setup/tx/T2/undo/venv-torch/files/torch/lib/libtorch.so", std::string(2'000'000, 't'));
+  root.write("var/lib/wslgpu-setup/tx/T1/undo/rocm-core_7.2.2_amd64.deb", std::string(1'000'000, 'd'));
+  RootedFileSystem fs(root.path());
+  auto out = guard_disk_space(plan_needing(0, 9'000'000'000), fs, probe(1'000'000'000, 0, 1));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].find("wslgpu-setup's own: its wheel cache holds " + human_size(3'000'000) + " and its undo stores " +
+                    human_size(3'000'000) + " (`sudo wslgpu-setup history` lists them; `history --prune` frees the "
+                    "stores no rollback needs and empties the cache, `history --prune ID` gives up one "
+                    "transaction's offline rollback for its store)") != std::string::npos);
 }

@@ -157,8 +157,13 @@ TEST_CASE("the plan of an upgrade says from which version to which, from where, 
   CHECK(files == 8);
   CHECK(has_detail(p,
                    "keeps the venv's 8 files (" + human_size(bytes) + ", 2 distributions) in the undo store under /var/lib/wslgpu-setup "
-                   "before pip runs, as hard links (no space) where it is on the venv's filesystem, else as copies: a "
+                   "before pip runs, as hard links where it is on the venv's filesystem, else as copies: a "
                    "rollback gives back exactly these, with no network"));
+  // What pip replaces stays on disk in the store: the plan says so, with
+  // its size from the RECORD (torch 2.8.0's: 9 + 1000000 + 12 bytes).
+  CHECK(has_detail(p, "the files pip replaces (torch 2.8.0, about " + human_size(1'000'021) +
+                          ") stay on disk in the undo store until this transaction is rolled back or its store is "
+                          "let go (`history --prune`, once a later install supersedes it, or `history --prune ID`)"));
   auto keep = std::find_if(p.disk_needs.begin(), p.disk_needs.end(),
                            [](const DiskNeed& n) { return !n.free_on_filesystem_of.empty(); });
   REQUIRE(keep != p.disk_needs.end());
