@@ -139,11 +139,6 @@ void PythonPackagesStep::fetch_and_run_pip(StepContext& ctx, const UserEntry& us
   std::string unresolved;  // why the tool's resolution is not the whole set, "" when it is
   const bool remote_links = std::any_of(find_links.begin(), find_links.end(), is_network_url);
   if (!index_url.empty() || remote_links) {
-    if (ctx.progress) {
-      ProgressEvent ev;
-      ev.subject = "resolving what " + (index_url.empty() ? std::string("the find-links pages") : index_url) + " has";
-      ctx.progress->update(ev);
-    }
     std::vector<InstalledDist> now = dists;
     now.erase(std::remove_if(now.begin(), now.end(),
                              [&](const InstalledDist& d) {
@@ -161,6 +156,12 @@ void PythonPackagesStep::fetch_and_run_pip(StepContext& ctx, const UserEntry& us
     };
     constexpr int kRounds = 6;
     for (int round = 0; round < kRounds; ++round) {
+      if (ctx.progress) {  // also starts the next round's download lines afresh
+        ProgressEvent ev;
+        ev.subject = "resolving what " + (index_url.empty() ? std::string("the find-links pages") : index_url) +
+                     " has for " + venv;
+        ctx.progress->update(ev);
+      }
       DownloadEstimate est = resolve_downloads(ctx, now, staged, local_metadata);
       unresolved.clear();
       std::vector<WheelDownload> fresh;

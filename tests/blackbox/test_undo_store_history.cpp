@@ -98,3 +98,52 @@ TEST_CASE("history shows each undo store's size, and --prune removes only the su
         "No undo store can go: every one still serves a transaction that can be rolled back, and the wheel cache is "
         "empty. `history --prune ID` gives up one transaction's offline rollback.\n");
 }
+
+TEST_CASE("history lists a venv's undo store and the wheel cache at the room they take, --prune empties the cache, "
+          "and --prune ID gives up the newest rollback" *
+          needs_root()) {
+  FakeWslRoot root;
+  write_transaction(root, "20261201-100000-0001", {"rocm"}, 100);
+  // The newest transaction, a build switch: its store holds the old torch,
+  // whose files the venv no longer has (one link each), and a file the venv
+  // still shares (two links: it costs nothing).
+  const std::string tx2 = "20261202-100000-0002";
+  write_transaction(root, tx2, {}, 0);
+  const std::string store = "/var/lib/wslgpu-setup/tx/" + tx2 + "/undo/venv-torch/files";
+  root.write(store + "/torch/lib/libtorch_cuda.so", std::string(4000, 'o'), 0644);
+  root.write(store + "/torch/__init__.py", std::string(300, 'i'), 0644);
+  root.write("/home/alice/venv-shared-file", "", 0644);
+  std::filesystem::remove(root.path() + "/home/alice/venv-shared-file");
+  std::filesystem::create_hard_link(root.path() + store + "/torch/__init__.py", root.path() + "/home/alice/venv-shared-file");
+  // What an interrupted run left in the wheel cache.
+  root.write("/var/lib/wslgpu-setup/cache/wheels/0123456789abcdef-torch.whl.part", std::string(700, 'w'), 0644);
+
+  RunResult list = run_tool({"--root", root.path(), "history"});
+  REQUIRE(list.exit_code == 0);
+  CHECK(list.out.find(tx2 + "  2026-12-01T10:00:00Z  rocm  committed  1 changed  undo store 4.0 kB (a venv of 2 files)") !=
+        std::string::npos);
+  CHECK(list.out.find("Wheel cache /var/lib/wslgpu-setup/cache/wheels: 700 B in 1 file (1 partial download a later "
+                      "run resumes); `sudo wslgpu-setup history --prune` empties it") != std::string::npos);
+
+  // --prune: the newest store stays (its rollback needs it); the cache goes.
+  RunResult pruned = run_tool({"--root", root.path(), "history", "--prune", "--output", "json"});
+  REQUIRE(pruned.exit_code == 0);
+  auto j = nlohmann::json::parse(pruned.out);
+  CHECK(j["pruned"].empty());
+  CHECK(j["wheel_cache_freed_bytes"] == 700);
+  CHECK(std::filesystem::is_empty(root.path() + "/var/lib/wslgpu-setup/cache/wheels"));
+  CHECK(std::filesystem::exists(root.path() + store + "/torch/lib/libtorch_cuda.so"));
+
+  // --prune ID: the user gives up that rollback for the room, and is told.
+  RunResult given_up = run_tool({"--root", root.path(), "history", tx2, "--prune"});
+  REQUIRE(given_up.exit_code == 0);
+  CHECK(given_up.out.find("Removed the undo store of " + tx2 + " (4.0 kB): given up by `history --prune " + tx2 + "`") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(root.path() + store));
+  CHECK(std::filesystem::exists(root.path() + "/var/lib/wslgpu-setup/tx/" + tx2 + "/undo/pruned"));
+
+  // A transaction that does not exist is refused, exit 3.
+  RunResult unknown = run_tool({"--root", root.path(), "history", "20990101-000000-0009", "--prune"});
+  CHECK(unknown.exit_code == 3);
+  CHECK(unknown.err.find("there is no transaction 20990101-000000-0009") != std::string::npos);
+}
