@@ -24,6 +24,7 @@
 #include "installer/formats/python_dist.hpp"
 #include "installer/host/nvidia_driver.hpp"
 #include "installer/system/paths.hpp"
+#include "steps/python/python_common.hpp"
 #include "installer/system/text.hpp"
 #include "installer/transaction/journal.hpp"
 
@@ -663,8 +664,26 @@ void check_pytorch(DoctorScan& scan) {
     }
   }
   std::string python_version;
-  if (auto cfg = scan.read(c.venv + "/pyvenv.cfg")) python_version = parse_pyvenv_cfg(*cfg).version;
+  PyvenvCfg venv_cfg;
+  if (auto cfg = scan.read(c.venv + "/pyvenv.cfg")) {
+    venv_cfg = parse_pyvenv_cfg(*cfg);
+    python_version = venv_cfg.version;
+  }
   const std::string python_text = python_version.empty() ? "" : ", Python " + python_version;
+  // After a distribution upgrade the venv's own Python may be gone: its
+  // bin/python then runs nothing, or another Python that cannot import
+  // what lib/pythonX.Y holds, whatever the dist-info folders say.
+  if (std::string gone = venv_interpreter_gone(scan.fs, venv_cfg); !gone.empty()) {
+    scan.add("pytorch.venv", kGroup, FindingStatus::fail,
+             "the venv " + c.venv + " (" + c.how + ") was made by Python " + python_version +
+                 ", which this system no longer has (" + gone + " is gone): nothing installed in it can run",
+             "A distribution upgrade replaces the system's Python; a venv keeps pointing at the one it was made "
+             "with.",
+             "sudo wslgpu-setup install pytorch makes it anew with today's Python, inside a transaction: the old one "
+             "is moved aside to " + c.venv + ".made-by-python" + python_version.substr(0, python_version.rfind('.')) +
+                 " (a rollback moves it back).");
+    return;
+  }
   if (!v.torch) {
     scan.add("pytorch.venv", kGroup, FindingStatus::warn,
              "torch is not installed in the venv " + c.venv + " (" + c.how + ")" + python_text,

@@ -96,4 +96,12 @@ std::string user_name_of(const FileSystem& fs, std::uint32_t uid) {
   return "uid " + std::to_string(uid);
 }
 
+std::string venv_interpreter_gone(const FileSystem& fs, const PyvenvCfg& cfg) {
+  if (cfg.home.empty() || cfg.version.empty()) return "";
+  auto dot = cfg.version.find('.');
+  auto second = dot == std::string::npos ? std::string::npos : cfg.version.find('.', dot + 1);
+  const std::string interpreter = normalize_path(cfg.home) + "/python" + cfg.version.substr(0, second);
+  return fs.stat(interpreter) ? "" : interpreter;
+}
+
 }  // namespace wslgpu

@@ -4,6 +4,7 @@
 // Essential in Debian and Ubuntu): a venv root wrote into would be one the
 // user cannot change afterwards, the trouble `sudo pip install` leaves.
 #pragma once
+#include "installer/formats/python_dist.hpp"
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,5 +39,13 @@ std::vector<std::string> missing_parents(const FileSystem& fs, const std::string
 
 // The name of uid UID in the target's /etc/passwd, or "uid UID".
 std::string user_name_of(const FileSystem& fs, std::uint32_t uid);
+
+// The interpreter a venv's pyvenv.cfg names ("home = /usr/bin", "version =
+// 3.10.12": /usr/bin/python3.10) when this machine no longer has it, as
+// after a distribution upgrade (22.04's 3.10 gone on 24.04): the venv's
+// bin/python then points nowhere, or at another Python that cannot import
+// what lib/python3.10 holds. "" when it is there, or the file says too
+// little to tell. python_venv recreates such a venv; doctor fails it.
+std::string venv_interpreter_gone(const FileSystem& fs, const PyvenvCfg& cfg);
 
 }  // namespace wslgpu

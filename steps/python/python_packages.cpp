@@ -217,7 +217,11 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
     p.summary = why;
     return p;
   }
-  bool venv_there = ctx.fs.stat(venv + "/pyvenv.cfg").has_value();
+  // An earlier python_venv step makes it anew (its Python is gone): what
+  // is there now is not what pip will install into.
+  const bool recreated =
+      ctx.made_by_earlier_steps.value(venv, nlohmann::json::object()).value("recreated", false);
+  bool venv_there = !recreated && ctx.fs.stat(venv + "/pyvenv.cfg").has_value();
   std::vector<InstalledDist> dists;
   if (venv_there) {
     std::string version = parse_pyvenv_cfg(ctx.fs.read(venv + "/pyvenv.cfg")).version;
@@ -313,7 +317,9 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
   p.activity =
       n > 0 ? "pip installing " + std::to_string(n) + " package" + (n == 1 ? "" : "s") + " into " + venv : p.summary;
   p.details = todo;
-  if (!venv_there)
+  if (recreated)
+    p.details.push_back("the venv " + venv + " is made anew by an earlier python_venv step (its Python is gone)");
+  else if (!venv_there)
     p.details.push_back("the venv " + venv + " does not exist yet (an earlier python_venv step makes it)");
   if (!done.empty()) p.details.push_back("already installed: " + joined(done));
   for (const auto& m : matches) p.details.push_back("remove " + m + " from site-packages (kept for undo)");

@@ -13,6 +13,16 @@ namespace wslgpu {
 
 namespace {
 
+// Where a venv whose Python is gone goes while a new one is made in its
+// place: VENV.made-by-python3.10 (-2, -3 ... when taken).
+std::string recreate_aside_path(const FileSystem& fs, const std::string& venv, const PyvenvCfg& cfg) {
+  const std::string minor = cfg.version.substr(0, cfg.version.find('.', cfg.version.find('.') + 1));
+  const std::string base = venv + ".made-by-python" + minor;
+  std::string path = base;
+  for (int n = 2; fs.lstat(path); ++n) path = base + "-" + std::to_string(n);
+  return path;
+}
+
 class PythonVenvStep : public Step {
  public:
   std::string path;
@@ -48,7 +58,25 @@ class PythonVenvStep : public Step {
                     "`, or remove it, then run again");
     }
     if (cfg && cfg->type == FileType::regular) {
-      std::string version = parse_pyvenv_cfg(ctx.fs.read(cfg_path())).version;
+      const PyvenvCfg parsed = parse_pyvenv_cfg(ctx.fs.read(cfg_path()));
+      const std::string& version = parsed.version;
+      if (std::string gone = venv_interpreter_gone(ctx.fs, parsed); !gone.empty()) {
+        // Nothing can install into it, and "set python to 3.10" cannot be
+        // followed once 3.10 is gone: a new venv, the old one kept aside.
+        const std::string aside = recreate_aside_path(ctx.fs, path, parsed);
+        p.verdict = Verdict::change;
+        p.summary = "recreate the virtual environment " + path + " with `" + python + " -m venv` as " + owner +
+                    ": it was made by Python " + version + ", which this machine no longer has (" + gone + ")";
+        p.activity = "recreating the virtual environment " + path;
+        p.details.push_back("the old venv is moved aside to " + aside +
+                            " first, with everything in it (what you installed there is yours to reinstall or "
+                            "delete); a rollback moves it back");
+        p.changes.push_back(
+            {{"type", "venv"}, {"action", "recreate"}, {"path", path}, {"owner", owner}, {"aside", aside}});
+        p.fingerprint["venv_python:" + path] = gone + " absent";
+        ctx.made_by_earlier_steps[path] = {{"recreated", true}};
+        return p;
+      }
       p.summary =
           "venv " + path + " (Python " + (version.empty() ? "of unknown version" : version) + "), owned by " + owner;
       return p;
@@ -69,12 +97,23 @@ class PythonVenvStep : public Step {
     return p;
   }
 
+  // The folder a venv whose Python is gone is moved to, or "".
+  std::string aside_for_recreate(const FileSystem& fs) const {
+    if (!fs.stat(cfg_path())) return "";
+    const PyvenvCfg parsed = parse_pyvenv_cfg(fs.read(cfg_path()));
+    return venv_interpreter_gone(fs, parsed).empty() ? "" : recreate_aside_path(fs, path, parsed);
+  }
+
   nlohmann::json snapshot(StepContext& ctx) const override {
-    return {{"path", path},
-            {"owner", owner},
-            {"existed", ctx.fs.lstat(path).has_value()},
-            {"was_venv", ctx.fs.stat(cfg_path()).has_value()},
-            {"missing_parents", missing_parents(ctx.fs, path)}};
+    nlohmann::json pre = {{"path", path},
+                          {"owner", owner},
+                          {"existed", ctx.fs.lstat(path).has_value()},
+                          {"was_venv", ctx.fs.stat(cfg_path()).has_value()},
+                          {"missing_parents", missing_parents(ctx.fs, path)}};
+    // Recorded before apply moves anything: a run killed after the move
+    // must find the old venv again.
+    if (std::string aside = aside_for_recreate(ctx.fs); !aside.empty()) pre["recreate_aside"] = aside;
+    return pre;
   }
 
   nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override {
@@ -85,6 +124,11 @@ class PythonVenvStep : public Step {
     std::string why;
     auto user = find_venv_owner(Accounts(ctx.fs), owner, why);
     if (!user) throw StepFailure(why);
+    if (std::string aside = aside_for_recreate(ctx.fs); !aside.empty()) {
+      ctx.fs.rename(path, aside);
+      data["recreated_aside"] = aside;
+      spdlog::info("moved the venv {} (its Python is gone) aside to {}", path, aside);
+    }
     bool existed = ctx.fs.lstat(path).has_value();
     auto parents = missing_parents(ctx.fs, path);
     data["existed"] = existed;
@@ -158,6 +202,16 @@ class PythonVenvStep : public Step {
                                      : data.value("path", this->path);
     if (partial) {
       const nlohmann::json pre = data.value("pre", nlohmann::json::object());
+      if (pre.contains("recreate_aside")) {
+        // Killed while recreating: what is at the path is this run's, the
+        // old venv (if it was moved) is aside.
+        const std::string aside = pre["recreate_aside"].get<std::string>();
+        if (ctx.fs.lstat(aside)) {
+          if (ctx.fs.lstat(at)) remove_tree(ctx.fs, at);
+          ctx.fs.rename(aside, at);
+        }
+        return;
+      }
       if (pre.empty() || pre.value("was_venv", false)) return;  // the venv was there before: nothing is ours
       existed = pre.value("existed", true);
       parents = pre.value("missing_parents", std::vector<std::string>{});
@@ -170,6 +224,7 @@ class PythonVenvStep : public Step {
       VenvAdditions added = additions(ctx, data);
       if (!added.empty()) {
         move_aside(ctx, data, at, existed, added);
+        put_back_recreated(ctx, data, at);
         return;
       }
     }
@@ -184,6 +239,16 @@ class PythonVenvStep : public Step {
       auto info = ctx.fs.lstat(*it);
       if (info && info->type == FileType::directory && ctx.fs.list(*it).empty()) ctx.fs.remove(*it);
     }
+    if (!partial) put_back_recreated(ctx, data, at);
+  }
+
+  // The venv whose Python was gone, back in its place once the new one left it.
+  static void put_back_recreated(StepContext& ctx, const nlohmann::json& data, const std::string& at) {
+    if (!data.contains("recreated_aside")) return;
+    const std::string aside = data["recreated_aside"].get<std::string>();
+    if (!ctx.fs.lstat(aside)) throw StepFailure("cannot put the old venv back at " + at + ": " + aside + " is gone");
+    if (ctx.fs.lstat(at)) throw StepFailure("cannot put the old venv back from " + aside + ": " + at + " is taken");
+    ctx.fs.rename(aside, at);
   }
 
   void move_aside(StepContext& ctx, const nlohmann::json& data, const std::string& at, bool existed,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <spdlog/spdlog.h>
+
 #include "installer/formats/python_dist.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/paths.hpp"
@@ -203,9 +205,29 @@ VenvRestore restore_venv(StepContext& ctx, const UserEntry& owner, const std::st
   for (const auto* f : todo) fs.link_or_copy(kept_file(store_dir, f->path), venv + "/" + f->path);
   report.files_put_back = todo.size();
 
+  // 3b. Apply never finished (killed during pip, then `recover --rollback`):
+  // pip writes a distribution's RECORD last, so files of the half-written
+  // one are in no RECORD step 2 read. Nobody can have added anything since
+  // the kill, so every file that is not in the kept tree is the run's.
+  VenvTree now_tree = walk_venv(fs, venv, site);
+  if (!after) {
+    std::set<std::string> kept_paths;
+    for (const auto& f : before.files) kept_paths.insert(f.path);
+    std::size_t strays = 0;
+    for (const auto& f : now_tree.files) {
+      if (kept_paths.count(f.path) || f.path.rfind(std::string(kWheelStagingFolder) + "/", 0) == 0) continue;
+      fs.remove(venv + "/" + f.path);
+      ++strays;
+    }
+    if (strays > 0) {
+      spdlog::info("{}: removed {} file{} the interrupted pip run had written outside any RECORD", venv, strays,
+                   strays == 1 ? "" : "s");
+      now_tree = walk_venv(fs, venv, site);
+    }
+  }
+
   // 4. The folders the transaction made, deepest first, once nothing but
   // bytecode caches is left in them.
-  VenvTree now_tree = walk_venv(fs, venv, site);
   for (auto it = now_tree.dirs.rbegin(); it != now_tree.dirs.rend(); ++it) {
     if (dirs_before.count(*it)) continue;
     std::string dir = venv + "/" + *it;

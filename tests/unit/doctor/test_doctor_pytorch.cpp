@@ -645,4 +645,19 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("doctor pytorch.venv: a venv whose Python a distribution upgrade took away fails, with the way to make it anew") {
+  Machine m;
+  m.amd_librocdxg();
+  m.venv(kAmdLw);
+  // As 22.04 made it; on this system /usr/bin/python3.10 is gone.
+  m.fs.write_atomic(std::string(kVenv) + "/pyvenv.cfg", "home = /usr/bin\nversion = 3.10.12\n", FileAttrs{});
+  auto f = get(m.diagnose(), "pytorch.venv");
+  CHECK(f.status == FindingStatus::fail);
+  CHECK(f.seen == "the venv /home/alice/.venvs/pytorch (the default) was made by Python 3.10.12, which this system no "
+                  "longer has (/usr/bin/python3.10 is gone): nothing installed in it can run");
+  CHECK(contains(f.fix, "moved aside to /home/alice/.venvs/pytorch.made-by-python3.10"));
+  CHECK(m.pythons_started() == 0);
+}
+
 }  // namespace pytorch_doctor_test
+

@@ -37,6 +37,9 @@ struct PythonRoot {
                 "alice:x:1000:1000:Alice:/home/alice:/bin/bash\n"
                 "bob:x:1001:1001::/home/bob:/bin/bash\n");
     fs.add_file("/etc/group", "root:x:0:\nalice:x:1000:\nbob:x:1001:\n");
+    // The interpreter the venvs' pyvenv.cfg names (home = /usr/bin, 3.12):
+    // a venv whose Python is gone is made anew (python_venv).
+    fs.add_file("/usr/bin/python3.12", "");
     fs.add_dir("/home/alice");
     fs.set_owner("/home/alice", 1000, 1000);
     runner.on({"runuser", "-u", "alice", "--", "mkdir", "-p", "--"}, [this](const Command& c) {

@@ -393,6 +393,13 @@ TEST_CASE("a pip killed half way is undone from the snapshot and the store") {
                     [&failing](const Command&) {
                       failing.fs.write_atomic(kPySite + "/torch/__init__.py", "half new", FileAttrs{0644, 1000, 1000});
                       failing.fs.remove(kPySite + "/torch/lib/libtorch.so");
+                      // Files of the new build in an old folder and in a new one, in no
+                      // RECORD yet (pip writes the RECORD last): review finding 9.
+                      failing.fs.write_atomic(kPySite + "/torch/lib/libtorch_cuda126.so", "new build",
+                                              FileAttrs{0644, 1000, 1000});
+                      failing.fs.add_dir(kPySite + "/torch/only126");
+                      failing.fs.write_atomic(kPySite + "/torch/only126/kernels.so", "new build",
+                                              FileAttrs{0644, 1000, 1000});
                       return exited(1, "ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE.\n"
                                        "        Expected sha256 " + kTorchHash + "\n             Got        ffff\n");
                     });

@@ -219,3 +219,52 @@ TEST_CASE("a venv the run created holding only what the run made is removed whol
   step->undo(root.ctx, data);
   CHECK(root.fs.read("/home/alice/envs/torch.kept-by-rollback-2/notes.txt") == "mine");
 }
+
+namespace {
+
+// A venv as Ubuntu 22.04 made it (Python 3.10, torch in lib/python3.10),
+// on a root whose Python is 3.12 now: /usr/bin/python3.10 is gone.
+void add_venv_of_a_gone_python(PythonRoot& root) {
+  root.fs.add_file("/usr/bin/python3", "");
+  root.fs.add_file("/home/alice/envs/torch/pyvenv.cfg", "home = /usr/bin\nversion = 3.10.12\n", 0644, 1000, 1000);
+  root.fs.add_file("/home/alice/envs/torch/lib/python3.10/site-packages/mine.py", "the user's", 0644, 1000, 1000);
+  root.fs.set_owner("/home/alice/envs/torch", 1000, 1000);
+}
+
+}  // namespace
+
+TEST_CASE("a venv whose Python is gone is made anew in a transaction: the old one aside, and undo puts it back") {
+  PythonRoot root;
+  add_venv_of_a_gone_python(root);
+  auto before = snapshot(root.fs);
+  auto step = build_ok(kVenvStep);
+  StepPlan p = step->plan(root.ctx);
+  REQUIRE(p.verdict == Verdict::change);
+  CHECK(p.summary == "recreate the virtual environment /home/alice/envs/torch with `/usr/bin/python3 -m venv` as alice: "
+                     "it was made by Python 3.10.12, which this machine no longer has (/usr/bin/python3.10)");
+  CHECK(contains(p.details.at(0), "moved aside to /home/alice/envs/torch.made-by-python3.10 first"));
+  CHECK(root.runner.calls.empty());
+  // The packages step that follows sees a venv to be made, not the old one.
+  CHECK(root.ctx.made_by_earlier_steps["/home/alice/envs/torch"].value("recreated", false));
+
+  auto data = step->apply(root.ctx, p);
+  CHECK(root.fs.read("/home/alice/envs/torch.made-by-python3.10/lib/python3.10/site-packages/mine.py") == "the user's");
+  CHECK(contains(root.fs.read("/home/alice/envs/torch/pyvenv.cfg"), "version = 3.12.3"));
+  step->undo(root.ctx, data);
+  CHECK(snapshot(root.fs) == before);
+}
+
+TEST_CASE("a recreate killed after the old venv was moved aside is undone from the record made before it") {
+  PythonRoot root;
+  add_venv_of_a_gone_python(root);
+  auto before = snapshot(root.fs);
+  auto step = build_ok(kVenvStep);
+  StepPlan p = step->plan(root.ctx);
+  auto pre = step->snapshot(root.ctx);
+  CHECK(pre.value("recreate_aside", "") == "/home/alice/envs/torch.made-by-python3.10");
+  // Killed while `python -m venv` wrote the new one.
+  root.fs.rename("/home/alice/envs/torch", "/home/alice/envs/torch.made-by-python3.10");
+  root.fs.add_file("/home/alice/envs/torch/pyvenv.cfg", "home = /usr/bin\n", 0644, 1000, 1000);
+  step->undo(root.ctx, {{"partial", true}, {"pre", pre}});
+  CHECK(snapshot(root.fs) == before);
+}
