@@ -163,6 +163,81 @@ bool PythonPackagesStep::converged(const FileSystem& fs, const WantedPackage& w,
   return at_wanted_version(fs, w, dists) && missing_for_extras(fs, w, dists).empty();
 }
 
+namespace {
+
+// METADATA's Provides-Extra names, normalized (PEP 685).
+std::set<std::string> provided_extras(const FileSystem& fs, const InstalledDist& d) {
+  std::set<std::string> out;
+  std::string text;
+  try {
+    text = fs.read(d.dist_info + "/METADATA");
+  } catch (const StepFailure&) {
+    return out;
+  }
+  for (const auto& line : text::output_lines(text)) {
+    if (line.empty()) break;  // the header ends at the first empty line
+    if (line.rfind("Provides-Extra:", 0) == 0) out.insert(normalize_project_name(std::string(text::trim(line.substr(15)))));
+  }
+  return out;
+}
+
+// The keys DISTS hold that SEEDS (key, extras) require, themselves included,
+// through the installed METADATA.
+std::set<std::string> installed_closure(const FileSystem& fs, const std::vector<InstalledDist>& dists,
+                                        const MarkerEnvironment& env,
+                                        std::vector<std::pair<std::string, std::vector<std::string>>> seeds) {
+  std::set<std::string> seen;
+  std::set<std::string> walked;  // "key[extra,...]"
+  while (!seeds.empty()) {
+    auto [key, extras] = seeds.back();
+    seeds.pop_back();
+    const InstalledDist* d = find_dist(dists, key);
+    if (!d || !walked.insert(key + "[" + joined(extras, ",") + "]").second) continue;
+    seen.insert(key);
+    for (const auto& r : requires_dist(fs, *d))
+      if (requirement_applies(r, env, extras)) seeds.push_back({normalize_project_name(r.name), r.extras});
+  }
+  return seen;
+}
+
+}  // namespace
+
+std::vector<const InstalledDist*> PythonPackagesStep::left_by_other_extras(const FileSystem& fs,
+                                                                          const std::vector<InstalledDist>& dists) const {
+  const MarkerEnvironment env = venv_marker_environment(fs, venv, target);
+  // What the step asks for now, as far as it is installed.
+  std::vector<std::pair<std::string, std::vector<std::string>>> asked;
+  for (const auto& w : packages) asked.push_back({w.key, w.extras});
+  const std::set<std::string> wanted = installed_closure(fs, dists, env, asked);
+  // What the extras of the step's packages that it does not ask for bring.
+  std::vector<std::pair<std::string, std::vector<std::string>>> other;
+  for (const auto& w : packages) {
+    const InstalledDist* d = find_dist(dists, w.key);
+    if (!d || w.extras.empty()) continue;  // a package asked without extras: its extras are the user's business
+    std::set<std::string> now;
+    for (const auto& e : w.extras) now.insert(normalize_project_name(e));
+    for (const auto& e : provided_extras(fs, *d)) {
+      if (now.count(e)) continue;
+      for (const auto& r : requires_dist(fs, *d))
+        if (requirement_applies(r, env, {e}) && !requirement_applies(r, env, {}))
+          other.push_back({normalize_project_name(r.name), r.extras});
+    }
+  }
+  std::set<std::string> left = installed_closure(fs, dists, env, other);
+  for (const auto& k : wanted) left.erase(k);
+  // Kept: what anything else installed requires (the user's own packages).
+  std::vector<std::pair<std::string, std::vector<std::string>>> others_need;
+  for (const auto& d : dists)
+    if (!left.count(d.key) && !wanted.count(d.key))
+      for (const auto& r : requires_dist(fs, d))
+        if (requirement_applies(r, env, {})) others_need.push_back({normalize_project_name(r.name), r.extras});
+  for (const auto& k : installed_closure(fs, dists, env, others_need)) left.erase(k);
+  std::vector<const InstalledDist*> out;
+  for (const auto& d : dists)
+    if (left.count(d.key)) out.push_back(&d);
+  return out;
+}
+
 std::vector<std::string> PythonPackagesStep::missing_for_extras(const FileSystem& fs, const WantedPackage& w,
                                                                 const std::vector<InstalledDist>& dists) const {
   std::vector<std::string> missing;
@@ -264,7 +339,7 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
       change["action"] = "complete";
       change["requires"] = missing;
       p.changes.push_back(change);
-      todo.push_back("  not pinned by hash: the version the index or find-links folder has");
+      todo.push_back("  not pinned by the manifest: the version the index or find-links folder has, checked against the SHA-256 its page gives");
       continue;
     }
     // With a build label, an index package is that build: the plan says
@@ -291,13 +366,25 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
     if (!w.url.empty()) change["url"] = w.url;
     p.changes.push_back(change);
     if (w.url.empty())
-      todo.push_back("  not pinned by hash: the version the index or find-links folder has");
+      todo.push_back("  not pinned by the manifest: the version the index or find-links folder has, checked against the SHA-256 its page gives");
     else if (!w.sha256.empty())
       todo.push_back("  sha256 " + w.sha256 + " (pip refuses any other file)");
     else
       todo.push_back("  not verified: " + (unverified_note.empty() ? std::string("no sha256 given") : unverified_note) +
                      (w.url.rfind("file://", 0) == 0 ? "; a local file" : "; TLS only"));
   }
+  // Another row's extra (jax[cuda13] before, jax[cuda12] now): what only
+  // it required goes, or the run would keep both plugins and call itself
+  // converged.
+  std::vector<std::string> leftover;
+  for (const auto* d : left_by_other_extras(ctx.fs, dists)) {
+    leftover.push_back(d->name + " " + d->version);
+    p.fingerprint["python_dist:" + d->key] = d->version;
+    p.changes.push_back({{"type", "python_package"}, {"name", d->name}, {"action", "remove"}, {"from", d->version}});
+  }
+  if (!leftover.empty())
+    todo.push_back("remove " + joined(leftover) +
+                   ": installed for an extra this step no longer asks for, and nothing else installed requires them");
   auto matches = venv_there ? remove_matches(ctx.fs) : std::vector<std::string>{};
   for (const auto& m : matches)
     p.changes.push_back({{"type", "python_file"}, {"action", "remove"}, {"path", site() + "/" + m}});
@@ -308,12 +395,15 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
     return p;
   }
   p.verdict = Verdict::change;
-  std::size_t n = static_cast<std::size_t>(std::count_if(
-      p.changes.begin(), p.changes.end(), [](const auto& c) { return c.value("type", "") == "python_package"; }));
-  p.summary = n > 0 ? "install " + std::to_string(n) + " Python package" + (n == 1 ? "" : "s") + " into " + venv +
-                          " as " + owner
-                    : "remove " + std::to_string(matches.size()) + " file" + (matches.size() == 1 ? "" : "s") +
-                          " from " + venv;
+  std::size_t n = static_cast<std::size_t>(std::count_if(p.changes.begin(), p.changes.end(), [](const auto& c) {
+    return c.value("type", "") == "python_package" && c.value("action", "") != "remove";
+  }));
+  p.summary = n > 0                  ? "install " + std::to_string(n) + " Python package" + (n == 1 ? "" : "s") +
+                                           " into " + venv + " as " + owner
+              : !leftover.empty() ? "remove " + std::to_string(leftover.size()) + " Python package" +
+                                        (leftover.size() == 1 ? "" : "s") + " from " + venv + " as " + owner
+                                  : "remove " + std::to_string(matches.size()) + " file" +
+                                        (matches.size() == 1 ? "" : "s") + " from " + venv;
   p.activity =
       n > 0 ? "pip installing " + std::to_string(n) + " package" + (n == 1 ? "" : "s") + " into " + venv : p.summary;
   p.details = todo;
@@ -467,7 +557,7 @@ nlohmann::json PythonPackagesStep::apply(StepContext& ctx, const StepPlan& plan)
   for (const auto& w : packages)
     if (!converged(ctx.fs, w, dists)) todo.push_back(&w);
 
-  if (!todo.empty()) {
+  if (!todo.empty() || !left_by_other_extras(ctx.fs, dists).empty()) {
     // 2. The wheels, downloaded by the tool, and pip (python_packages_fetch.cpp).
     auto drop_staging = [&] {
       try {

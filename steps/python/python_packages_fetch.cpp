@@ -126,6 +126,10 @@ void PythonPackagesStep::fetch_and_run_pip(StepContext& ctx, const UserEntry& us
       stale_keys.push_back(w->key);
     }
   }
+  for (const auto* d : left_by_other_extras(ctx.fs, dists)) {
+    stale.push_back(d->name);
+    stale_keys.push_back(d->key);
+  }
   if (!stale.empty()) {
     std::vector<std::string> args = {"uninstall", "-y", "--isolated", "--no-input", "--disable-pip-version-check"};
     args.insert(args.end(), stale.begin(), stale.end());
@@ -133,6 +137,7 @@ void PythonPackagesStep::fetch_and_run_pip(StepContext& ctx, const UserEntry& us
     ProcessResult r = ctx.runner.run(c);
     if (!r.ok()) throw StepFailure(pip_failure(venv, c, r));
   }
+  if (todo.empty()) return;  // only what other extras left, removed
 
   // 3. What pip would download from the index and the find-links pages,
   // resolved by the tool against the venv as it is now, and downloaded.

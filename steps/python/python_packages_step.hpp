@@ -86,6 +86,13 @@ class PythonPackagesStep : public Step {
   // extras or is not installed.
   std::vector<std::string> missing_for_extras(const FileSystem& fs, const WantedPackage& w,
                                               const std::vector<InstalledDist>& dists) const;
+  // The distributions of DISTS that only an extra of the step's packages
+  // that it does not ask for (any more) required, through the installed
+  // METADATA, and that nothing else installed requires: the other CUDA
+  // plugin and its nvidia-* wheels after a switch of jax[cuda13] to
+  // jax[cuda12]. A package the step names without extras is left alone.
+  std::vector<const InstalledDist*> left_by_other_extras(const FileSystem& fs,
+                                                         const std::vector<InstalledDist>& dists) const;
   // The plan's download sizes, asked of the servers (installer/net/
   // wheel_sizes.hpp), and the room they need for the disk-space guard.
   void add_download_estimate(StepContext& ctx, StepPlan& p, const std::vector<InstalledDist>& dists) const;

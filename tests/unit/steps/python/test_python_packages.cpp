@@ -552,7 +552,7 @@ TEST_CASE("index packages go to pip as NAME==VERSION with the index and find-lin
   CHECK(has_detail(p,
                    "install filelock (the newest version the index has that fits) from the index "
                    "https://download.pytorch.org/whl/cu128"));
-  CHECK(has_detail(p, "  not pinned by hash: the version the index or find-links folder has"));
+  CHECK(has_detail(p, "  not pinned by the manifest: the version the index or find-links folder has, checked against the SHA-256 its page gives"));
   auto data = step->apply(root.ctx, p);
   REQUIRE(root.runner.calls.size() == 1);
   CHECK(root.runner.calls[0].argv ==

@@ -320,3 +320,79 @@ TEST_CASE("the download estimate counts what the extras require, and only that f
             human_size(363'000'000) + ", nvidia_cudnn_cu12 9.3.0.75 (for tensorflow) " + human_size(577'000'000));
   CHECK(std::find(asked.begin(), asked.end(), kExtrasIndex + "/tensorflow/") == asked.end());
 }
+
+namespace {
+
+// jax 0.11.0 as its METADATA has it (shape only): a plugin per CUDA extra,
+// each plugin's with-cuda extra the nvidia-* wheels of its CUDA.
+void extras_add_jax(MemoryFileSystem& fs) {
+  extras_add_dist(fs, "jax", "0.11.0",
+                  {"jaxlib<=0.11.0,>=0.11.0", "jax-cuda12-plugin[with-cuda]==0.11.0; extra == \"cuda12\"",
+                   "jax-cuda13-plugin[with-cuda]==0.11.0; extra == \"cuda13\"", "libtpu; extra == \"tpu\""});
+  // Provides-Extra is header too: written before the Requires-Dist lines' end.
+  const std::string meta = kExtrasSite + "/jax-0.11.0.dist-info/METADATA";
+  std::string text = fs.read(meta);
+  text.insert(text.find("\n\n"), "\nProvides-Extra: cuda12\nProvides-Extra: cuda13\nProvides-Extra: tpu");
+  fs.write_atomic(meta, text, FileAttrs{0644, 1000, 1000});
+  extras_add_dist(fs, "jaxlib", "0.11.0", {"numpy>=1.26"});
+  extras_add_dist(fs, "numpy", "2.1.3");
+}
+
+void extras_add_plugin(MemoryFileSystem& fs, const std::string& cuda, const std::string& cublas) {
+  extras_add_dist(fs, "jax-" + cuda + "-plugin", "0.11.0",
+                  {"jax-" + cuda + "-pjrt==0.11.0", cublas + "; extra == \"with-cuda\""});
+  extras_add_dist(fs, "jax-" + cuda + "-pjrt", "0.11.0");
+  extras_add_dist(fs, cublas.substr(0, cublas.find_first_of("=<>")), "13.0.0");
+}
+
+std::string extras_jax_step(const std::string& cuda) {
+  return extras_step("{ name = \"jax\", version = \"0.11.0\", extras = [\"" + cuda + "\"] }",
+                     "index_url = \"" + kExtrasIndex + "\"\n");
+}
+
+}  // namespace
+
+TEST_CASE("a switch of jax's CUDA extra removes what only the other extra required, both ways, and keeps what the "
+          "user's own package requires") {
+  for (const auto& [from, to, from_cublas] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{{"cuda13", "cuda12", "nvidia-cublas>=13"},
+                                                                       {"cuda12", "cuda13", "nvidia-cublas-cu12>=12"}}) {
+    CAPTURE(from);
+    PythonRoot root;
+    extras_add_venv(root.fs);
+    extras_add_jax(root.fs);
+    extras_add_plugin(root.fs, from, from_cublas);
+    root.runner.on({"runuser", "-u", "alice", "--", kExtrasVenv + "/bin/python", "-m", "pip", "uninstall"},
+                   exited(0));
+    root.runner.on({"runuser", "-u", "alice", "--", kExtrasVenv + "/bin/python", "-m", "pip", "install"}, exited(0));
+    auto step = build_ok(extras_jax_step(to));
+    StepPlan p = step->plan(root.ctx);
+    INFO(extras_details(p));
+    REQUIRE(p.verdict == Verdict::change);
+    const std::string cublas = from_cublas.substr(0, from_cublas.find_first_of("=<>"));
+    CHECK(extras_has_detail(p, "remove jax-" + from + "-pjrt 0.11.0, jax-" + from + "-plugin 0.11.0, " + cublas +
+                                   " 13.0.0: installed for an extra this step no longer asks for, and nothing else "
+                                   "installed requires them"));
+    step->apply(root.ctx, p);
+    auto pips = extras_pip_calls(root);
+    REQUIRE(pips.size() == 2);
+    CHECK(pips[0][0] == "uninstall");
+    CHECK(std::find(pips[0].begin(), pips[0].end(), "jax-" + from + "-plugin") != pips[0].end());
+    CHECK(std::find(pips[0].begin(), pips[0].end(), cublas) != pips[0].end());
+    CHECK(std::find(pips[0].begin(), pips[0].end(), "jax") == pips[0].end());  // jax itself stays
+    CHECK(std::find(pips[0].begin(), pips[0].end(), "numpy") == pips[0].end());
+    CHECK(pips[1].back() == "jax[" + to + "]==0.11.0");
+  }
+  // The user's own package that requires the old CUDA's cuBLAS keeps it.
+  PythonRoot root;
+  extras_add_venv(root.fs);
+  extras_add_jax(root.fs);
+  extras_add_plugin(root.fs, "cuda13", "nvidia-cublas>=13");
+  extras_add_dist(root.fs, "mylib", "1.0", {"nvidia-cublas"});
+  auto step = build_ok(extras_jax_step("cuda12"));
+  auto& packages_step = dynamic_cast<PythonPackagesStep&>(*step);
+  auto dists = installed_dists(root.fs, kExtrasSite);
+  std::vector<std::string> left;
+  for (const auto* d : packages_step.left_by_other_extras(root.fs, dists)) left.push_back(d->key);
+  CHECK(left == std::vector<std::string>{"jax-cuda13-pjrt", "jax-cuda13-plugin"});
+}
