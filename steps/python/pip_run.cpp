@@ -10,10 +10,11 @@
 
 namespace wslgpu {
 
-Command pip_command(const UserEntry& user, const std::string& venv, std::vector<std::string> args) {
+Command pip_command(const UserEntry& user, const std::string& venv, std::vector<std::string> args,
+                    std::chrono::seconds timeout) {
   std::vector<std::string> argv = {venv + "/bin/python", "-m", "pip"};
   argv.insert(argv.end(), args.begin(), args.end());
-  Command c = as_user(user, argv, std::chrono::seconds(3600));
+  Command c = as_user(user, argv, timeout);
   // No configuration file steers pip past the plan: --isolated leaves out
   // only the user's file and PIP_* variables, not /etc/pip.conf,
   // /etc/xdg/pip/pip.conf or VENV/pip.conf; os.devnull here loads none

@@ -7,6 +7,7 @@
 // variables the tool's own downloads get (installer/net/fetch_helper.hpp's
 // fetch_environment()), since --isolated leaves those to the HTTP library.
 #pragma once
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,14 @@ namespace wslgpu {
 // own, which the tool's downloads trust too.
 inline constexpr const char* kCaStore = "/etc/ssl/certs/ca-certificates.crt";
 
-// `VENV/bin/python -m pip ARGS...` as USER, with an hour's timeout and the
-// proxy variables.
-Command pip_command(const UserEntry& user, const std::string& venv, std::vector<std::string> args);
+// `VENV/bin/python -m pip ARGS...` as USER, with TIMEOUT and the proxy
+// variables. An hour is plenty for pip working on local files; a pip run
+// that downloads itself (what the tool could not resolve) gets
+// kPipNetworkTimeout, so that no fixed limit cuts a slow link off.
+inline constexpr std::chrono::seconds kPipLocalTimeout{3600};
+inline constexpr std::chrono::seconds kPipNetworkTimeout{30 * 24 * 3600};
+Command pip_command(const UserEntry& user, const std::string& venv, std::vector<std::string> args,
+                    std::chrono::seconds timeout = kPipLocalTimeout);
 
 // pip's progress lines ("Collecting torch", "Downloading ...") for CTX's
 // progress display, ITEMS packages in all; nothing when nobody shows it.

@@ -33,18 +33,25 @@ const InstalledDist* find_dist(const std::vector<InstalledDist>& dists, const st
 // The public part of a version ("2.14.1" of "2.14.1+cu130").
 std::string public_version(const std::string& v) { return v.substr(0, v.find('+')); }
 
+// The header lines of D's METADATA (it ends at the first empty line; the
+// description follows); none when it cannot be read.
+std::vector<std::string> metadata_header(const FileSystem& fs, const InstalledDist& d) {
+  std::vector<std::string> out;
+  try {
+    for (auto& line : text::output_lines(fs.read(d.dist_info + "/METADATA"))) {
+      if (line.empty()) break;
+      out.push_back(std::move(line));
+    }
+  } catch (const StepFailure&) {
+  }
+  return out;
+}
+
 // METADATA's exact pins ("Requires-Dist: torch==2.11.0", or the older
 // "torch (==2.11.0)"), markers aside: name key -> version.
 std::map<std::string, std::string> exact_pins(const FileSystem& fs, const InstalledDist& d) {
   std::map<std::string, std::string> out;
-  std::string text;
-  try {
-    text = fs.read(d.dist_info + "/METADATA");
-  } catch (const StepFailure&) {
-    return out;
-  }
-  for (const auto& line : text::output_lines(text)) {
-    if (line.empty()) break;  // the header ends at the first empty line
+  for (const auto& line : metadata_header(fs, d)) {
     if (line.rfind("Requires-Dist:", 0) != 0) continue;
     std::string req(text::trim(line.substr(14)));
     req = req.substr(0, req.find(';'));
@@ -168,16 +175,8 @@ namespace {
 // METADATA's Provides-Extra names, normalized (PEP 685).
 std::set<std::string> provided_extras(const FileSystem& fs, const InstalledDist& d) {
   std::set<std::string> out;
-  std::string text;
-  try {
-    text = fs.read(d.dist_info + "/METADATA");
-  } catch (const StepFailure&) {
-    return out;
-  }
-  for (const auto& line : text::output_lines(text)) {
-    if (line.empty()) break;  // the header ends at the first empty line
+  for (const auto& line : metadata_header(fs, d))
     if (line.rfind("Provides-Extra:", 0) == 0) out.insert(normalize_project_name(std::string(text::trim(line.substr(15)))));
-  }
   return out;
 }
 

@@ -234,12 +234,13 @@ void PythonPackagesStep::fetch_and_run_pip(StepContext& ctx, const UserEntry& us
                  venv, why, from_index.size() + by_url.size());
   };
   if (!unresolved.empty()) online_warning("the tool could not resolve the whole set (" + unresolved + ")");
-  Command c = pip_command(user, venv, install_args(!unresolved.empty()));
+  Command c = pip_command(user, venv, install_args(!unresolved.empty()),
+                          unresolved.empty() ? kPipLocalTimeout : kPipNetworkTimeout);
   show_pip_progress(ctx, c, todo.size());
   ProcessResult r = ctx.runner.run(c);
   if (!r.ok() && !r.interrupted && unresolved.empty() && may_go_online && missing_locally(r)) {
     online_warning("pip's resolution needs more than the tool's (pip said: " + pip_failure(venv, c, r) + ")");
-    c = pip_command(user, venv, install_args(true));
+    c = pip_command(user, venv, install_args(true), kPipNetworkTimeout);
     show_pip_progress(ctx, c, todo.size());
     r = ctx.runner.run(c);
   }

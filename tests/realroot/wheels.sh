@@ -238,3 +238,28 @@ pytorch_rollback_to() {
   assert_same_snapshot "$1" "$REALROOT_SCENARIO_TMP/after-rollback" "rollback left the root different from before the install"
   [[ ! -e $ROOT$PYTORCH_VENV ]] || fail "rollback left the venv $PYTORCH_VENV"
 }
+
+# await_growing_download PID PART OUT ERR: waits (at most 150 s) until the
+# partial file PART of the tool running as PID exists and has grown once,
+# then sets GROWN_TO to its size. Fails, with the tool's output files OUT
+# and ERR, when the tool ends first or the file never grows.
+await_growing_download() {
+  local pid=$1 part=$2 out=$3 err=$4 i seen= now=
+  for ((i = 0; i < 1500; i++)); do
+    kill -0 "$pid" 2>/dev/null ||
+      fail "the install ended before the download of $part was seen growing:"$'\n'"$(cat "$out" "$err")"
+    now=$(stat -c %s -- "$part" 2>/dev/null || true)
+    if [[ -n $now && $now -gt 0 ]]; then
+      if [[ -z $seen ]]; then
+        seen=$now
+      elif ((now > seen)); then
+        GROWN_TO=$now
+        say "the partial file grew from $seen to $now bytes"
+        return 0
+      fi
+    fi
+    sleep 0.1
+  done
+  kill -KILL "$pid" || true
+  fail "the partial file $part was not seen growing within 150 s (sizes: ${seen:-none}):"$'\n'"$(cat "$out" "$err")"
+}

@@ -39,23 +39,11 @@ index_wheel_download_interrupted_then_resumed() {
   local part=$cache/${sha:0:16}-$file.part
   snapshot "$ROOT" "$tmp/before" --exclude "$REALROOT_STATE_DIR"
 
-  local pid status=0 i seen= now=
+  local pid status=0 i now
   NO_COLOR=1 "$WSLGPU_BIN" --root "$ROOT" "${sets[@]}" install pytorch --yes >"$out" 2>"$err" &
   pid=$!
-  for ((i = 0; i < 1500; i++)); do
-    kill -0 "$pid" 2>/dev/null ||
-      fail "the install ended before torch's download was seen growing:"$'\n'"$(cat "$out" "$err")"
-    now=$(size_of "$part")
-    if [[ -n $now && $now -gt 0 ]]; then
-      if [[ -z $seen ]]; then
-        seen=$now
-      elif ((now > seen)); then
-        break
-      fi
-    fi
-    sleep 0.1
-  done
-  ((i < 1500)) || { kill -KILL "$pid" || true; fail "torch's partial file $part was not seen growing within 150 s"; }
+  await_growing_download "$pid" "$part" "$out" "$err"
+  now=$GROWN_TO
   ((now < size)) || fail "torch's download was already whole ($now of $size bytes) when it was to be interrupted"
   kill -INT "$pid"
   # The download stops within a second: its partial file grows no more.

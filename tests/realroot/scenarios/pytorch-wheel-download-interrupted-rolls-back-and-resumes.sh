@@ -48,29 +48,13 @@ wheel_download_interrupted_then_resumed() {
   snapshot "$ROOT" "$tmp/before" --exclude "$REALROOT_STATE_DIR"
 
   # The first install, interrupted once the partial file exists and grows.
-  local pid status=0 i seen=
+  local pid status=0 i now
   NO_COLOR=1 "$WSLGPU_BIN" --root "$ROOT" "${sets[@]}" install pytorch --yes >"$out" 2>"$err" &
   pid=$!
-  for ((i = 0; i < 1500; i++)); do
-    kill -0 "$pid" 2>/dev/null ||
-      fail "the install ended before torch's download was seen growing:"$'\n'"$(cat "$out" "$err")"
-    local now
-    now=$(file_size "$part")
-    if [[ -n $now && $now -gt 0 ]]; then
-      if [[ -z $seen ]]; then
-        seen=$now
-      elif ((now > seen)); then
-        break
-      fi
-    fi
-    sleep 0.1
-  done
-  if ((i == 1500)); then
-    kill -KILL "$pid" || true
-    fail "torch's partial file $part was not seen growing within 150 s (sizes: ${seen:-none}):"$'\n'"$(cat "$out" "$err")"
-  fi
+  await_growing_download "$pid" "$part" "$out" "$err"
+  now=$GROWN_TO
   ((now < size)) || fail "torch's download was already whole ($now of $size bytes) when it was to be interrupted"
-  say "torch's partial file grew from $seen to $now of $size bytes: SIGINT to the tool (pid $pid)"
+  say "torch's partial file has $now of $size bytes: SIGINT to the tool (pid $pid)"
   kill -INT "$pid"
   for ((i = 0; i < 1800; i++)); do
     kill -0 "$pid" 2>/dev/null || break

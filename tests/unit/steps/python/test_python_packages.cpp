@@ -207,6 +207,13 @@ TEST_CASE("the plan says the bytes to download, asked of the server without down
   }
   CHECK(cache);
   CHECK(venv);
+  // The staging copy, counted on the venv's filesystem where the state
+  // folder is on another one (review finding 8: a link would cost nothing).
+  auto staged = std::find_if(p.disk_needs.begin(), p.disk_needs.end(), [](const DiskNeed& n) {
+    return n.path == kPyVenv && n.free_on_filesystem_of == "/var/lib/wslgpu-setup";
+  });
+  REQUIRE(staged != p.disk_needs.end());
+  CHECK(staged->bytes == 4'600'000'000);
   // A server that does not say: "size unknown", never a number made up.
   root.ctx.ask_urls = [](const std::vector<UrlQuery>& queries, const QueryOptions&) {
     std::vector<UrlAnswer> out(queries.size());
