@@ -18,6 +18,8 @@ const char* const kSite = "/lib/python3.12/site-packages";
 // A venv at VENV holding an AMD 6.4.2 torch and NumPy 2 (so pytorch.numpy fails).
 void write_venv(const FakeWslRoot& root, const std::string& venv) {
   root.write(venv + "/pyvenv.cfg", "home = /usr/bin\nversion = 3.12.3\n");
+  // The interpreter pyvenv.cfg names (a venv whose Python is gone fails).
+  root.write("/usr/bin/python3.12", "#!/bin/sh\ntouch /python-was-started\n", 0755);
   root.write(venv + "/bin/python", "#!/bin/sh\ntouch /python-was-started\n", 0755);
   root.write(venv + kSite + "/torch-2.6.0+rocm6.4.2.git76481f7c.dist-info/METADATA",
              "Metadata-Version: 2.1\nName: torch\nVersion: 2.6.0+rocm6.4.2.git76481f7c\n\n");
