@@ -460,10 +460,10 @@ StepPlan PythonPackagesStep::plan(StepContext& ctx) const {
 void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
                                                const std::vector<InstalledDist>& dists) const {
   if (ctx.offline) {
-    // The sizes are the servers' to say; pip itself resolves at install.
+    // The sizes are the servers' to say; apply resolves and downloads anyway.
     p.not_asked = "the wheels' sizes";
-    p.details.push_back("not asked offline: " + p.not_asked + " (the plan with the network asks the index what pip "
-                        "would download, and the disk-space guard counts it)");
+    p.details.push_back("not asked offline: " + p.not_asked + " (the plan with the network resolves from the "
+                        "servers' pages what the tool will download, and the disk-space guard counts it)");
     return;
   }
   DownloadEstimate est = resolve_downloads(ctx, dists);
