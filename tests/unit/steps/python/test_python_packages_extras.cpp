@@ -354,9 +354,12 @@ std::string extras_jax_step(const std::string& cuda) {
 
 TEST_CASE("a switch of jax's CUDA extra removes what only the other extra required, both ways, and keeps what the "
           "user's own package requires") {
-  for (const auto& [from, to, from_cublas] :
+  // Named copies, not structured bindings: clang 14 (the sanitizer build)
+  // cannot capture those in CAPTURE's lambda.
+  for (const auto& row :
        std::vector<std::tuple<std::string, std::string, std::string>>{{"cuda13", "cuda12", "nvidia-cublas>=13"},
                                                                        {"cuda12", "cuda13", "nvidia-cublas-cu12>=12"}}) {
+    const std::string from = std::get<0>(row), to = std::get<1>(row), from_cublas = std::get<2>(row);
     CAPTURE(from);
     PythonRoot root;
     extras_add_venv(root.fs);
