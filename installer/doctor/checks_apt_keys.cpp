@@ -11,6 +11,7 @@
 #include "installer/doctor/checks.hpp"
 #include "installer/formats/apt_sources.hpp"
 #include "installer/formats/openpgp.hpp"
+#include "steps/apt/apt_signature_policy.hpp"
 
 namespace wslgpu::doctor {
 
@@ -83,6 +84,10 @@ void check_apt_keys(DoctorScan& scan) {
   const std::int64_t now = scan.machine.now();
   std::vector<std::string> problems;
   std::size_t checked = 0;
+  // apt with sqv refuses a key whose bindings its policy no longer trusts
+  // (steps/apt/apt_signature_policy.hpp): a finding of its own, a failure.
+  const AptVerifier verifier = apt_verifier(scan.fs);
+  std::vector<std::string> refused;
   for (const auto& k : keyrings) {
     std::vector<OpenPgpKey> keys;
     try {
@@ -92,6 +97,9 @@ void check_apt_keys(DoctorScan& scan) {
                          k.sources.front());
       continue;
     }
+    for (const auto& key : keys)
+      if (std::string why = apt_binding_rejection(verifier, key, now); !why.empty())
+        refused.push_back(k.where + ", used by " + k.sources.front() + ": " + why);
     ++checked;
     auto expiry = keyring_expiry(keys);
     if (!expiry) continue;
@@ -102,6 +110,21 @@ void check_apt_keys(DoctorScan& scan) {
     else if (*expiry - now <= kSoon)
       problems.push_back(k.where + " (key " + fpr + ") expires on " + date_of(*expiry) + ", used by " +
                          k.sources.front());
+  }
+  if (!refused.empty()) {
+    std::string seen;
+    for (const auto& r : refused) seen += (seen.empty() ? "" : "; ") + r;
+    scan.add("config.apt-key-bindings", kAptKeysGroup, FindingStatus::fail, seen,
+             "apt verifies with sqv here, and sqv refuses every signature of a repository whose key it no longer "
+             "trusts: \"Signing key on … is not bound\", and `apt update` fails for that source (NVIDIA's "
+             "wsl-ubuntu key: github.com/NVIDIA/cuda-repo-management/issues/44).",
+             "Use the vendor's key bound with a stronger hash where it publishes one, or remove that source until "
+             "the vendor signs its key again. wslgpu-setup does not change the machine's signature policy.");
+  } else if (verifier.sqv && checked > 0) {
+    scan.add("config.apt-key-bindings", kAptKeysGroup, FindingStatus::ok,
+             "sqv, which apt verifies with here, trusts the bindings of the " + std::to_string(checked) +
+                 (checked == 1 ? " signing key" : " signing keys") + " of the apt sources" +
+                 (verifier.policy ? " (policy " + verifier.policy->source + ")" : std::string()));
   }
   if (problems.empty()) {
     scan.add("config.apt-keys", kAptKeysGroup, FindingStatus::ok,

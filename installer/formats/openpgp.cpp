@@ -300,6 +300,7 @@ OpenPgpKey read_key_packet(const Packet& p) {
 
 struct SignatureFacts {
   int type = -1;
+  int hash_algorithm = 0;  // RFC 9580 9.5
   std::optional<std::int64_t> created;
   std::optional<std::int64_t> key_expiry_seconds;
   std::optional<unsigned> key_flags;  // the first octet of subpacket 27
@@ -348,7 +349,8 @@ std::optional<SignatureFacts> read_signature(const Packet& p) {
   if (in.byte("the signature version") != 4) return std::nullopt;
   SignatureFacts facts;
   facts.type = static_cast<int>(in.byte("the signature type"));
-  in.take(2, "the signature's algorithms");
+  in.byte("the signature's public-key algorithm");
+  facts.hash_algorithm = static_cast<int>(in.byte("the signature's hash algorithm"));
   Cursor hashed = in.part(in.be(2, "the hashed subpacket length"), "the hashed subpackets");
   read_subpackets(hashed, true, facts);
   Cursor unhashed = in.part(in.be(2, "the unhashed subpacket length"), "the unhashed subpackets");
@@ -429,13 +431,14 @@ class KeyringReader {
     std::int64_t created = 0;
     std::optional<std::int64_t> key_expiry_seconds;
     std::optional<unsigned> key_flags;
+    int hash_algorithm = 0;
   };
 
   // Keeps SIG in NEWEST when it is the newest so far by creation time (the
   // later in the file on a tie: gpg appends a new self-signature).
   static bool keep_newest(std::optional<SelfSignature>& newest, const SignatureFacts& sig) {
     if (newest && *sig.created < newest->created) return false;
-    newest = SelfSignature{*sig.created, sig.key_expiry_seconds, sig.key_flags};
+    newest = SelfSignature{*sig.created, sig.key_expiry_seconds, sig.key_flags, sig.hash_algorithm};
     return true;
   }
 
@@ -459,6 +462,7 @@ class KeyringReader {
       sub.expires.reset();
       if (sig->key_expiry_seconds && *sig->key_expiry_seconds > 0) sub.expires = sub.created + *sig->key_expiry_seconds;
       sub.flags = sig->key_flags;
+      sub.binding_hash = sig->hash_algorithm;
       return;
     }
     keep_newest(direct_key ? newest_direct_ : newest_certification_, *sig);
@@ -484,6 +488,7 @@ class KeyringReader {
       current_->flags = newest_direct_->key_flags;
     else if (newest_certification_)
       current_->flags = newest_certification_->key_flags;
+    if (newest_certification_) current_->user_id_binding_hash = newest_certification_->hash_algorithm;
     keys.push_back(std::move(*current_));
     current_.reset();
   }
@@ -562,6 +567,21 @@ std::string format_fingerprint(const std::string& fingerprint) {
     out += fpr.substr(i, 4);
   }
   return out;
+}
+
+std::string openpgp_hash_name(int algorithm) {
+  switch (algorithm) {
+    case 1: return "MD5";
+    case 2: return "SHA1";
+    case 3: return "RIPEMD160";
+    case 8: return "SHA256";
+    case 9: return "SHA384";
+    case 10: return "SHA512";
+    case 11: return "SHA224";
+    case 12: return "SHA3-256";
+    case 14: return "SHA3-512";
+    default: return "hash algorithm " + std::to_string(algorithm);
+  }
 }
 
 }  // namespace wslgpu

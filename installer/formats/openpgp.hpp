@@ -33,6 +33,10 @@ struct OpenPgpSubkey {
   // The binding's key-flags subpacket (OpenPgpKeyFlag bits); nullopt when it
   // has none, or when the subkey has no binding signature at all.
   std::optional<unsigned> flags;
+  // The hash algorithm of that binding signature (RFC 9580 9.5: 2 is SHA-1,
+  // 8 SHA-256); 0 when there is none. What a verifier's policy judges
+  // (apt's sqv refuses SHA-1 bindings after a cutoff date).
+  int binding_hash = 0;
 };
 
 struct OpenPgpKey {
@@ -51,6 +55,9 @@ struct OpenPgpKey {
   // The key flags of the self-signature the expiry is taken from (OpenPgpKeyFlag
   // bits); nullopt when it has none (gpg then goes by the algorithm).
   std::optional<unsigned> flags;
+  // The hash algorithm of the newest user ID self-signature (the binding
+  // of the primary key to its user ID, RFC 9580 9.5); 0 when it has none.
+  int user_id_binding_hash = 0;
   std::vector<std::string> subkey_fingerprints;  // of `subkeys`, in the same order
   std::vector<OpenPgpSubkey> subkeys;
 };
@@ -86,5 +93,9 @@ std::string normalize_fingerprint(const std::string& text);
 
 // "CA8B B472 7A47 B4D0 9B4E  E896 9386 B48A 1A69 3C5C" (gpg's grouping).
 std::string format_fingerprint(const std::string& fingerprint);
+
+// "SHA1", "SHA256" ... for an RFC 9580 hash algorithm ID; "hash algorithm N"
+// for one not listed there.
+std::string openpgp_hash_name(int algorithm);
 
 }  // namespace wslgpu

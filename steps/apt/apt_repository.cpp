@@ -17,6 +17,7 @@
 #include "steps/apt/apt_repository_pins.hpp"
 #include "steps/apt/apt_repository_sources.hpp"
 #include "steps/apt/apt_repository_spec.hpp"
+#include "steps/apt/apt_signature_policy.hpp"
 #include "steps/files/file_change.hpp"
 
 namespace wslgpu {
@@ -53,7 +54,29 @@ class AptRepositoryStep : public Step, public AptRepositorySpec {
       if (refused->not_asked.empty()) return *refused;
       return plan_own_files(ctx, files, matching, key, pgp, not_reused, refused->not_asked);
     }
+    if (pgp)
+      if (auto refused = refusal_by_apt_verifier(ctx, *pgp)) return *refused;
     return plan_own_files(ctx, files, matching, key, pgp, not_reused);
+  }
+
+  // The key is the pinned one, but the target's apt would refuse it (its
+  // sqv policy no longer trusts the key's binding signatures): the source,
+  // key and pin would be written and then every `apt-get update` fail.
+  std::optional<StepPlan> refusal_by_apt_verifier(StepContext& ctx, const OpenPgpKey& pgp) const {
+    const AptVerifier verifier = apt_verifier(ctx.fs);
+    const std::string why = apt_binding_rejection(verifier, pgp, now_seconds());
+    if (why.empty()) return std::nullopt;
+    StepPlan p = refusal(
+        "apt on this machine would refuse repository \"" + name + "\": " + why +
+            ". Every signature of the repository would fail (\"Signing key on " + pgp.fingerprint +
+            " is not bound\"), after its source and key were written",
+        {"Nothing was changed, and the tool does not change this machine's signature policy.",
+         "Point key_url and key_fingerprint at a key the vendor binds with a stronger hash, where it publishes one" +
+             std::string(key_url_variable.empty() ? "" : " (--set " + key_url_variable + "=... and its fingerprint)") +
+             ", or wait for the vendor to sign this key again.",
+         "A machine whose apt verifies with gpgv (Ubuntu 24.04 and 22.04) accepts this key."});
+    p.fingerprint["apt_verifier"] = verifier.policy ? verifier.policy->source : std::string("sqv");
+    return p;
   }
 
   // The repository is already configured as wanted by another file (NVIDIA's

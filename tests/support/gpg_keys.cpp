@@ -59,6 +59,14 @@ class GpgHome {
     make_with_expired_subkey(keys_[3], "Expired Subkey <t3@example.invalid>", "sign");
     make_with_expired_subkey(keys_[4], "Certify Only <t4@example.invalid>", "cert");
     make_with_expired_subkey(keys_[5], "Certify, New Subkey <t5@example.invalid>", "cert", true);
+    // Bound with SHA-1, as NVIDIA's repository key 3BF863CC is: an RSA key,
+    // since gpg makes no SHA-1 signature with an EdDSA key.
+    const std::string sha1_uid = "SHA-1 Bound <t6@example.invalid>";
+    gpg("--cert-digest-algo SHA1 --quick-gen-key '" + sha1_uid + "' rsa2048 sign never");
+    TestKey& s1 = keys_[6];
+    s1.fingerprint = fingerprints_of(sha1_uid).at(0);
+    s1.armoured = gpg("--export --armor " + s1.fingerprint);
+    s1.binary = gpg("--export " + s1.fingerprint);
   }
   ~GpgHome() {
     std::string kill = "gpgconf --homedir '" + dir_ + "' --kill all >/dev/null 2>&1";
@@ -118,7 +126,7 @@ class GpgHome {
   }
 
   std::string dir_;
-  std::array<TestKey, 6> keys_;
+  std::array<TestKey, 7> keys_;
 };
 
 }  // namespace

@@ -27,8 +27,10 @@ struct TestKey {
   std::int64_t subkey_expired_at = 0;
 };
 
-// One of six different keys: WHICH is 0, 1, 2 (the renewed one), 3, 4 or
-// 5 (an expired signing subkey, see above). Fails the test (doctest REQUIRE)
+// One of seven different keys: WHICH is 0, 1, 2 (the renewed one), 3, 4 or
+// 5 (an expired signing subkey, see above), or 6 (an RSA key whose
+// self-signature binds it to its user ID with SHA-1, as NVIDIA's
+// repository key is). Fails the test (doctest REQUIRE)
 // when gpg is missing or fails.
 const TestKey& test_key(int which);
 

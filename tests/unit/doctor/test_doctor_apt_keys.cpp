@@ -16,6 +16,7 @@
 #include "installer/formats/openpgp.hpp"
 #include "installer/host/host.hpp"
 #include "support/fakes.hpp"
+#include "support/gpg_keys.hpp"
 #include "support/helpers.hpp"
 
 using namespace wslgpu;
@@ -99,4 +100,35 @@ TEST_CASE("doctor reports a keyring that is not an OpenPGP key") {
   REQUIRE(f != nullptr);
   CHECK(f->status == FindingStatus::warn);
   CHECK(f->seen.rfind("/etc/apt/keyrings/vendor.asc cannot be read as an OpenPGP key (", 0) == 0);
+}
+
+TEST_CASE("doctor fails a source whose key apt's sqv no longer trusts, and says nothing of it where apt uses gpgv") {
+  // The shape of NVIDIA's wsl-ubuntu key 3BF863CC: bound to its user ID with
+  // SHA-1 (test key 6, made by gpg with --cert-digest-algo SHA1).
+  const TestKey& sha1 = test_key(6);
+  auto diagnose = [&](bool sqv) {
+    DoctorFixture m;
+    m.fs.add_file("/usr/share/keyrings/cuda-archive-keyring.gpg", sha1.binary);
+    m.fs.add_file("/etc/apt/sources.list.d/cuda-wsl-ubuntu.list",
+                  "deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] "
+                  "https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/ /\n");
+    if (sqv) {
+      m.fs.add_file("/usr/bin/sqv", "", 0755);
+      m.fs.add_file("/usr/share/apt/default-sequoia.config",
+                    "[hash_algorithms]\nsha1.second_preimage_resistance = 2026-02-01\n");
+    }
+    m.now = 1796601600;  // 2026-12-07
+    return m.diagnose();
+  };
+  auto with_sqv = diagnose(true);
+  const Finding* f = lookup(with_sqv, "config.apt-key-bindings");
+  REQUIRE(f != nullptr);
+  CHECK(f->status == FindingStatus::fail);
+  CHECK(f->seen.rfind("/usr/share/keyrings/cuda-archive-keyring.gpg, used by "
+                      "/etc/apt/sources.list.d/cuda-wsl-ubuntu.list:1: the key " +
+                          format_fingerprint(sha1.fingerprint) + " is bound to its user ID by a SHA1 self-signature",
+                      0) == 0);
+  CHECK(f->cause.find("Signing key on") != std::string::npos);
+  CHECK(f->fix.find("does not change the machine's signature policy") != std::string::npos);
+  CHECK_FALSE(lookup(diagnose(false), "config.apt-key-bindings"));
 }

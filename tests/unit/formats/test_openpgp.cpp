@@ -709,3 +709,24 @@ TEST_CASE("openpgp format_fingerprint groups the digits as gpg prints them") {
         "CA8B B472 7A47 B4D0 9B4E  E896 9386 B48A 1A69 3C5C");
   CHECK(format_fingerprint("not a fingerprint") == "not a fingerprint");
 }
+
+TEST_CASE("openpgp reads the hash algorithm of the user ID binding") {
+  GpgHome home;
+  std::string strong = home.generate("ed25519 sign never");
+  auto keys = read_openpgp_keys(home.gpg("--export " + strong));
+  REQUIRE(keys.size() == 1);
+  CHECK(keys[0].user_id_binding_hash != 0);
+  CHECK(keys[0].user_id_binding_hash != 2);
+  // gpg's --cert-digest-algo SHA1 (an RSA key: gpg signs nothing with SHA-1
+  // and EdDSA), as NVIDIA's repository key 3BF863CC is bound. (gpg 2.2 makes
+  // no SHA-1 subkey binding at all: the subkey case is read from structs in
+  // test_apt_signature_policy.cpp.)
+  home.gpg("--cert-digest-algo SHA1 --quick-gen-key 'Weak <w@example.invalid>' rsa2048 sign never");
+  std::string fpr = home.keys().back().fingerprint;
+  keys = read_openpgp_keys(home.gpg("--export " + fpr));
+  REQUIRE(keys.size() == 1);
+  CHECK(keys[0].user_id_binding_hash == 2);
+  CHECK(openpgp_hash_name(keys[0].user_id_binding_hash) == "SHA1");
+  CHECK(openpgp_hash_name(8) == "SHA256");
+  CHECK(openpgp_hash_name(99) == "hash algorithm 99");
+}

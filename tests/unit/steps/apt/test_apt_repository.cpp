@@ -636,3 +636,30 @@ TEST_CASE("a source in sources.list itself is taken over and the file stays, wit
         "not reused as it is: /etc/apt/sources.list:2 names no Signed-By key, so any key apt trusts "
         "may sign it");
 }
+
+TEST_CASE("apt_repository refuses a key bound with SHA-1 where the target's apt verifies with sqv, changing nothing") {
+  // NVIDIA's wsl-ubuntu key 3BF863CC on Ubuntu 26.04 / Debian forky: apt's
+  // sqv refuses its SHA-1 binding since 2026-02-01
+  // (github.com/NVIDIA/cuda-repo-management/issues/44).
+  const TestKey& sha1 = test_key(6);
+  World w;
+  w.fs.add_file("/srv/key.asc", sha1.armoured);
+  auto step = build_ok(cuda_step(by_file("/srv/key.asc", sha1.fingerprint)));
+  // gpgv (no sqv): the key is taken.
+  CHECK(step->plan(w.ctx).verdict == Verdict::change);
+  w.fs.add_file("/usr/bin/sqv", "", 0755);
+  w.fs.add_file("/usr/share/apt/default-sequoia.config",
+                "[hash_algorithms]\nsha1.second_preimage_resistance = 2026-02-01\n");
+  StepPlan p = step->plan(w.ctx);
+  REQUIRE(p.verdict == Verdict::refused);
+  CHECK(contains(p.summary, "apt on this machine would refuse repository \"cuda-wsl-ubuntu\": the key " +
+                                format_fingerprint(sha1.fingerprint) + " is bound to its user ID by a SHA1 "
+                                "self-signature, which sqv's policy (/usr/share/apt/default-sequoia.config: "
+                                "sha1.second_preimage_resistance = 2026-02-01) no longer trusts since 2026-02-01"));
+  CHECK(contains(joined(p.details), "the tool does not change this machine's signature policy"));
+  CHECK(p.writes.empty());
+  // A key bound with a stronger hash is taken on the same machine.
+  const TestKey& good = pinned();
+  w.fs.add_file("/srv/good.asc", good.armoured);
+  CHECK(build_ok(cuda_step(by_file("/srv/good.asc", good.fingerprint)))->plan(w.ctx).verdict == Verdict::change);
+}
