@@ -46,6 +46,8 @@ for dir in "$seeds"/*/; do add "$(basename "$dir")" "$dir"; done
 
 add manifest "$src/manifests" "$src/tests/broken" "$src/tests/blackbox/manifests" \
   "$corpus/toml-invalid" "$corpus/toml-invalid-1.0.0-only"
+# apt's sqv policy is TOML too: the TOML suite's invalid documents.
+add sequoia_policy "$corpus/toml-invalid"
 add ini "$corpus/wslconfig" "$corpus/wslconf" "$corpus/ini-peer-tests"
 add apt_simulation "$corpus/apt-sim" "$src/tests/unit/formats/data/status-fd/apt-print-uris.txt"
 add apt_status "$src/tests/unit/formats/data/status-fd"
