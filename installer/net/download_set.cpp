@@ -5,10 +5,13 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "installer/formats/wheel_name.hpp"
 #include "installer/net/fetch_helper.hpp"
+#include "installer/system/error.hpp"
+#include "installer/system/interrupt.hpp"
 
 namespace wslgpu {
 
@@ -52,16 +55,28 @@ class SetState {
   void finished(std::size_t i, const DownloadResult& r) {
     std::lock_guard<std::mutex> lock(mutex_);
     finished_[i] = true;
+    in_flight_.erase(i);
     done_[i] = r.bytes;
     total_[i] = r.bytes;
     report();
   }
 
+  void started(std::size_t i) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    in_flight_.insert(i);
+  }
+
   void failed(std::exception_ptr e) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!first_failure_) first_failure_ = e;
+    if (!first_failure_) {
+      first_failure_ = e;
+      stopped_in_flight_ = in_flight_;  // what the stop catches half way
+    }
     stop = true;
   }
+
+  // The downloads in flight when the first failure came, in the set's order.
+  std::set<std::size_t> stopped_in_flight() const { return stopped_in_flight_; }
 
   std::exception_ptr first_failure() const { return first_failure_; }
 
@@ -90,6 +105,7 @@ class SetState {
   std::vector<std::string> names_;
   std::string current_;
   std::exception_ptr first_failure_;
+  std::set<std::size_t> in_flight_, stopped_in_flight_;
 };
 
 }  // namespace
@@ -111,6 +127,7 @@ std::vector<DownloadResult> download_set(std::vector<SetDownload> set, const Dow
         state.progress(i, done, total, *first);
         *first = false;
       };
+      state.started(i);
       try {
         results[i] = fetch(req);
         state.finished(i, results[i]);
@@ -125,7 +142,18 @@ std::vector<DownloadResult> download_set(std::vector<SetDownload> set, const Dow
   for (std::size_t t = 1; t < jobs; ++t) threads.emplace_back(work);
   work();
   for (auto& t : threads) t.join();
-  if (auto e = state.first_failure()) std::rethrow_exception(e);
+  if (auto e = state.first_failure()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const Interrupted&) {
+      // A signal stops every download in flight at once: which helper
+      // answered first is chance, so the message names them all, in the
+      // set's order.
+      std::string urls;
+      for (std::size_t i : state.stopped_in_flight()) urls += (urls.empty() ? "" : ", ") + set[i].request.url;
+      throw_interrupted("while downloading " + urls + " (what was fetched is kept for the next run)");
+    }
+  }
   return results;
 }
 

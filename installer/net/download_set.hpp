@@ -10,8 +10,9 @@
 // not fetched again. When one file fails, the ones in flight are stopped
 // (their partial files kept, as a signal keeps them) and no other starts;
 // the first failure is what is thrown. A caught signal stops every helper
-// within a second (each checks it at least once a second), and the
-// Interrupted of the first is thrown.
+// within a second (each checks it at least once a second), and an
+// Interrupted is thrown that names every download it caught in flight, in
+// the set's order (which helper answered first is chance).
 #pragma once
 #include <cstddef>
 #include <cstdint>

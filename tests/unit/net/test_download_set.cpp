@@ -111,3 +111,26 @@ TEST_CASE("a set's total is unknown while a size is, and resumed bytes are count
   CHECK(seen.back().bytes_done == 200);
   CHECK(seen.back().bytes_total == 200);
 }
+
+TEST_CASE("a signal during a set names every download it caught in flight, in the set's order, whichever stopped first") {
+  std::atomic<int> started{0};
+  DownloadSetOptions o;
+  o.jobs = 3;
+  o.fetch = [&](const DownloadRequest& r) -> DownloadResult {
+    ++started;
+    // The last one to start stops first: its helper answers the signal first.
+    while (started < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (r.url.find("/w2.whl") == std::string::npos)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    throw Interrupted(2, "interrupted (SIGINT) while downloading " + r.url);
+  };
+  try {
+    download_set(set_of(5, 0), o);
+    FAIL("no Interrupted");
+  } catch (const Interrupted& e) {
+    CHECK(std::string(e.what()) ==
+          "interrupted (SIGINT) while downloading https://files.example/wheels/w0.whl, "
+          "https://files.example/wheels/w1.whl, https://files.example/wheels/w2.whl (what was fetched is kept for "
+          "the next run)");
+  }
+}
