@@ -204,10 +204,6 @@ std::set<std::string> installed_closure(const FileSystem& fs, const std::vector<
 std::vector<const InstalledDist*> PythonPackagesStep::left_by_other_extras(const FileSystem& fs,
                                                                           const std::vector<InstalledDist>& dists) const {
   const MarkerEnvironment env = venv_marker_environment(fs, venv, target);
-  // What the step asks for now, as far as it is installed.
-  std::vector<std::pair<std::string, std::vector<std::string>>> asked;
-  for (const auto& w : packages) asked.push_back({w.key, w.extras});
-  const std::set<std::string> wanted = installed_closure(fs, dists, env, asked);
   // What the extras of the step's packages that it does not ask for bring.
   std::vector<std::pair<std::string, std::vector<std::string>>> other;
   for (const auto& w : packages) {
@@ -222,8 +218,14 @@ std::vector<const InstalledDist*> PythonPackagesStep::left_by_other_extras(const
           other.push_back({normalize_project_name(r.name), r.extras});
     }
   }
+  if (other.empty()) return {};  // no extra left behind: nothing more to read
+  // What the step asks for now, as far as it is installed.
+  std::vector<std::pair<std::string, std::vector<std::string>>> asked;
+  for (const auto& w : packages) asked.push_back({w.key, w.extras});
+  const std::set<std::string> wanted = installed_closure(fs, dists, env, asked);
   std::set<std::string> left = installed_closure(fs, dists, env, other);
   for (const auto& k : wanted) left.erase(k);
+  if (left.empty()) return {};
   // Kept: what anything else installed requires (the user's own packages).
   std::vector<std::pair<std::string, std::vector<std::string>>> others_need;
   for (const auto& d : dists)
