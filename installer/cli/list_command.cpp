@@ -11,7 +11,7 @@
 #include "installer/cli/profile_choice.hpp"
 #include "installer/manifest/bundled_manifests.hpp"
 #include "installer/manifest/manifest.hpp"
-#include "installer/manifest/toml_input.hpp"
+#include "installer/formats/toml_input.hpp"
 #include "installer/manifest/step_kind.hpp"
 #include "installer/system/error.hpp"
 

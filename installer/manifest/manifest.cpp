@@ -8,7 +8,7 @@
 
 #include "installer/manifest/bundled_manifests.hpp"
 #include "installer/manifest/compose.hpp"
-#include "installer/manifest/toml_input.hpp"
+#include "installer/formats/toml_input.hpp"
 #include "installer/manifest/host_fact_references.hpp"
 #include "installer/manifest/manifest_loader.hpp"
 #include "installer/manifest/matrix.hpp"

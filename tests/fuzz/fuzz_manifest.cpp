@@ -4,7 +4,7 @@
 // every step kind's own keys. Any text gives a Manifest, an InputError
 // whose every diagnostic names the file and says something, or a Refusal;
 // any other exception escapes and is a finding. Any text at all: the loader
-// reads TOML through parse_toml() (installer/manifest/toml_input.hpp),
+// reads TOML through parse_toml() (installer/formats/toml_input.hpp),
 // which keeps from toml++ 3.3 the code points its whitespace test is
 // undefined for, so the sanitizers see the whole of toml++ too.
 #include <optional>
@@ -14,7 +14,7 @@
 
 #include "fuzz/fuzz_support.hpp"
 #include "installer/manifest/manifest.hpp"
-#include "installer/manifest/toml_input.hpp"
+#include "installer/formats/toml_input.hpp"
 #include "installer/system/error.hpp"
 #include "support/fakes.hpp"
 

@@ -1,4 +1,4 @@
-#include "installer/manifest/toml_input.hpp"
+#include "installer/formats/toml_input.hpp"
 
 #include <cstdint>
 #include <map>
