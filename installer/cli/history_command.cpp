@@ -58,7 +58,7 @@ std::size_t kept_count(const std::vector<nlohmann::json>& records) {
   return n;
 }
 
-std::string wheel_cache_dir(const std::string& state_host_dir) { return state_host_dir + "/cache/wheels"; }
+std::string wheel_cache_dir(const std::string& state_host_dir) { return state_host_dir + "/" + kWheelCacheFolder; }
 
 // "1.2 GB in 3 files (2 partial downloads a later run resumes)".
 std::string cache_text(const FolderSize& size) {
@@ -146,7 +146,7 @@ int prune_stores(const GlobalOptions& g, OutputFormat output, const std::string&
     }
     freed += cached.bytes;
     if (output == OutputFormat::text)
-      std::cout << "Emptied the wheel cache " << kStateDir << "/cache/wheels (" << cache_text(cached)
+      std::cout << "Emptied the wheel cache " << kStateDir << "/" << kWheelCacheFolder << " (" << cache_text(cached)
                 << "): a later install downloads those wheels again\n";
   }
   if (output == OutputFormat::json) {
@@ -243,7 +243,7 @@ int run_history(const GlobalOptions& g, const std::string& show_id, OutputFormat
   // What else the tool keeps on disk: the wheels a run did not get to install.
   const FolderSize cached = folder_size(wheel_cache_dir(fs.host_path(kStateDir)));
   if (cached.files > 0)
-    std::cout << "Wheel cache " << kStateDir << "/cache/wheels: " << cache_text(cached)
+    std::cout << "Wheel cache " << kStateDir << "/" << kWheelCacheFolder << ": " << cache_text(cached)
               << "; `sudo wslgpu-setup history --prune` empties it\n";
   return 0;
 } catch (const TransactionsNeedRoot& e) {

@@ -72,6 +72,10 @@ DistMetadata parse_metadata(std::string_view t) {
       in_requires_dist = true;
       continue;
     }
+    if (key == "provides-extra") {
+      out.provides_extra.push_back(value);
+      continue;
+    }
     // The first of each counts, as email.parser's msg["Name"] gives it.
     if (key == "name" && !have_name) {
       out.name = value;

@@ -25,14 +25,16 @@ struct PyvenvCfg {
 };
 PyvenvCfg parse_pyvenv_cfg(std::string_view text);
 
-// METADATA's Name and Version ("" when absent), and every Requires-Dist
+// METADATA's Name and Version ("" when absent), every Requires-Dist
 // (a PEP 508 requirement each, read by installer/formats/
 // python_requirement.hpp), in order, with a folded one joined into one
-// line. Only the header is read: it ends at the first empty line.
+// line, and every Provides-Extra as written. Only the header is read: it
+// ends at the first empty line.
 struct DistMetadata {
   std::string name;
   std::string version;
   std::vector<std::string> requires_dist;
+  std::vector<std::string> provides_extra;
 };
 DistMetadata parse_metadata(std::string_view text);
 

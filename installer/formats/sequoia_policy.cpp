@@ -1,11 +1,10 @@
 #include "installer/formats/sequoia_policy.hpp"
 
-#include <algorithm>
-#include <cctype>
-#include <ctime>
+#include <cstdio>
 #include <limits>
 
 #include "installer/formats/toml_input.hpp"
+#include "installer/system/text.hpp"
 
 namespace wslgpu {
 
@@ -26,12 +25,15 @@ std::string at_position(const std::string& source, const toml::source_region& wh
   return source + ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column);
 }
 
-// "sha1" from "SHA1", "sha3-256" from "SHA3-256": the config's spelling.
-std::string config_name(const std::string& hash) {
-  std::string out;
-  for (char c : hash) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+// A TOML date as written ("2026-02-01") and as seconds since the epoch.
+std::string date_text(const toml::date& d) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", static_cast<int>(d.year), static_cast<unsigned>(d.month),
+                static_cast<unsigned>(d.day));
+  return buf;
 }
+
+std::int64_t date_seconds(const toml::date& d) { return days_from_civil(d.year, d.month, d.day) * 86400; }
 
 }  // namespace
 
@@ -55,17 +57,13 @@ std::optional<SequoiaPolicy> parse_sequoia_policy(std::string_view text, const s
     std::int64_t at = 0;
     std::string written;
     if (auto d = value.as_date()) {
-      const toml::date& v = d->get();
-      at = days_from_civil(v.year, v.month, v.day) * 86400;
-      written = std::to_string(v.year) + "-" + (v.month < 10 ? "0" : "") + std::to_string(v.month) + "-" +
-                (v.day < 10 ? "0" : "") + std::to_string(v.day);
+      at = date_seconds(d->get());
+      written = date_text(d->get());
     } else if (auto dt = value.as_date_time()) {
       const toml::date_time& v = dt->get();
-      at = days_from_civil(v.date.year, v.date.month, v.date.day) * 86400 + v.time.hour * 3600 + v.time.minute * 60 +
-           v.time.second - (v.offset ? v.offset->minutes * 60 : 0);
-      written = std::to_string(v.date.year) + "-" +
-                (v.date.month < 10 ? "0" : "") + std::to_string(v.date.month) + "-" + (v.date.day < 10 ? "0" : "") +
-                std::to_string(v.date.day);
+      at = date_seconds(v.date) + v.time.hour * 3600 + v.time.minute * 60 + v.time.second -
+           (v.offset ? v.offset->minutes * 60 : 0);
+      written = date_text(v.date);
     } else if (auto s = value.as_string(); s && (s->get() == "never" || s->get() == "always")) {
       at = s->get() == "never" ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
       written = s->get();
@@ -91,7 +89,7 @@ std::optional<SequoiaPolicy> parse_sequoia_policy(std::string_view text, const s
 }
 
 std::optional<HashCutoff> binding_hash_cutoff(const SequoiaPolicy& policy, const std::string& hash) {
-  const std::string name = config_name(hash);
+  const std::string name = text::lower(hash);  // "sha1": the config's spelling of "SHA1"
   for (const std::string& key : {name + ".second_preimage_resistance", name}) {
     auto it = policy.hash_cutoffs.find(key);
     if (it != policy.hash_cutoffs.end()) return HashCutoff{it->second, key, policy.written.at(key)};

@@ -26,7 +26,7 @@ std::uint64_t with_margin(std::uint64_t need) { return need + need * kMarginPerc
 // stores, each named with its size when it holds anything.
 std::string own_keeps(const FileSystem& fs) {
   const std::string state = fs.host_path(kStateDir);
-  const FolderSize cache = folder_size(state + "/cache/wheels");
+  const FolderSize cache = folder_size(state + "/" + kWheelCacheFolder);
   std::uint64_t stores = 0;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(state + "/tx", ec), end; !ec && it != end; it.increment(ec))

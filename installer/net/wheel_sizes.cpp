@@ -576,6 +576,13 @@ class Estimator {
     c.metadata_url = f.url + ".metadata";
     c.metadata_guessed = true;
     chosen_.emplace(key, std::move(c));
+    if (options_.local_metadata) {
+      if (auto text = options_.local_metadata(f.url)) {  // the wheel is here already: read from it
+        local_metadata_[key] = std::move(*text);
+        metadata_.push_back(key);
+        return;
+      }
+    }
     if (may_fetch(wheel->distribution)) metadata_.push_back(key);
   }
 

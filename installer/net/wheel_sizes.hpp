@@ -97,8 +97,8 @@ struct SizeOptions {
   std::function<std::vector<UrlAnswer>(const std::vector<UrlQuery>&, const QueryOptions&)> ask;
   // A wheel's METADATA this machine already has (read from the wheel once
   // downloaded: steps/python/wheel_fetch.hpp), by the wheel's URL; nullopt
-  // when it has none. Asked for a wheel whose page announces no PEP 658
-  // file, before its dependencies are called not counted.
+  // when it has none. Asked for a wheel named by URL and for one whose page
+  // announces no PEP 658 file, before anything is fetched for it.
   std::function<std::optional<std::string>(const std::string& wheel_url)> local_metadata;
 };
 

@@ -10,6 +10,10 @@ namespace wslgpu {
 // Where the tool keeps its state under the target root: journals, the lock,
 // the download cache (docs/transactions.md).
 inline constexpr const char* kStateDir = "/var/lib/wslgpu-setup";
+// Under the state folder: the wheels a Python install downloaded and has
+// not installed yet (steps/python/wheel_fetch.hpp), which `history` shows,
+// `history --prune` empties and the disk-space refusal names.
+inline constexpr const char* kWheelCacheFolder = "cache/wheels";
 
 // A Debian package name (Debian Policy 5.6.1): lowercase letters, digits and
 // "+-." , at least two characters, starting with a letter or digit. An

@@ -104,4 +104,10 @@ std::string venv_interpreter_gone(const FileSystem& fs, const PyvenvCfg& cfg) {
   return fs.stat(interpreter) ? "" : interpreter;
 }
 
+std::string unused_path(const FileSystem& fs, const std::string& base) {
+  std::string path = base;
+  for (int n = 2; fs.lstat(path); ++n) path = base + "-" + std::to_string(n);
+  return path;
+}
+
 }  // namespace wslgpu

@@ -48,4 +48,8 @@ std::string user_name_of(const FileSystem& fs, std::uint32_t uid);
 // little to tell. python_venv recreates such a venv; doctor fails it.
 std::string venv_interpreter_gone(const FileSystem& fs, const PyvenvCfg& cfg);
 
+// BASE when nothing is there, else BASE-2, BASE-3 ...: where a venv is
+// moved aside without taking anyone's folder.
+std::string unused_path(const FileSystem& fs, const std::string& base);
+
 }  // namespace wslgpu

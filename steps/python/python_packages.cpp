@@ -175,8 +175,11 @@ namespace {
 // METADATA's Provides-Extra names, normalized (PEP 685).
 std::set<std::string> provided_extras(const FileSystem& fs, const InstalledDist& d) {
   std::set<std::string> out;
-  for (const auto& line : metadata_header(fs, d))
-    if (line.rfind("Provides-Extra:", 0) == 0) out.insert(normalize_project_name(std::string(text::trim(line.substr(15)))));
+  try {
+    for (const auto& e : parse_metadata(fs.read(d.dist_info + "/METADATA")).provides_extra)
+      out.insert(normalize_project_name(e));
+  } catch (const StepFailure&) {
+  }
   return out;
 }
 
@@ -218,18 +221,20 @@ std::vector<const InstalledDist*> PythonPackagesStep::left_by_other_extras(const
           other.push_back({normalize_project_name(r.name), r.extras});
     }
   }
-  if (other.empty()) return {};  // no extra left behind: nothing more to read
+  // Only what of it is installed: on a converged venv (the other extra's
+  // plugin is not there) this ends the walk at once.
+  std::set<std::string> left = installed_closure(fs, dists, env, other);
+  if (left.empty()) return {};
   // What the step asks for now, as far as it is installed.
   std::vector<std::pair<std::string, std::vector<std::string>>> asked;
   for (const auto& w : packages) asked.push_back({w.key, w.extras});
-  const std::set<std::string> wanted = installed_closure(fs, dists, env, asked);
-  std::set<std::string> left = installed_closure(fs, dists, env, other);
-  for (const auto& k : wanted) left.erase(k);
+  for (const auto& k : installed_closure(fs, dists, env, asked)) left.erase(k);
   if (left.empty()) return {};
-  // Kept: what anything else installed requires (the user's own packages).
+  // Kept: what anything else installed requires (the user's own packages;
+  // the step's own requirements are out of LEFT already).
   std::vector<std::pair<std::string, std::vector<std::string>>> others_need;
   for (const auto& d : dists)
-    if (!left.count(d.key) && !wanted.count(d.key))
+    if (!left.count(d.key))
       for (const auto& r : requires_dist(fs, d))
         if (requirement_applies(r, env, {})) others_need.push_back({normalize_project_name(r.name), r.extras});
   for (const auto& k : installed_closure(fs, dists, env, others_need)) left.erase(k);
@@ -495,8 +500,8 @@ void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
           joined(known);
   p.details.push_back(line);
   if (cached > 0)
-    p.details.push_back("  " + human_size(cached) + " of it already in " + ctx.state_dir +
-                        "/cache/wheels (kept by an earlier run, whole or in part): " + human_size(est.known_bytes - cached) +
+    p.details.push_back("  " + human_size(cached) + " of it already in " + wheel_cache_dir(ctx) +
+                        " (kept by an earlier run, whole or in part): " + human_size(est.known_bytes - cached) +
                         " left to download");
   for (const auto& u : unknown) p.details.push_back("  " + u);
   for (const auto& n : est.notes) p.details.push_back("  " + n);
@@ -508,7 +513,7 @@ void PythonPackagesStep::add_download_estimate(StepContext& ctx, StepPlan& p,
   if (by_url > cached)
     p.disk_needs.push_back({ctx.state_dir, by_url - cached,
                             "wslgpu-setup downloads " + human_size(by_url - cached) + " of wheels into " +
-                                ctx.state_dir + "/cache/wheels",
+                                wheel_cache_dir(ctx),
                             ""});
   // The staging folder links the cache's wheels into the venv while pip
   // runs: free on one filesystem, a copy of each on another.
@@ -558,7 +563,8 @@ nlohmann::json PythonPackagesStep::apply(StepContext& ctx, const StepPlan& plan)
   for (const auto& w : packages)
     if (!converged(ctx.fs, w, dists)) todo.push_back(&w);
 
-  if (!todo.empty() || !left_by_other_extras(ctx.fs, dists).empty()) {
+  const std::vector<const InstalledDist*> leftover = left_by_other_extras(ctx.fs, dists);
+  if (!todo.empty() || !leftover.empty()) {
     // 2. The wheels, downloaded by the tool, and pip (python_packages_fetch.cpp).
     auto drop_staging = [&] {
       try {
@@ -567,7 +573,7 @@ nlohmann::json PythonPackagesStep::apply(StepContext& ctx, const StepPlan& plan)
       }
     };
     try {
-      fetch_and_install(ctx, *user, todo, dists, staging);
+      fetch_and_install(ctx, *user, todo, leftover, dists, staging);
     } catch (...) {
       drop_staging();
       throw;

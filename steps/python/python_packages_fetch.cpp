@@ -6,7 +6,6 @@
 
 #include "installer/formats/python_dist.hpp"
 #include "installer/formats/python_requirement.hpp"
-#include "installer/formats/wheel_metadata.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/paths.hpp"
 #include "installer/system/text.hpp"
@@ -77,28 +76,31 @@ DownloadEstimate PythonPackagesStep::resolve_downloads(
 
 void PythonPackagesStep::fetch_and_install(StepContext& ctx, const UserEntry& user,
                                            const std::vector<const WantedPackage*>& todo,
+                                           const std::vector<const InstalledDist*>& leftover,
                                            const std::vector<InstalledDist>& dists, const std::string& staging) {
   std::vector<WheelDownload> by_url, from_index;
   try {
-    fetch_and_run_pip(ctx, user, todo, dists, staging, by_url, from_index);
+    fetch_and_run_pip(ctx, user, todo, leftover, dists, staging, by_url, from_index);
   } catch (...) {
     // Nothing would read an unpinned wheel again; a pinned one and its
     // .part stay for the next run to go on from.
-    drop_unpinned_cached_wheels(ctx, by_url);
-    drop_unpinned_cached_wheels(ctx, from_index);
+    drop_cached_wheels(ctx, by_url, false);
+    drop_cached_wheels(ctx, from_index, false);
     throw;
   }
   // Installed: the venv and the undo store hold what the wheels were for.
-  drop_cached_wheels(ctx, by_url);
-  drop_cached_wheels(ctx, from_index);
+  drop_cached_wheels(ctx, by_url, true);
+  drop_cached_wheels(ctx, from_index, true);
 }
 
 void PythonPackagesStep::fetch_and_run_pip(StepContext& ctx, const UserEntry& user,
                                            const std::vector<const WantedPackage*>& todo,
+                                           const std::vector<const InstalledDist*>& leftover,
                                            const std::vector<InstalledDist>& dists, const std::string& staging,
                                            std::vector<WheelDownload>& by_url,
                                            std::vector<WheelDownload>& from_index) {
-  // 1. The wheels named by URL, with what they require written beside them.
+  // 1. The wheels named by URL; what they require is read from the
+  // downloaded files (AMD's folders serve no PEP 658 metadata).
   std::vector<std::string> by_url_keys;
   for (const auto* w : todo)
     if (is_network_url(w->url)) {
@@ -106,11 +108,12 @@ void PythonPackagesStep::fetch_and_run_pip(StepContext& ctx, const UserEntry& us
       by_url_keys.push_back(w->key);
     }
   std::map<std::string, std::string> staged;
+  std::map<std::string, std::string> metadata_of;  // a downloaded wheel's URL (file:// when staged) -> its METADATA
   std::vector<std::string> paths = fetch_wheels(
       ctx, by_url, staging, std::to_string(by_url.size()) + " wheel" + (by_url.size() == 1 ? "" : "s") + " named by URL");
   for (std::size_t i = 0; i < paths.size(); ++i) {
     staged[by_url_keys[i]] = paths[i];
-    stage_wheel_metadata(ctx, paths[i]);
+    if (auto text = downloaded_wheel_metadata(ctx, by_url[i])) metadata_of[file_url(paths[i])] = std::move(*text);
   }
 
   // 2. A package of another build or for another torch goes first, so that
@@ -126,7 +129,7 @@ void PythonPackagesStep::fetch_and_run_pip(StepContext& ctx, const UserEntry& us
       stale_keys.push_back(w->key);
     }
   }
-  for (const auto* d : left_by_other_extras(ctx.fs, dists)) {
+  for (const auto* d : leftover) {
     stale.push_back(d->name);
     stale_keys.push_back(d->key);
   }
@@ -153,7 +156,6 @@ void PythonPackagesStep::fetch_and_run_pip(StepContext& ctx, const UserEntry& us
     // A wheel whose page announces no PEP 658 file is read once
     // downloaded, and what it requires resolved in the next round: a few
     // rounds, one per level of the dependency tree that needs it.
-    std::map<std::string, std::string> metadata_of;  // wheel URL -> its METADATA
     auto local_metadata = [&metadata_of](const std::string& url) -> std::optional<std::string> {
       auto it = metadata_of.find(url);
       if (it == metadata_of.end()) return std::nullopt;
@@ -194,9 +196,7 @@ void PythonPackagesStep::fetch_and_run_pip(StepContext& ctx, const UserEntry& us
                        (index_url.empty() ? std::string("the find-links pages") : index_url));
       for (const auto& w : fresh) {
         from_index.push_back(w);
-        std::string error;
-        auto text = read_wheel_metadata(ctx.fs.host_path(wheel_cache_path(ctx, w.url, w.sha256)), error);
-        if (text) metadata_of[w.url] = std::move(*text);
+        if (auto text = downloaded_wheel_metadata(ctx, w)) metadata_of[w.url] = std::move(*text);
       }
     }
   }

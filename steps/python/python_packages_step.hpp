@@ -113,12 +113,14 @@ class PythonPackagesStep : public Step {
   // apply's downloads and pip run, after the venv is in the store: the
   // wheels named by URL, then what they and the index packages need (both
   // by the tool, steps/python/wheel_fetch.hpp), then pip from those files.
+  // LEFTOVER: left_by_other_extras(), uninstalled first.
   void fetch_and_install(StepContext& ctx, const UserEntry& user, const std::vector<const WantedPackage*>& todo,
-                         const std::vector<InstalledDist>& dists, const std::string& staging);
+                         const std::vector<const InstalledDist*>& leftover, const std::vector<InstalledDist>& dists,
+                         const std::string& staging);
   // Its work; BY_URL and FROM_INDEX get what it downloaded, for the cache
   // to let go of.
   void fetch_and_run_pip(StepContext& ctx, const UserEntry& user, const std::vector<const WantedPackage*>& todo,
-                         const std::vector<InstalledDist>& dists, const std::string& staging,
+                         const std::vector<const InstalledDist*>& leftover, const std::vector<InstalledDist>& dists, const std::string& staging,
                          std::vector<WheelDownload>& by_url, std::vector<WheelDownload>& from_index);
   // The files of site-packages matching remove_files now, relative to it.
   std::vector<std::string> remove_matches(const FileSystem& fs) const;

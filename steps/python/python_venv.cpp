@@ -17,10 +17,7 @@ namespace {
 // place: VENV.made-by-python3.10 (-2, -3 ... when taken).
 std::string recreate_aside_path(const FileSystem& fs, const std::string& venv, const PyvenvCfg& cfg) {
   const std::string minor = cfg.version.substr(0, cfg.version.find('.', cfg.version.find('.') + 1));
-  const std::string base = venv + ".made-by-python" + minor;
-  std::string path = base;
-  for (int n = 2; fs.lstat(path); ++n) path = base + "-" + std::to_string(n);
-  return path;
+  return unused_path(fs, venv + ".made-by-python" + minor);
 }
 
 class PythonVenvStep : public Step {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "installer/formats/python_dist.hpp"
+#include "steps/python/python_common.hpp"
 #include "steps/python/venv_snapshot.hpp"
 
 namespace wslgpu {
@@ -83,10 +84,7 @@ VenvAdditions venv_additions(const FileSystem& fs, const std::string& venv, cons
 }
 
 std::string moved_aside_path(const FileSystem& fs, const std::string& venv) {
-  std::string base = venv + ".kept-by-rollback";
-  std::string path = base;
-  for (int n = 2; fs.lstat(path); ++n) path = base + "-" + std::to_string(n);
-  return path;
+  return unused_path(fs, venv + ".kept-by-rollback");
 }
 
 }  // namespace wslgpu

@@ -15,7 +15,7 @@
 
 namespace wslgpu {
 
-std::string wheel_cache_dir(const StepContext& ctx) { return ctx.state_dir + "/cache/wheels"; }
+std::string wheel_cache_dir(const StepContext& ctx) { return ctx.state_dir + "/" + kWheelCacheFolder; }
 
 std::string wheel_cache_path(const StepContext& ctx, const std::string& url, const std::string& sha256) {
   // The hash (or, unpinned, the wheel's own name) keeps two wheels of one
@@ -105,17 +105,11 @@ std::vector<std::string> fetch_wheels(StepContext& ctx, const std::vector<WheelD
   return staged;
 }
 
-bool stage_wheel_metadata(StepContext& ctx, const std::string& staged) {
+std::optional<std::string> downloaded_wheel_metadata(StepContext& ctx, const WheelDownload& w) {
   std::string error;
-  auto text = read_wheel_metadata(ctx.fs.host_path(staged), error);
-  if (!text) {
-    spdlog::debug("what {} requires is left to pip: {}", staged, error);
-    return false;
-  }
-  FileAttrs attrs;
-  attrs.mode = 0644;
-  ctx.fs.write_atomic(staged + ".metadata", *text, attrs);
-  return true;
+  auto text = read_wheel_metadata(ctx.fs.host_path(wheel_cache_path(ctx, w.url, w.sha256)), error);
+  if (!text) spdlog::debug("what {} requires is left to pip: {}", w.url, error);
+  return text;
 }
 
 namespace {
@@ -130,21 +124,13 @@ void remove_quietly(StepContext& ctx, const std::string& path) {
 
 }  // namespace
 
-void drop_cached_wheels(StepContext& ctx, const std::vector<WheelDownload>& wheels) {
+void drop_cached_wheels(StepContext& ctx, const std::vector<WheelDownload>& wheels, bool installed) {
   for (const auto& w : wheels) {
+    if (!installed && !w.sha256.empty()) continue;  // kept for the next run to go on from
     const std::string cached = wheel_cache_path(ctx, w.url, w.sha256);
     remove_quietly(ctx, cached);
     remove_quietly(ctx, cached + ".part");
   }
-}
-
-void drop_unpinned_cached_wheels(StepContext& ctx, const std::vector<WheelDownload>& wheels) {
-  for (const auto& w : wheels)
-    if (w.sha256.empty()) {
-      const std::string cached = wheel_cache_path(ctx, w.url, w.sha256);
-      remove_quietly(ctx, cached);
-      remove_quietly(ctx, cached + ".part");
-    }
 }
 
 }  // namespace wslgpu

@@ -14,7 +14,7 @@
 // Two kinds, in this order:
 //   - the wheels the manifest names by URL, pinned by its sha256 (pip is
 //     given the local file with the same #sha256=, which it checks again);
-//     their METADATA is written beside the staged file, so that what they
+//     their METADATA is read from the downloaded file, so that what they
 //     require can be resolved without pip;
 //   - the wheels pip would fetch from the step's index and find-links pages:
 //     resolved by the tool (installer/net/wheel_sizes.hpp's walk of the
@@ -40,6 +40,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,17 +80,14 @@ std::uint64_t wheel_bytes_cached(StepContext& ctx, const std::string& url, const
 std::vector<std::string> fetch_wheels(StepContext& ctx, const std::vector<WheelDownload>& wheels,
                                       const std::string& staging, const std::string& subject);
 
-// Writes the METADATA of the wheel at STAGED (a target path) beside it, as
-// STAGED.metadata (PEP 658's name, which the resolution reads for a wheel
-// named by URL). False, with the reason logged, when the wheel has none.
-bool stage_wheel_metadata(StepContext& ctx, const std::string& staged);
+// The METADATA of W, read from its file in the cache (fetch_wheels() put it
+// there), for the resolution of what it requires (SizeOptions::
+// local_metadata); nullopt, with the reason logged, when it has none.
+std::optional<std::string> downloaded_wheel_metadata(StepContext& ctx, const WheelDownload& w);
 
-// After pip installed WHEELS: they leave the cache. Never throws.
-void drop_cached_wheels(StepContext& ctx, const std::vector<WheelDownload>& wheels);
-
-// After a run that did not install them: the unpinned ones leave the cache
-// (nothing would read them again); a pinned whole wheel and .part stay for
-// the next run. Never throws.
-void drop_unpinned_cached_wheels(StepContext& ctx, const std::vector<WheelDownload>& wheels);
+// WHEELS leave the cache: all of them once pip has INSTALLED them; after a
+// run that did not, only the unpinned ones (nothing would read them again),
+// while a pinned whole wheel and .part stay for the next run. Never throws.
+void drop_cached_wheels(StepContext& ctx, const std::vector<WheelDownload>& wheels, bool installed);
 
 }  // namespace wslgpu

@@ -146,3 +146,10 @@ TEST_CASE("the fake file system renames and removes folders as rename(2) and rmd
   CHECK_FALSE(fs.lstat("/v/u/a/b"));
   CHECK(fs.list("/v").empty());
 }
+
+TEST_CASE("METADATA's Provides-Extra lines are kept as written, the body's never") {
+  auto m = parse_metadata("Metadata-Version: 2.1\nName: jax\nVersion: 0.11.0\nProvides-Extra: cuda12\n"
+                          "provides-extra: CUDA13\nRequires-Dist: jaxlib\n\nProvides-Extra: not-header\n");
+  CHECK(m.provides_extra == std::vector<std::string>{"cuda12", "CUDA13"});
+  CHECK(m.requires_dist == std::vector<std::string>{"jaxlib"});
+}
