@@ -3,8 +3,9 @@
 # left (a tmpfs, full but for a few KB), as a user's small WSL virtual disk
 # is half-way through a 4 GB torch.
 #   - plan pytorch says how many bytes the wheels come to, asked of the
-#     server, and exits 3 naming the need on the venv's filesystem and what
-#     is free there;
+#     server, and exits 3 naming the need on the venv's filesystem (the
+#     wheels staged there, since the state folder is on another filesystem,
+#     and what pip unpacks) and what is free there;
 #   - install pytorch is refused the same way before anything changes: the
 #     root is as before and no transaction is recorded;
 #   - with room made, the same install commits.
@@ -34,12 +35,12 @@ venv_refused_for_too_little_room() {
 
   tool --root "$ROOT" "${sets[@]}" plan pytorch
   assert_status 3 "plan pytorch with the venv's filesystem full"
-  assert_contains "$TOOL_OUT" 'downloads [0-9.]+ [kMG]?B \([0-9]+ wheels?, asked of the servers' "plan: the bytes to download"
-  assert_contains "$TOOL_OUT$TOOL_ERR" "not enough disk space: pip needs .* unpacked into $PYTORCH_VENV .*, but the filesystem of $PYTORCH_VENV has [0-9.]+ [kMG]?B free" "plan: the refusal names the venv's need and what is free"
+  assert_contains "$TOOL_OUT" 'downloads [0-9.]+ [kMG]?B \([0-9]+ wheels?, resolved from the servers' "plan: the bytes to download"
+  assert_contains "$TOOL_OUT$TOOL_ERR" "not enough disk space: the tool's wheels \([0-9.]+ [kMG]?B\) copied into $PYTORCH_VENV/[^ ]+ while pip runs .* and pip unpacks about [0-9.]+ [kMG]?B into $PYTORCH_VENV .*, but the filesystem of $PYTORCH_VENV has [0-9.]+ [kMG]?B free" "plan: the refusal names the venv's need and what is free"
 
   tool --root "$ROOT" "${sets[@]}" install pytorch --yes
   assert_status 3 "install pytorch with the venv's filesystem full"
-  assert_contains "$TOOL_OUT$TOOL_ERR" "not enough disk space: pip needs" "install: refused for the room"
+  assert_contains "$TOOL_OUT$TOOL_ERR" "not enough disk space: .* pip unpacks about" "install: refused for the room"
   snapshot "$ROOT" "$tmp/refused" --exclude "$REALROOT_STATE_DIR"
   assert_same_snapshot "$tmp/before" "$tmp/refused" "a refused install changed the root"
   [[ ! -e $ROOT$PYTORCH_VENV ]] || fail "a refused install made the venv"
