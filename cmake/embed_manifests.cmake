@@ -2,11 +2,18 @@
 # binary carries its bundled profiles. Run by add_custom_command; bytes rather
 # than a raw string literal so that no manifest text can end the literal.
 file(GLOB files ${DIR}/*.toml)
-list(SORT files)
-set(arrays "")
-set(entries "")
+# Sorted by profile name, as bundled_manifests() promises: sorting the paths
+# would put "cuda-driver.toml" before "cuda.toml" ('-' sorts before '.').
+set(names "")
 foreach(f ${files})
   get_filename_component(name ${f} NAME_WE)
+  list(APPEND names ${name})
+endforeach()
+list(SORT names)
+set(arrays "")
+set(entries "")
+foreach(name ${names})
+  set(f ${DIR}/${name}.toml)
   string(MAKE_C_IDENTIFIER "${name}" ident)
   file(READ ${f} content HEX)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," bytes "${content}")

@@ -81,11 +81,13 @@ machines that cannot add the repository.
 EOF
   fi
   cat <<EOF
-The one package, amd64, installs on Ubuntu 22.04 and 24.04 and on Debian 12
-and 13, but the GPU profiles (\`rocm\`, \`cuda\`) support **Ubuntu 22.04 and
-24.04 only**: AMD and NVIDIA publish their WSL packages for Ubuntu, and on
-Debian \`plan\` and \`install\` refuse with exit 3 unless given
-\`--unsupported-distro\`.
+The one package, amd64, installs on Ubuntu 22.04, 24.04 and 26.04 and on
+Debian 12 and 13, but the GPU profiles support **Ubuntu only**: the NVIDIA
+ones Ubuntu 22.04, 24.04 and 26.04 (the release \`wsl --install\` gives
+today), \`rocm\` Ubuntu 22.04 and 24.04 (on 26.04 AMD publishes only its ROCm
+Core SDK, which this release does not install yet). AMD and NVIDIA publish
+their WSL packages for Ubuntu; elsewhere \`plan\` and \`install\` refuse with
+exit 3 unless given \`--unsupported-distro\`.
 
 ### From the apt repository (recommended)
 

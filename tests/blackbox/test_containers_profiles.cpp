@@ -53,11 +53,12 @@ TEST_CASE("plan containers on a WSL2 NVIDIA machine with no engine shows Podman,
     CAPTURE(skipped);
     CHECK(contains(step_line(r.out, skipped), "skipped"));
   }
-  // cuda's steps come first, in one plan.
+  // cuda-driver's steps come first, in one plan, and no CUDA toolkit.
   auto at = [&](const std::string& id) { return r.out.find("  " + id + " "); };
-  REQUIRE(at("toolkit") != std::string::npos);
+  REQUIRE(at("libcuda") != std::string::npos);
   REQUIRE(at("podman") != std::string::npos);
-  CHECK(at("toolkit") < at("nvct-repo"));
+  CHECK(at("libcuda") < at("nvct-repo"));
+  CHECK(at("toolkit") == std::string::npos);
   CHECK(at("nvct") < at("nvidia-cdi"));
 }
 

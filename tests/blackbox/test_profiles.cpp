@@ -433,45 +433,47 @@ TEST_CASE("plan cuda on a WSL2 machine with NVIDIA's driver stubs prints the too
   REQUIRE(r.exit_code == kRefusedOffline);
   CHECK(contains(r.out, " · GPU driver nvidia · "));
   auto offline = step_lines(r.out);
-  REQUIRE(offline.size() == 8);
+  REQUIRE(offline.size() == 9);
   CHECK(starts_with(
-      offline[2],
-      unreachable("  3  apt_repository  cuda-repo   ",
+      offline[4],
+      unreachable("  5  apt_repository  cuda-repo   ",
                   "https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/3bf863cc.pub")));
-  offline[2] = "(key)";
+  offline[4] = "(key)";
+  // cuda-driver's checks and library path first, then the toolkit's steps.
   CHECK(joined(offline) ==
         "  1  check           dxg         verify   /dev/dxg is a char_device\n"
         "  2  check           libcuda     verify   /usr/lib/wsl/lib/libcuda.so.1 exists\n"
+        "  3  profile_env     driver-env  change   create /etc/profile.d/wslgpu-cuda-driver.sh\n"
+        "  4  check           nvidia-smi  verify   `/usr/lib/wsl/lib/nvidia-smi -L` succeeds and prints /GPU "
+        "[0-9]+:/\n"
         "(key)\n"
-        "  4  apt_update      lists       change   refresh package lists (never refreshed by wslgpu-setup)\n"
-        "  5  apt_install     toolkit     refused  cannot be planned: `apt-get -s install` " +
+        "  6  apt_update      lists       change   refresh package lists (never refreshed by wslgpu-setup)\n"
+        "  7  apt_install     toolkit     refused  cannot be planned: `apt-get -s install` " +
             kNoApt +
             "\n"
-            "  6  profile_env     cuda-env    change   create /etc/profile.d/wslgpu-cuda.sh\n"
-            "  7  check           nvidia-smi  verify   `/usr/lib/wsl/lib/nvidia-smi -L` succeeds and prints /GPU "
-            "[0-9]+:/\n"
-            "  8  check           nvcc        verify   `/usr/local/cuda/bin/nvcc --version` succeeds and prints "
+            "  8  profile_env     cuda-env    change   create /etc/profile.d/wslgpu-cuda.sh\n"
+            "  9  check           nvcc        verify   `/usr/local/cuda/bin/nvcc --version` succeeds and prints "
             "/release [0-9]+/\n");
   CHECK(contains(r.out,
                  "+case \":${PATH}:\" in *':/usr/local/cuda/bin:'*) ;; *) "
                  "PATH='/usr/local/cuda/bin'\"${PATH:+:${PATH}}\" ;; esac\n"));
   CHECK(contains(r.out, "LD_LIBRARY_PATH='/usr/lib/wsl/lib'"));
-  CHECK(contains(r.out, "\nPlan: 2 changes, 0 already done, 4 checks, 2 refused. Nothing has been changed.\n"));
+  CHECK(contains(r.out, "\nPlan: 3 changes, 0 already done, 4 checks, 2 refused. Nothing has been changed.\n"));
 
   FakeKey key;
   RunResult k = plan(root, "cuda", {"cuda_key_fingerprint=" + key.fingerprint, "cuda_key_url=" + key.url});
   INFO(k.out);
   REQUIRE(k.exit_code == kRefusedOffline);
   auto lines = step_lines(k.out);
-  REQUIRE(lines.size() == 8);
-  CHECK(lines[2] ==
-        "  3  apt_repository  cuda-repo   change   add /etc/apt/sources.list.d/cuda-wsl-ubuntu.sources, key "
+  REQUIRE(lines.size() == 9);
+  CHECK(lines[4] ==
+        "  5  apt_repository  cuda-repo   change   add /etc/apt/sources.list.d/cuda-wsl-ubuntu.sources, key "
         "cuda-wsl-ubuntu.asc (" +
             key.note() + "), pin 600");
   CHECK(contains(k.out,
                  "+URIs: https://developer.download.nvidia.com/compute/cuda/repos/wsl-ubuntu/x86_64/\n"
                  "                                          +Suites: /\n"));
-  CHECK(lines[4].rfind("  5  apt_install     toolkit     refused  cannot be planned: could not read the package lists",
+  CHECK(lines[6].rfind("  7  apt_install     toolkit     refused  cannot be planned: could not read the package lists",
                        0) == 0);
 }
 
@@ -583,8 +585,22 @@ TEST_CASE("plan and install rocm on a Debian machine refuse before any change, n
   CHECK(contains(install.err, "error: this machine runs Debian 12 (bookworm)"));
   RunResult cuda = run_tool({"--root", root.path(), "plan", "cuda", "--detailed-exitcode"});
   CHECK(cuda.exit_code == 3);
-  CHECK(contains(cuda.out, "NVIDIA publishes the CUDA toolkit for WSL (its wsl-ubuntu repository) only on Ubuntu "
-                           "22.04 and 24.04."));
+  CHECK(contains(cuda.out, "NVIDIA's CUDA on WSL is documented (CUDA release notes; Canonical's CUDA on WSL page) "
+                           "only on Ubuntu 22.04, 24.04 and 26.04."));
+  CHECK(snapshot_difference(before, outside_state(snapshot(root.path()))).empty());
+}
+
+TEST_CASE("plan rocm on Ubuntu 26.04 is refused before any change, naming the Core SDK AMD publishes there") {
+  FakeWslRoot root;
+  root.write("/etc/os-release", "PRETTY_NAME=\"Ubuntu 26.04.1 LTS\"\nID=ubuntu\nVERSION_ID=\"26.04\"\n"
+                                "VERSION_CODENAME=resolute\n");
+  root.write("/var/lib/wslgpu-setup/.keep", "");
+  auto before = outside_state(snapshot(root.path()));
+  RunResult r = run_tool({"--root", root.path(), "plan", "rocm", "--detailed-exitcode"});
+  CHECK(r.exit_code == 3);
+  CHECK(contains(r.out + r.err, "this machine runs Ubuntu 26.04 (resolute), but AMD publishes ROCm 7.2.2 for WSL only "
+                                "on Ubuntu 22.04 and 24.04."));
+  CHECK(contains(r.out + r.err, "On Ubuntu 26.04 AMD publishes only its ROCm Core SDK (10.x)"));
   CHECK(snapshot_difference(before, outside_state(snapshot(root.path()))).empty());
 }
 
@@ -595,7 +611,9 @@ TEST_CASE("a Debian machine without VERSION_CODENAME is refused as unsupported, 
   CHECK(r.exit_code == 3);
   CHECK(r.err == "error: this machine runs Debian 13, but AMD publishes ROCm 7.2.2 for WSL only on Ubuntu 22.04 and "
                  "24.04. From Windows, install a supported distribution (`wsl --install -d Ubuntu-24.04`) and run "
-                 "wslgpu-setup there. (--unsupported-distro plans and installs anyway, at your own risk.)\n");
+                 "wslgpu-setup there. On Ubuntu 26.04 AMD publishes only its ROCm Core SDK (10.x), which this version "
+                 "of wslgpu-setup does not install yet. (--unsupported-distro plans and installs anyway, at your own "
+                 "risk.)\n");
   RunResult anyway = run_tool({"--root", root.path(), "--unsupported-distro", "plan", "rocm"});
   CHECK(anyway.exit_code == 2);
   CHECK(contains(anyway.err, ": ${host.codename} is empty on this machine (it comes from VERSION_CODENAME in "

@@ -86,3 +86,37 @@ TEST_CASE("install pytorch with both drivers mounted exits 2, naming the two lay
   CHECK(r.exit_code == 2);
   CHECK(contains(r.err, "  sudo wslgpu-setup plan pytorch-cuda    # NVIDIA\n  sudo wslgpu-setup plan pytorch-rocm    # AMD\n"));
 }
+
+TEST_CASE("plan pytorch on Ubuntu 26.04 with NVIDIA's driver makes the venv with python3.14, no CUDA toolkit") {
+  FakeWslRoot root;
+  root.write("/etc/os-release", "PRETTY_NAME=\"Ubuntu 26.04.1 LTS\"\nID=ubuntu\nVERSION_ID=\"26.04\"\n"
+                                "VERSION_CODENAME=resolute\n");
+  root.write("/usr/lib/wsl/lib/libcuda.so.1", "");
+  RunResult r = run_tool({"--root", root.path(), "plan", "pytorch"}, kOffline);
+  INFO(r.out, r.err);
+  CHECK(first_line(r.out).rfind("Profile pytorch-cuda, chosen because NVIDIA's Windows driver is mounted", 0) == 0);
+  CHECK_FALSE(contains(r.out + r.err, "this machine runs Ubuntu 26.04"));  // supported, not refused
+  CHECK(contains(r.out, "Chose torch_python=3.14 (auto): the Python of Ubuntu 26.04"));
+  CHECK(contains(r.out, "python3.14-venv"));
+  CHECK(contains(r.out, "create the virtual environment /home/alice/.venvs/pytorch with `/usr/bin/python3.14 -m venv`"));
+  CHECK_FALSE(contains(r.out, " cuda-repo "));
+  CHECK_FALSE(contains(r.out, " toolkit "));
+  // Another Python by --set is the interpreter too, not only the wheels' tags.
+  RunResult other = run_tool({"--root", root.path(), "--set", "torch_python=3.13", "plan", "pytorch"}, kOffline);
+  INFO(other.out, other.err);
+  CHECK(contains(other.out, "python3.13-venv"));
+  CHECK(contains(other.out, "with `/usr/bin/python3.13 -m venv`"));
+}
+
+TEST_CASE("plan tensorflow on Ubuntu 26.04 is refused for Python 3.14 before any change, naming what works") {
+  FakeWslRoot root;
+  root.write("/etc/os-release", "PRETTY_NAME=\"Ubuntu 26.04.1 LTS\"\nID=ubuntu\nVERSION_ID=\"26.04\"\n"
+                                "VERSION_CODENAME=resolute\n");
+  root.write("/usr/lib/wsl/lib/libcuda.so.1", "");
+  RunResult r = run_tool({"--root", root.path(), "plan", "tensorflow", "--detailed-exitcode"}, kOffline);
+  INFO(r.out, r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(contains(r.out + r.err, "TensorFlow 2.21.0 publishes wheels for Python 3.10 to 3.13"));
+  CHECK(contains(r.out + r.err, "this venv's Python would be 3.14, the Python of ubuntu 26.04"));
+  CHECK(contains(r.out + r.err, "`sudo wslgpu-setup install pytorch`"));
+}

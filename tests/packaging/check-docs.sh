@@ -127,22 +127,24 @@ done < <(cd "$src" && grep -rnIiE '\.\./shared|seed documents?|VENDOR-FACTS|SEED
 # The cuda profile's advice names the driver its matrix needs: the oldest
 # cuda_min_driver of its rows (the fallback needs that one too), so that a
 # user who follows the advice is not then refused by the profile itself.
+# The driver checks are cuda-driver's, the profile cuda stands on: their
+# advice counts, and must name the same driver.
 cuda=$src/manifests/cuda.toml
 lowest=$(awk -F'"' '/^cuda_min_driver = "[0-9]+"$/ { if (min == "" || $2 + 0 < min + 0) min = $2 } END { print min }' "$cuda")
 if [[ -z $lowest ]]; then
   problem "cannot read a cuda_min_driver from the rows of $cuda"
 else
   named=0
-  while IFS=: read -r line text; do
+  while IFS=: read -r file line text; do
     while read -r version; do
       if [[ $version == "$lowest" ]]; then
         named=1
       else
-        problem "manifests/cuda.toml:$line: the advice names driver $version, but the profile's matrix needs $lowest or later (its oldest cuda_min_driver)"
+        problem "$file:$line: the advice names driver $version, but the cuda profile's matrix needs $lowest or later (its oldest cuda_min_driver)"
       fi
     done < <(grep -oE '[0-9]+(\.[0-9]+)* or later' <<<"$text" | awk '{ print $1 }')
-  done < <(grep -nE '^advice = .*driver' "$cuda")
-  ((named)) || problem "manifests/cuda.toml: no advice names the driver the matrix needs ($lowest or later)"
+  done < <(cd "$src" && grep -nHE '^advice = .*driver' manifests/cuda.toml manifests/cuda-driver.toml)
+  ((named)) || problem "manifests/cuda.toml, manifests/cuda-driver.toml: no advice names the driver the matrix needs ($lowest or later)"
 fi
 
 if ((bad)); then exit 1; fi

@@ -4,11 +4,11 @@
 # store, Docker Desktop's integration, a docker-ce already installed, an
 # image already pulled, systemd running the distribution).
 
-# containers_cuda_args [ARG...]: cuda_profile_args, and the toolkit's and
+# containers_cuda_args [ARG...]: cuda_driver_args, and the toolkit's and
 # Docker's repositories and keys of the test repository (NVIDIA's key shaped
 # like the real one, with its expired subkey). Then ARG...
 containers_cuda_args() {
-  cuda_profile_args --set "nvct_repo=$TESTREPO_NVCT_REPO" --set "nvct_key_url=file://$TESTREPO_NVCT_KEY" \
+  cuda_driver_args --set "nvct_repo=$TESTREPO_NVCT_REPO" --set "nvct_key_url=file://$TESTREPO_NVCT_KEY" \
     --set "nvct_key_fingerprint=$TESTREPO_NVCT_KEY_FINGERPRINT" "$(_containers_docker_args)" "$@"
 }
 

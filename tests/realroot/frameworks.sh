@@ -63,16 +63,20 @@ PY
 
 # framework_wheel_list: "NAME VERSION" lines of every fake the index serves:
 # tensorflow at tensorflow-cuda's tf_version, onnxruntime-gpu at
-# onnxruntime-cuda's 3.12 row, jax, jaxlib, both plugins and their pjrt at
-# jax-cuda's 0.11.0-cuda13 row, onnx, NumPy and the nvidia-* wheels.
+# onnxruntime-cuda's 3.12 row, jax, jaxlib and the plugin with its pjrt of
+# each jax-cuda row that `auto` takes on these roots (0.11.2-cuda13 from
+# driver 580, 0.11.0-cuda12 below it), onnx, NumPy and the nvidia-* wheels.
 framework_wheel_list() {
-  local tf ort jax
+  local tf ort row jax cuda
   tf=$(framework_manifest_value tensorflow-cuda tf_version)
   ort=$(framework_manifest_value onnxruntime-cuda ort_version ort_python 3.12)
-  jax=$(framework_manifest_value jax-cuda jax_version jax_build 0.11.0-cuda13)
-  printf '%s\n' "tensorflow $tf" "onnxruntime-gpu $ort" "onnx 1.18.0" "numpy 2.1.0" "jax $jax" "jaxlib $jax" \
-    "jax-cuda12-plugin $jax" "jax-cuda12-pjrt $jax" "jax-cuda13-plugin $jax" "jax-cuda13-pjrt $jax" \
-    "$FRAMEWORKS_NVIDIA_CU12" "$FRAMEWORKS_NVIDIA_CU13"
+  printf '%s\n' "tensorflow $tf" "onnxruntime-gpu $ort" "onnx 1.18.0" "numpy 2.1.0"
+  for row in 0.11.2-cuda13 0.11.0-cuda12; do
+    jax=$(framework_manifest_value jax-cuda jax_version jax_build "$row")
+    cuda=$(framework_manifest_value jax-cuda jax_cuda jax_build "$row")
+    printf '%s\n' "jax $jax" "jaxlib $jax" "jax-$cuda-plugin $jax" "jax-$cuda-pjrt $jax"
+  done | sort -u
+  printf '%s\n' "$FRAMEWORKS_NVIDIA_CU12" "$FRAMEWORKS_NVIDIA_CU13"
 }
 
 # frameworks_www [--hollow NAME]... [--without NAME]...: builds the fakes of
@@ -100,23 +104,23 @@ frameworks_www() {
 
 # framework_args PROFILE [ARG...]: the options that point `install PROFILE`
 # (tensorflow, jax or onnxruntime) on an NVIDIA root at the test
-# repository's CUDA layout (cuda_profile_args) and at the fake index, with
+# cuda-driver layer (cuda_driver_args) and at the fake index, with
 # Debian 12's Python 3.11 for the profile's Python columns, one per line,
 # then ARG...: tf_python; ort_python with the 3.12 row's ort_version (the
-# 1.26 line has 3.11 wheels too); jax_python and jax_ubuntu, which --set
-# keeps over the rows' columns, so that jax_build=auto still chooses the
-# plugin from the driver.
+# 1.26 line has 3.11 wheels too); jax_python, and jax_ubuntu_min and
+# jax_ubuntu_max (Debian's "12"), which --set keeps over the rows' columns,
+# so that jax_build=auto still chooses the plugin from the driver.
 framework_args() {
   local profile=$1
   shift
   [[ -n ${HTTPS_URL:-} ]] || fail "framework_args: call frameworks_www first"
-  cuda_profile_args
+  cuda_driver_args
   printf '%s\n' --set "pypi_index=$HTTPS_URL/pypi"
   case $profile in
     tensorflow) printf '%s\n' --set "tf_python=$PYTORCH_PYTHON" ;;
     onnxruntime) printf '%s\n' --set "ort_python=$PYTORCH_PYTHON" \
       --set "ort_version=$(framework_manifest_value onnxruntime-cuda ort_version ort_python 3.12)" ;;
-    jax) printf '%s\n' --set "jax_python=$PYTORCH_PYTHON" --set "jax_ubuntu=12" ;;
+    jax) printf '%s\n' --set "jax_python=$PYTORCH_PYTHON" --set "jax_ubuntu_min=12" --set "jax_ubuntu_max=12" ;;
     *) fail "framework_args: no framework profile $profile" ;;
   esac
   (($# == 0)) || printf '%s\n' "$@"

@@ -97,6 +97,14 @@ rocm_profile_args() {
     --set "rocm_pin_origin=$TESTREPO_ORIGIN" "$@"
 }
 
+# cuda_driver_args [ARG...]: the global options of the layers on the bundled
+# cuda-driver profile (the frameworks, containers-cuda), one per line, then
+# ARG...: only --unsupported-distro for the Debian 12 roots, since cuda-driver
+# adds no apt repository (no CUDA toolkit) to point at the test repository.
+cuda_driver_args() {
+  printf '%s\n' --unsupported-distro "$@"
+}
+
 # cuda_profile_args [ARG...]: the global options that point the bundled cuda
 # profile at the test repository's flat wsl-ubuntu layout, one per line, then
 # ARG... (Debian 12 roots: --unsupported-distro). The pin names the test

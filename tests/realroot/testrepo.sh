@@ -333,13 +333,15 @@ _define_rocdxg_package() {
 # none of the other indexes: Docker's packages only in Docker's repository
 # (docker/linux/ubuntu, component stable, as download.docker.com has them),
 # NVIDIA's only in its flat libnvidia-container/stable/deb/ARCH repository,
-# at two releases (1.20.0, and 1.17.8, older than the 1.19.1 WSL needs),
+# at three releases (1.20.1 and 1.20.0, so that the profile's floor of
+# 1.20.0 is seen to take the newest; and 1.17.8, older than the 1.19.1 WSL
+# needs),
 # the four packages of a release depending on each other exactly, as
 # NVIDIA's packaging/debian/control has them. The programs are the
 # stand-ins in tests/realroot/standins/ (what each does is at its top).
 _define_container_packages() {
   local standins=$REALROOT_LIB_DIR/standins v p
-  for v in 1.20.0-1 1.17.8-1; do
+  for v in 1.20.1-1 1.20.0-1 1.17.8-1; do
     _deb libnvidia-container1 "$v" "" "NVIDIA container runtime library"
     printf 'fake libnvidia-container %s\n' "$v" | _file libnvidia-container1 /usr/lib/x86_64-linux-gnu/libnvidia-container.so.1 0644
     _deb libnvidia-container-tools "$v" "libnvidia-container1 (= $v)" "NVIDIA container runtime library (command-line tools)"

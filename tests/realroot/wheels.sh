@@ -124,11 +124,11 @@ pytorch_rocm_args() {
     --set "torch_python=$PYTORCH_PYTHON" --set "pypi_index=$HTTPS_URL/pypi" "$@"
 }
 
-# pytorch_cuda_args [ARG...]: the same for an NVIDIA root (cuda_profile_args
+# pytorch_cuda_args [ARG...]: the same for an NVIDIA root (cuda_driver_args
 # and the fake download.pytorch.org index; pytorch-cuda has no torch_cp or
 # pypi_index: the index serves the dependencies too).
 pytorch_cuda_args() {
-  cuda_profile_args
+  cuda_driver_args
   printf '%s\n' --set "torch_index_base=$HTTPS_URL/whl" --set "torch_python=$PYTORCH_PYTHON" "$@"
 }
 

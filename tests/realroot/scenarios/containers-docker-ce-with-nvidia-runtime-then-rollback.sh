@@ -42,7 +42,7 @@ docker_ce_gets_nvidia_s_runtime_and_rolls_back() {
     nvidia-container-toolkit nvidia-container-toolkit-base libnvidia-container-tools libnvidia-container1
   assert_not_installed "$ROOT" podman
   for p in nvidia-container-toolkit nvidia-container-toolkit-base libnvidia-container-tools libnvidia-container1; do
-    assert_eq "$(dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Version}' "$p")" 1.20.0-1 "$p's version"
+    assert_eq "$(dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Version}' "$p")" 1.20.1-1 "$p's version (the newest from the profile's floor, 1.20.0)"
   done
   assert_eq "$(cat "$ROOT/etc/apt/sources.list.d/docker.sources")" "$(printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: stable\nArchitectures: %s\nSigned-By: /etc/apt/keyrings/docker.asc' \
     "$TESTREPO_DOCKER_REPO" "$TESTREPO_SUITE" "$(dpkg --print-architecture)")" "docker.sources"

@@ -23,7 +23,7 @@ debian_root_refused() {
   tool --root "$ROOT" "${sets[@]}" install --yes
   assert_status 3 "install with no profile on Debian 12"
   assert_contains "$TOOL_OUT" '^Profile cuda, chosen because NVIDIA.s Windows driver is mounted \(/usr/lib/wsl/lib/libcuda.so\)' "install's first line"
-  assert_contains "$TOOL_ERR" 'this machine runs Debian 12 \(bookworm\), but NVIDIA publishes the CUDA toolkit for WSL \(its wsl-ubuntu repository\) only on Ubuntu 22.04 and 24.04' "install's refusal"
+  assert_contains "$TOOL_ERR" "this machine runs Debian 12 \(bookworm\), but NVIDIA's CUDA on WSL is documented \(CUDA release notes; Canonical's CUDA on WSL page\) only on Ubuntu 22.04, 24.04 and 26.04" "install's refusal"
   tool --root "$ROOT" plan rocm --detailed-exitcode
   assert_status 3 "plan rocm --detailed-exitcode on Debian 12"
   snapshot "$ROOT" "$tmp/after" --exclude "$REALROOT_STATE_DIR"

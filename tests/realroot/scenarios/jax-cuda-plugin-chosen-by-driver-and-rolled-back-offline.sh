@@ -1,4 +1,4 @@
-# `install jax` on NVIDIA roots: jax-cuda, layered on the cuda profile,
+# `install jax` on NVIDIA roots: jax-cuda, layered on the cuda-driver profile,
 # whose jax_build=auto takes the CUDA plugin from nvidia-smi's driver
 # (manifests/jax-cuda.toml's [matrix.jax_build]: CUDA 13 from driver 580,
 # CUDA 12 from 525), with the fake wheels of
@@ -8,9 +8,10 @@
 # installed, the driver meets that plugin's floor and the plugin's nvidia-*
 # libraries are in the venv; otherwise it says JAX's "CUDA backend failed to
 # initialize: ..." and falls back to the CPU. Each root is Debian 12, so
-# framework_args sets jax_ubuntu=12 and Python 3.11, which the rows keep.
+# framework_args sets jax_ubuntu_min/max=12 and Python 3.11, which the rows
+# keep.
 #   - a recorded driver 591.86 (root_fake_nvidia_smi): plan chooses
-#     0.11.0-cuda13 and names jax[cuda13] at the row's release, its plugin
+#     0.11.2-cuda13 (the newest row) and names jax[cuda13] at the row's release, its plugin
 #     and pjrt and the CUDA 13 nvidia-* wheels, from the index; the install
 #     commits, its smoke check passes without a warning; the venv is the
 #     user's; the smoke code, as the user, sees CudaDevice(id=0) and a
@@ -43,7 +44,7 @@ jax_cuda13_chosen_by_a_580_driver_installs_and_rolls_back_offline() {
   frameworks_www
   mapfile -t sets < <(framework_args jax)
   snapshot "$ROOT" "$tmp/before" --exclude "$REALROOT_STATE_DIR"
-  jax_installs_the_row_s_plugin_and_rolls_back_offline 0.11.0-cuda13 "$tmp/before" "${sets[@]}"
+  jax_installs_the_row_s_plugin_and_rolls_back_offline 0.11.2-cuda13 "$tmp/before" "${sets[@]}"
 }
 
 jax_cuda12_chosen_by_a_566_driver_and_cuda13_refused() {
@@ -83,7 +84,8 @@ jax_installs_the_row_s_plugin_and_rolls_back_offline() {
   assert_status 0 "plan jax"
   assert_contains "$TOOL_OUT" 'jax-cuda' "plan jax: the profile chosen for an NVIDIA root"
   assert_contains "$TOOL_OUT" "^Chose jax_build=${row//./\\.} \\(auto\\)" "plan jax: the row chosen from the driver"
-  assert_contains "$TOOL_OUT" 'toolkit +(change|skipped)' "plan jax: the cuda layer's steps"
+  assert_contains "$TOOL_OUT" 'libcuda +verify' "plan jax: cuda-driver's steps"
+  assert_not_contains "$TOOL_OUT" ' (toolkit|cuda-repo) ' "plan jax: no CUDA toolkit and no NVIDIA apt source (the wheels bring CUDA)"
   assert_contains "$TOOL_OUT" "install jax\\[$cuda\\] ${jax//./\\.} from the index $HTTPS_URL/pypi" "plan jax: the row's release and plugin, from the index"
   assert_contains "$TOOL_OUT" "jax_cuda${major}_plugin ${jax//./\\.} \\(for jax\\)" "plan jax: the row's plugin"
   assert_contains "$TOOL_OUT" "jax_cuda${major}_pjrt ${jax//./\\.} \\(for jax_cuda${major}_plugin\\)" "plan jax: the plugin's pjrt"

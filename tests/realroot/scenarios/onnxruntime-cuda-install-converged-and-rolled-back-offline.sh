@@ -6,7 +6,7 @@
 # CUDAExecutionProvider only with libcuda.so.1 and the venv's
 # nvidia/cudnn/lib/libcudnn.so.9; otherwise it says ONNX Runtime's
 # "Failed to create CUDAExecutionProvider" and falls back to the CPU.
-#   - plan names the profile, the cuda layer's steps, onnxruntime-gpu at
+#   - plan names the profile, cuda-driver's steps (no CUDA toolkit), onnxruntime-gpu at
 #     the row's release and the nvidia-*-cu12 wheels, from the index;
 #   - the install commits and its smoke check passes without a warning:
 #     the profile installs the cuDNN wheel that the CUDA provider loads;
@@ -38,7 +38,8 @@ ort_installs_converges_and_rolls_back_offline() {
   tool --root "$ROOT" "${sets[@]}" plan onnxruntime
   assert_status 0 "plan onnxruntime"
   assert_contains "$TOOL_OUT" 'onnxruntime-cuda' "plan onnxruntime: the profile chosen for an NVIDIA root"
-  assert_contains "$TOOL_OUT" 'toolkit +(change|skipped)' "plan onnxruntime: the cuda layer's steps"
+  assert_contains "$TOOL_OUT" 'libcuda +verify' "plan onnxruntime: cuda-driver's steps"
+  assert_not_contains "$TOOL_OUT" ' (toolkit|cuda-repo) ' "plan onnxruntime: no CUDA toolkit and no NVIDIA apt source (the wheels bring CUDA)"
   assert_contains "$TOOL_OUT" "install onnxruntime-gpu ${ort//./\\.} from the index $HTTPS_URL/pypi" "plan onnxruntime: the row's release, from the index"
   assert_contains "$TOOL_OUT" 'nvidia-cudnn-cu12' "plan onnxruntime: the cuDNN wheel"
 

@@ -3,7 +3,9 @@
 # 13.1), so the pytorch-cuda profile is chosen, with torch_cuda = "auto":
 # the cu130 index of a fake download.pytorch.org (a PEP 503 index of fake
 # wheels, tests/support/fake_wheels.py, over the root's loopback HTTPS).
-#   - plan names the cu130 index, chosen from the driver, and both layers;
+#   - plan names the cu130 index, chosen from the driver, and cuda-driver's
+#     steps, and no CUDA toolkit or NVIDIA apt source (the wheels bring
+#     their CUDA runtime);
 #   - the install commits; the venv and every file in it belong to the user;
 #     torch is the index's +cu130 build of the row's version, its
 #     dependencies came from the same index;
@@ -33,13 +35,15 @@ cuda_from_the_driver_s_index_installs_converges_and_rolls_back() {
   assert_contains "$TOOL_OUT" 'pytorch-cuda' "plan pytorch: the profile chosen for an NVIDIA root"
   assert_contains "$TOOL_OUT" "$PYTORCH_CUDA_INDEX" "plan pytorch: the index chosen from the driver"
   assert_contains "$TOOL_OUT" "$HTTPS_URL/whl/$PYTORCH_CUDA_INDEX" "plan pytorch: the index's address"
-  assert_contains "$TOOL_OUT" 'toolkit +(change|skipped)' "plan pytorch: the cuda layer's steps"
+  assert_contains "$TOOL_OUT" 'libcuda +verify' "plan pytorch: cuda-driver's steps"
+  assert_not_contains "$TOOL_OUT" ' (toolkit|cuda-repo) ' "plan pytorch: no CUDA toolkit and no NVIDIA apt source (the wheels bring CUDA)"
 
   tool --root "$ROOT" "${sets[@]}" install pytorch --yes
   assert_status 0 "install pytorch"
   assert_contains "$TOOL_OUT" 'committed' "install pytorch"
   assert_not_contains "$TOOL_OUT$TOOL_ERR" 'check failed|^warning: .*smoke' "install pytorch (the smoke test)"
-  assert_not_installed "$ROOT" cuda cuda-drivers nvidia-driver-550
+  assert_not_installed "$ROOT" cuda cuda-drivers nvidia-driver-550 cuda-toolkit-13-1 cuda-nvcc-13-1
+  [[ ! -e $ROOT/etc/apt/sources.list.d/cuda-wsl-ubuntu.sources ]] || fail "install pytorch added NVIDIA's CUDA repository"
 
   assert_owned_by_user "$PYTORCH_VENV"
   assert_owned_by_user "${PYTORCH_VENV%/*}"

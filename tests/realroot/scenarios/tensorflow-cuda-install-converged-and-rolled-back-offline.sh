@@ -7,7 +7,7 @@
 # libraries in the venv; otherwise it says TensorFlow's "Cannot dlopen some
 # GPU libraries ... Skipping registering GPU devices" and places the matmul
 # on the CPU without a word (soft placement).
-#   - plan names the profile, the cuda layer's steps, tensorflow[and-cuda]
+#   - plan names the profile, cuda-driver's steps (no CUDA toolkit), tensorflow[and-cuda]
 #     at the profile's tf_version and the nvidia-*-cu12 wheels its extra
 #     pulls in, read from the index's metadata files (PEP 658, as PyPI's);
 #   - the install commits and its smoke check passes without a warning;
@@ -17,7 +17,7 @@
 #   - a rerun is converged with no network, without starting Python or apt;
 #   - the rollback, with the server still down, leaves an empty snapshot
 #     diff: the venv removed whole.
-# Without WSL's libcuda.so.1, on a second root: the cuda layer's libcuda
+# Without WSL's libcuda.so.1, on a second root: cuda-driver's libcuda
 # check stops the install before anything changes (exit 1, an empty
 # snapshot diff). With it back, the install commits; then the driver's
 # libcuda.so.1 goes (a Windows driver removed under a provisioned
@@ -52,7 +52,8 @@ tf_installs_converges_and_rolls_back_offline() {
   tool --root "$ROOT" "${sets[@]}" plan tensorflow
   assert_status 0 "plan tensorflow"
   assert_contains "$TOOL_OUT" 'tensorflow-cuda' "plan tensorflow: the profile chosen for an NVIDIA root"
-  assert_contains "$TOOL_OUT" 'toolkit +(change|skipped)' "plan tensorflow: the cuda layer's steps"
+  assert_contains "$TOOL_OUT" 'libcuda +verify' "plan tensorflow: cuda-driver's steps"
+  assert_not_contains "$TOOL_OUT" ' (toolkit|cuda-repo) ' "plan tensorflow: no CUDA toolkit and no NVIDIA apt source (the wheels bring CUDA)"
   assert_contains "$TOOL_OUT" "install tensorflow\\[and-cuda\\] ${tf//./\\.} from the index $HTTPS_URL/pypi" "plan tensorflow: the profile's release with its CUDA extra, from the index"
   # Every wheel of the and-cuda extra, at the index's version (as the
   # wheel's file spells it): the plan walked the extra's Requires-Dist.
@@ -88,8 +89,8 @@ tf_lists_no_gpu_without_wsl_s_libcuda() {
   hide_wsl_libcuda
   snapshot "$ROOT" "$tmp/no-libcuda" --exclude "$REALROOT_STATE_DIR"
   tool --root "$ROOT" "${sets[@]}" install tensorflow --yes
-  assert_status 1 "install tensorflow without /usr/lib/wsl/lib/libcuda.so.1 (the cuda layer's check)"
-  assert_contains "$TOOL_OUT$TOOL_ERR" 'libcuda.*/usr/lib/wsl/lib/libcuda\.so\.1 does not exist' "the cuda layer's libcuda check"
+  assert_status 1 "install tensorflow without /usr/lib/wsl/lib/libcuda.so.1 (cuda-driver's check)"
+  assert_contains "$TOOL_OUT$TOOL_ERR" 'libcuda.*/usr/lib/wsl/lib/libcuda\.so\.1 does not exist' "cuda-driver's libcuda check"
   snapshot "$ROOT" "$tmp/no-libcuda-after" --exclude "$REALROOT_STATE_DIR"
   assert_same_snapshot "$tmp/no-libcuda" "$tmp/no-libcuda-after" "the refused install changed the root"
 

@@ -65,9 +65,10 @@ TEST_CASE("containers-cuda refuses a toolkit before 1.19.1 and an engine it does
 
 TEST_CASE("containers layers run after their GPU profile's steps and keep its name for them") {
   Manifest cuda = load_manifest(bundled("containers-cuda"), {}, nvidia_host());
-  CHECK(cuda.base_name == "cuda");
+  CHECK(cuda.base_name == "cuda-driver");
   REQUIRE(has_step(cuda, "nvidia-cdi"));
-  CHECK(has_step(cuda, "toolkit"));  // the base's CUDA toolkit step comes along
+  CHECK(has_step(cuda, "libcuda"));  // the base's driver checks come along
+  CHECK_FALSE(has_step(cuda, "toolkit"));  // and no CUDA toolkit: containers bring their own
   Manifest rocm = load_manifest(bundled("containers-rocm"), {}, wslgpu::testing::fake_wsl_host());
   CHECK(rocm.base_name == "rocm");
   CHECK(has_step(rocm, "amd-cdi-legacy"));

@@ -31,7 +31,7 @@ bool has(const std::vector<std::string>& reasons, const std::string& text) {
 TEST_CASE("tensorflow-cuda installs tensorflow[and-cuda] 2.21.0 for the distribution's Python, in its own venv") {
   HostFacts noble = with_driver("581.57", "13.0");
   Manifest m = load_manifest(bundled("tensorflow-cuda"), {}, noble);
-  CHECK(m.base_name == "cuda");
+  CHECK(m.base_name == "cuda-driver");
   CHECK(m.vars.at("tf_version") == "2.21.0");
   CHECK(m.vars.at("tf_python") == "3.12");
   CHECK(m.vars.at("venv") == "/home/alice/.venvs/tensorflow");
@@ -55,12 +55,13 @@ TEST_CASE("tensorflow-cuda refuses a Windows driver older than TensorFlow's 528.
   CHECK(refusals(load_manifest(bundled("tensorflow-cuda"), {{"tf_python", "3.13"}}, ok), ok).empty());
 }
 
-TEST_CASE("jax-cuda takes JAX 0.11.0 with CUDA 13 on a 580 driver, CUDA 12 before it, and 0.6.2 on Ubuntu 22.04") {
+TEST_CASE("jax-cuda takes JAX 0.11.2 with CUDA 13 on a 580 driver, 0.11.0's CUDA 12 before it, and 0.6.2 on Ubuntu 22.04") {
   Manifest m = load_manifest(bundled("jax-cuda"), {}, with_driver("581.57", "13.0"));
-  CHECK(m.base_name == "cuda");
-  CHECK(m.vars.at("jax_build") == "0.11.0-cuda13");
-  CHECK(m.vars.at("jax_version") == "0.11.0");
+  CHECK(m.base_name == "cuda-driver");
+  CHECK(m.vars.at("jax_build") == "0.11.2-cuda13");
+  CHECK(m.vars.at("jax_version") == "0.11.2");
   CHECK(m.vars.at("jax_cuda") == "cuda13");
+  CHECK(m.vars.at("jax_python") == "3.12");
   CHECK(m.vars.at("venv") == "/home/alice/.venvs/jax");
   Manifest older = load_manifest(bundled("jax-cuda"), {}, with_driver("572.83", "12.8"));
   CHECK(older.vars.at("jax_build") == "0.11.0-cuda12");
@@ -76,15 +77,15 @@ TEST_CASE("jax-cuda refuses a driver before 525, and the newest JAX on Ubuntu 22
   HostFacts old = with_driver("516.94", "11.7");
   Manifest m = load_manifest(bundled("jax-cuda"), {}, old);
   CHECK(m.vars.at("jax_build") == "none");
-  // The cuda profile refuses that driver too, for its toolkit.
+  // Only JAX refuses it: no CUDA toolkit of the cuda profile comes along.
   std::vector<std::string> reasons = refusals(m, old);
-  REQUIRE(reasons.size() == 2);
+  REQUIRE(reasons.size() == 1);
   CHECK(has(reasons, "JAX's CUDA plugins need NVIDIA's driver 525 or later"));
   HostFacts jammy = jammy_with_driver("581.57", "13.0");
   Manifest forced = load_manifest(bundled("jax-cuda"), {{"jax_build", "0.11.0-cuda13"}}, jammy);
   reasons = refusals(forced, jammy);
   REQUIRE(reasons.size() == 1);
-  CHECK(has(reasons, "JAX 0.11.0 needs Python 3.12 or later"));
+  CHECK(has(reasons, "JAX 0.11.0 has wheels for the Python of Ubuntu 24.04 to 26.04, and this is ubuntu 22.04"));
   // CUDA 13 chosen by hand on a 57x driver: refused, naming the CUDA 12 row.
   HostFacts r570 = with_driver("572.83", "12.8");
   reasons = refusals(load_manifest(bundled("jax-cuda"), {{"jax_build", "0.11.0-cuda13"}}, r570), r570);
@@ -95,7 +96,7 @@ TEST_CASE("jax-cuda refuses a driver before 525, and the newest JAX on Ubuntu 22
 TEST_CASE("onnxruntime-cuda takes onnxruntime-gpu 1.26.0 on Python 3.12 and 1.23.0 on Ubuntu 22.04's 3.10") {
   HostFacts noble = with_driver("581.57", "13.0");
   Manifest m = load_manifest(bundled("onnxruntime-cuda"), {}, noble);
-  CHECK(m.base_name == "cuda");
+  CHECK(m.base_name == "cuda-driver");
   CHECK(m.vars.at("ort_version") == "1.26.0");
   CHECK(m.vars.at("venv") == "/home/alice/.venvs/onnxruntime");
   CHECK(refusals(m, noble).empty());
@@ -127,4 +128,45 @@ TEST_CASE("tensorflow-rocm, jax-rocm and onnxruntime-rocm refuse on every machin
     CHECK(has(reasons, w.quote));
     CHECK(has(reasons, "sudo wslgpu-setup install pytorch"));
   }
+}
+
+namespace {
+
+HostFacts resolute_with_driver(const std::string& driver, const std::string& cuda) {
+  HostFacts host = with_driver(driver, cuda);
+  host.distro_version = "26.04";
+  host.codename = "resolute";
+  return host;
+}
+
+}  // namespace
+
+TEST_CASE("on Ubuntu 26.04 the frameworks with cp314 wheels take Python 3.14") {
+  const HostFacts resolute = resolute_with_driver("591.86", "13.1");
+  struct Case {
+    const char* profile;
+    const char* python_var;
+  };
+  for (const Case c : {Case{"pytorch-cuda", "torch_python"}, Case{"jax-cuda", "jax_python"},
+                       Case{"onnxruntime-cuda", "ort_python"}}) {
+    CAPTURE(c.profile);
+    Manifest m = load_manifest(bundled(c.profile), {}, resolute);
+    CHECK(m.vars.at(c.python_var) == "3.14");
+    CHECK(refusals(m, resolute).empty());
+  }
+  Manifest jax = load_manifest(bundled("jax-cuda"), {}, resolute);
+  CHECK(jax.vars.at("jax_build") == "0.11.2-cuda13");
+  CHECK(load_manifest(bundled("onnxruntime-cuda"), {}, resolute).vars.at("ort_version") == "1.26.0");
+}
+
+TEST_CASE("tensorflow-cuda on Ubuntu 26.04 is refused for Python 3.14, naming what works there") {
+  const HostFacts resolute = resolute_with_driver("591.86", "13.1");
+  Manifest m = load_manifest(bundled("tensorflow-cuda"), {}, resolute);
+  CHECK(m.vars.at("tf_python") == "3.14");
+  std::vector<std::string> reasons = refusals(m, resolute);
+  REQUIRE(reasons.size() == 1);
+  CHECK(has(reasons, "publishes wheels for Python 3.10 to 3.13"));
+  CHECK(has(reasons, "this venv's Python would be 3.14, the Python of ubuntu 26.04"));
+  CHECK(has(reasons, "`sudo wslgpu-setup install pytorch`"));
+  CHECK(has(reasons, "`wsl --install -d Ubuntu-24.04`"));
 }

@@ -128,7 +128,7 @@ TEST_CASE("a value set with --set names its row, and the manifest's guards see t
   CHECK(m.guards.warn_if.at(0).reason == "newer than 12.2");
 }
 
-// As jax-cuda's jax_ubuntu: --set on a column the condition names changes
+// As jax-cuda's jax_ubuntu_min: --set on a column the condition names changes
 // which row auto takes, as it changes the value that row ends with.
 TEST_CASE("auto compares a column given with --set by the user's value, which the row taken keeps") {
   const std::string text = R"toml(

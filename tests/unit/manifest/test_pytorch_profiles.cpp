@@ -13,15 +13,15 @@ using wslgpu::testing::with_driver;
 
 TEST_CASE("pytorch-cuda takes the cu130 index for a 58x driver, cu128 for a 57x one, and the row's torch") {
   Manifest m = load_manifest(bundled("pytorch-cuda"), {}, with_driver("581.57", "13.0"));
-  CHECK(m.base_name == "cuda");
+  CHECK(m.base_name == "cuda-driver");
   CHECK(m.vars.at("torch_cuda") == "cu130");
   CHECK(m.vars.at("torch_version") == "2.14.1");
   CHECK(m.vars.at("torch_min_driver") == "580");
   Manifest older = load_manifest(bundled("pytorch-cuda"), {}, with_driver("572.83", "12.8"));
   CHECK(older.vars.at("torch_cuda") == "cu128");
   CHECK(older.vars.at("torch_version") == "2.11.0");
-  // The base chose its toolkit from the same driver, in the same load.
-  CHECK(older.vars.at("cuda_version") == "12.8");
+  // No CUDA toolkit is chosen: the wheels bring their runtime.
+  CHECK_FALSE(older.vars.count("cuda_version"));
   Manifest newest = load_manifest(bundled("pytorch-cuda"), {}, with_driver("596.36", "13.2"));
   CHECK(newest.vars.at("torch_cuda") == "cu132");
 }
