@@ -172,9 +172,11 @@ base_mirror_lines() {
 
 base_tarball() { printf '%s/base-%s.tar.zst\n' "$REALROOT_CACHE" "$HARNESS_VERSION"; }
 
-# debian_root_tarball SUITE PACKAGES TARBALL WHAT: a minbase root of SUITE
-# with PACKAGES (comma-separated) from this machine's apt mirror, as a tar
-# in TARBALL, named WHAT in messages. The hooks: apt inside a test may use
+# debian_root_tarball SUITE PACKAGES TARBALL WHAT [OPTION...]: a minbase
+# root of SUITE with PACKAGES (comma-separated) from this machine's apt
+# mirror, as a tar in TARBALL, named WHAT in messages; OPTION... are more
+# mmdebstrap options, after the common ones (forky.sh: its snapshot's
+# Valid-Until, the Ubuntu 26.04 dressing). The hooks: apt inside a test may use
 # only the local repository (no sources from the mirror, no translations);
 # dpkg skips fsync (the roots are thrown away); the repository's mount
 # point exists; nothing of this machine (its host name, its resolver) ends
@@ -182,6 +184,7 @@ base_tarball() { printf '%s/base-%s.tar.zst\n' "$REALROOT_CACHE" "$HARNESS_VERSI
 # than a disk.
 debian_root_tarball() {
   local suite=$1 packages=$2 tarball=$3 what=$4 tmp log lines mirrors
+  shift 4
   mkdir -p "$REALROOT_CACHE"
   tmp=$REALROOT_CACHE/.building-$$-$suite.tar.zst
   log=$REALROOT_CACHE/.building-$$-$suite.log
@@ -196,7 +199,7 @@ debian_root_tarball() {
     --customize-hook='echo force-unsafe-io > "$1"/etc/dpkg/dpkg.cfg.d/99wslgpu-test' \
     --customize-hook="mkdir -p \"\$1\"$REALROOT_REPO_IN_ROOT" \
     --customize-hook='echo wslgpu-test > "$1"/etc/hostname; : > "$1"/etc/resolv.conf' \
-    "$suite" "$tmp" "${mirrors[@]}" >"$log" 2>&1; then
+    "$@" "$suite" "$tmp" "${mirrors[@]}" >"$log" 2>&1; then
     tail -n 30 "$log" >&2
     rm -f "$tmp"
     fail "mmdebstrap could not build the $what from this machine's apt mirror (full log: $log)"
