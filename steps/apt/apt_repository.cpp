@@ -66,15 +66,17 @@ class AptRepositoryStep : public Step, public AptRepositorySpec {
     const AptVerifier verifier = apt_verifier(ctx.fs);
     const std::string why = apt_binding_rejection(verifier, pgp, now_seconds());
     if (why.empty()) return std::nullopt;
-    StepPlan p = refusal(
-        "apt on this machine would refuse repository \"" + name + "\": " + why +
-            ". Every signature of the repository would fail (\"Signing key on " + pgp.fingerprint +
-            " is not bound\"), after its source and key were written",
-        {"Nothing was changed, and the tool does not change this machine's signature policy.",
-         "Point key_url and key_fingerprint at a key the vendor binds with a stronger hash, where it publishes one" +
-             std::string(key_url_variable.empty() ? "" : " (--set " + key_url_variable + "=... and its fingerprint)") +
-             ", or wait for the vendor to sign this key again.",
-         "A machine whose apt verifies with gpgv (Ubuntu 24.04 and 22.04) accepts this key."});
+    std::vector<std::string> ways = {
+        "Nothing was changed, and the tool does not change this machine's signature policy."};
+    if (!advice.empty()) ways.push_back(advice);
+    ways.push_back("Point key_url and key_fingerprint at a key the vendor binds with a stronger hash, where it publishes one" +
+                   std::string(key_url_variable.empty() ? "" : " (--set " + key_url_variable + "=... and its fingerprint)") +
+                   ", or wait for the vendor to sign this key again.");
+    ways.push_back("A machine whose apt verifies with gpgv (Ubuntu 24.04 and 22.04) accepts this key.");
+    StepPlan p = refusal("apt on this machine would refuse repository \"" + name + "\": " + why +
+                             ". Every signature of the repository would fail (\"Signing key on " + pgp.fingerprint +
+                             " is not bound\"), after its source and key were written",
+                         ways);
     p.fingerprint["apt_verifier"] = verifier.policy ? verifier.policy->source : std::string("sqv");
     return p;
   }
@@ -296,6 +298,7 @@ std::shared_ptr<Step> make_apt_repository_step(StepKeys& keys) {
   bool has_origin = keys.has("pin_origin"), has_priority = keys.has("pin_priority");
   s->pin_origin = keys.string_or("pin_origin", "");
   s->pin_priority = keys.integer("pin_priority", 0, -32768, 32767);
+  s->advice = keys.string_or("advice", "");
   if (has_origin != has_priority)
     keys.error(has_origin ? "pin_origin" : "pin_priority", "\"pin_origin\" and \"pin_priority\" go together: give both or neither");
   if (has_origin && !valid_field_word(s->pin_origin))

@@ -20,6 +20,9 @@ struct AptRepositorySpec {
   std::string key_url, key_file, key_sha256, key_fingerprint;
   std::string key_url_variable;  // "rocm_key_url" when key_url is "${rocm_key_url}"
   std::string pin_origin;
+  // What the profile says to do when the target's apt would refuse the key
+  // (the vendor's other ways, the profile's own): shown with that refusal.
+  std::string advice;
   std::int64_t pin_priority = 0;
 
   std::string sources_path() const { return "/etc/apt/sources.list.d/" + name + ".sources"; }

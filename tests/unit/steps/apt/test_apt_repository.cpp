@@ -663,3 +663,21 @@ TEST_CASE("apt_repository refuses a key bound with SHA-1 where the target's apt 
   w.fs.add_file("/srv/good.asc", good.armoured);
   CHECK(build_ok(cuda_step(by_file("/srv/good.asc", good.fingerprint)))->plan(w.ctx).verdict == Verdict::change);
 }
+
+TEST_CASE("apt_repository's advice comes with the refusal of a key the target's apt would refuse, and only then") {
+  const TestKey& sha1 = test_key(6);
+  World w;
+  w.fs.add_file("/srv/key.asc", sha1.armoured);
+  const std::string advice = "advice = \"The frameworks need no toolkit: install pytorch.\"\n";
+  auto step = build_ok(cuda_step(by_file("/srv/key.asc", sha1.fingerprint) + advice));
+  StepPlan taken = step->plan(w.ctx);  // gpgv: no refusal, no advice
+  CHECK(taken.verdict == Verdict::change);
+  CHECK_FALSE(contains(joined(taken.details), "The frameworks need no toolkit"));
+  w.fs.add_file("/usr/bin/sqv", "", 0755);
+  w.fs.add_file("/usr/share/apt/default-sequoia.config",
+                "[hash_algorithms]\nsha1.second_preimage_resistance = 2026-02-01\n");
+  StepPlan p = step->plan(w.ctx);
+  REQUIRE(p.verdict == Verdict::refused);
+  REQUIRE(p.details.size() >= 2);
+  CHECK(p.details[1] == "The frameworks need no toolkit: install pytorch.");
+}
