@@ -182,8 +182,10 @@ void check_nvcc(DoctorScan& scan) {
   }
   if (nvcc.empty()) {
     scan.add("nvidia.nvcc", kNvidiaGroup, FindingStatus::warn, "nvcc not found: the CUDA toolkit is not installed",
-             "Running CUDA programs needs only the Windows driver; building them needs the toolkit.",
-             "sudo wslgpu-setup install cuda (NVIDIA's cuda-toolkit-12-x from its wsl-ubuntu repository).");
+             "Running CUDA programs needs only the Windows driver (PyTorch, TensorFlow, JAX and ONNX Runtime bring "
+             "their CUDA runtime as wheels); building CUDA code needs the toolkit.",
+             "sudo wslgpu-setup install cuda (NVIDIA's toolkit from its wsl-ubuntu repository); where this machine's apt "
+             "refuses NVIDIA's key (sqv, Ubuntu 26.04), NVIDIA's pip package in a venv: pip install \"cuda-toolkit[nvcc]\".");
     return;
   }
   ProcessResult r = scan.run({nvcc, "--version"});

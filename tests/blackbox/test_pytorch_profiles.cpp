@@ -16,6 +16,14 @@ namespace {
 
 const char* kAmdDriver = "/usr/lib/wsl/drivers/u0401234.inf_amd64_5b3a9c1d/amdxc64.so";
 
+// ROOT as `wsl --install` makes it today: Ubuntu 26.04, with NVIDIA's
+// Windows driver mounted.
+void as_ubuntu_2604_with_nvidia(const FakeWslRoot& root) {
+  root.write("/etc/os-release", "PRETTY_NAME=\"Ubuntu 26.04.1 LTS\"\nID=ubuntu\nVERSION_ID=\"26.04\"\n"
+                                "VERSION_CODENAME=resolute\n");
+  root.write("/usr/lib/wsl/lib/libcuda.so.1", "");
+}
+
 }  // namespace
 
 TEST_CASE("plan pytorch on a WSL2 Ubuntu 24.04 AMD machine lists AMD's cp312 wheels of ROCm 7.2.2 after rocm's steps") {
@@ -89,9 +97,7 @@ TEST_CASE("install pytorch with both drivers mounted exits 2, naming the two lay
 
 TEST_CASE("plan pytorch on Ubuntu 26.04 with NVIDIA's driver makes the venv with python3.14, no CUDA toolkit") {
   FakeWslRoot root;
-  root.write("/etc/os-release", "PRETTY_NAME=\"Ubuntu 26.04.1 LTS\"\nID=ubuntu\nVERSION_ID=\"26.04\"\n"
-                                "VERSION_CODENAME=resolute\n");
-  root.write("/usr/lib/wsl/lib/libcuda.so.1", "");
+  as_ubuntu_2604_with_nvidia(root);
   RunResult r = run_tool({"--root", root.path(), "plan", "pytorch"}, kOffline);
   INFO(r.out, r.err);
   CHECK(first_line(r.out).rfind("Profile pytorch-cuda, chosen because NVIDIA's Windows driver is mounted", 0) == 0);
@@ -110,9 +116,7 @@ TEST_CASE("plan pytorch on Ubuntu 26.04 with NVIDIA's driver makes the venv with
 
 TEST_CASE("plan tensorflow on Ubuntu 26.04 is refused for Python 3.14 before any change, naming what works") {
   FakeWslRoot root;
-  root.write("/etc/os-release", "PRETTY_NAME=\"Ubuntu 26.04.1 LTS\"\nID=ubuntu\nVERSION_ID=\"26.04\"\n"
-                                "VERSION_CODENAME=resolute\n");
-  root.write("/usr/lib/wsl/lib/libcuda.so.1", "");
+  as_ubuntu_2604_with_nvidia(root);
   RunResult r = run_tool({"--root", root.path(), "plan", "tensorflow", "--detailed-exitcode"}, kOffline);
   INFO(r.out, r.err);
   CHECK(r.exit_code == 3);

@@ -13,7 +13,9 @@
 #   - rollback, offline, leaves the root as it was;
 #   - plan and install tensorflow on the same machine are refused (exit 3)
 #     before any change: TensorFlow 2.21 has no Python 3.14 wheel, and the
-#     refusal names what works (install pytorch; Ubuntu 24.04 beside).
+#     refusal names what works (install pytorch; Ubuntu 24.04 beside);
+#     with --set tf_python=3.13 the venv would be made with python3.13,
+#     which the machine lacks: apt's plan refuses python3.13-venv.
 # The first run builds the forky root (about 4 minutes on 2 busy cores).
 # realroot-timeout: 900
 
@@ -82,6 +84,12 @@ tensorflow_refused_for_python_3_14() {
   tool --root "$ROOT" install tensorflow --yes
   assert_status 3 "install tensorflow on Python 3.14"
   assert_contains "$TOOL_OUT$TOOL_ERR" 'Nothing was changed \(exit 3\)' "install tensorflow: refused"
+  # A Python chosen by hand is the venv's interpreter too, not only its
+  # wheels' tags: without Python 3.13 on the machine, apt's plan refuses
+  # its venv module, before any change.
+  tool --root "$ROOT" --set tf_python=3.13 install tensorflow --yes
+  assert_status 3 "install tensorflow --set tf_python=3.13 without Python 3.13"
+  assert_contains "$TOOL_OUT$TOOL_ERR" 'apt cannot install python3\.13-venv' "install tensorflow --set tf_python=3.13: the refusal"
   snapshot "$ROOT" "$tmp/tf-after" --exclude "$REALROOT_STATE_DIR"
   assert_same_snapshot "$tmp/tf-before" "$tmp/tf-after" "a refused install tensorflow changed the root"
 }

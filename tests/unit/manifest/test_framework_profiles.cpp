@@ -13,11 +13,21 @@ using wslgpu::testing::with_driver;
 
 namespace {
 
-HostFacts jammy_with_driver(const std::string& driver, const std::string& cuda) {
+// with_driver() on Ubuntu VERSION (CODENAME) instead of 24.04.
+HostFacts ubuntu_with_driver(const std::string& version, const std::string& codename, const std::string& driver,
+                             const std::string& cuda) {
   HostFacts host = with_driver(driver, cuda);
-  host.distro_version = "22.04";
-  host.codename = "jammy";
+  host.distro_version = version;
+  host.codename = codename;
   return host;
+}
+
+HostFacts jammy_with_driver(const std::string& driver, const std::string& cuda) {
+  return ubuntu_with_driver("22.04", "jammy", driver, cuda);
+}
+
+HostFacts resolute_with_driver(const std::string& driver, const std::string& cuda) {
+  return ubuntu_with_driver("26.04", "resolute", driver, cuda);
 }
 
 bool has(const std::vector<std::string>& reasons, const std::string& text) {
@@ -129,17 +139,6 @@ TEST_CASE("tensorflow-rocm, jax-rocm and onnxruntime-rocm refuse on every machin
     CHECK(has(reasons, "sudo wslgpu-setup install pytorch"));
   }
 }
-
-namespace {
-
-HostFacts resolute_with_driver(const std::string& driver, const std::string& cuda) {
-  HostFacts host = with_driver(driver, cuda);
-  host.distro_version = "26.04";
-  host.codename = "resolute";
-  return host;
-}
-
-}  // namespace
 
 TEST_CASE("on Ubuntu 26.04 the frameworks with cp314 wheels take Python 3.14") {
   const HostFacts resolute = resolute_with_driver("591.86", "13.1");
