@@ -21,6 +21,22 @@ namespace wslgpu {
 
 namespace {
 
+// The bundled profiles whose own [vars] hold NAME: a provisioning script's
+// --set cuda_repo=... for a profile that no longer includes cuda is told
+// where the variable went, not only that it is unknown. Read only on that
+// error path.
+std::vector<std::string> bundled_profiles_with_variable(const std::string& name) {
+  std::vector<std::string> found;
+  for (const auto& m : bundled_manifests()) {
+    try {
+      toml::table t = parse_toml(m.content, m.path);
+      if (const toml::table* vars = t["vars"].as_table(); vars && vars->contains(name)) found.emplace_back(m.name);
+    } catch (const std::exception&) {
+    }
+  }
+  return found;
+}
+
 bool is_identifier(const std::string& s, bool allow_dash) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   return std::all_of(s.begin(), s.end(), [&](char c) {
@@ -315,10 +331,16 @@ void Loader::read_vars(const toml::table& root) {
       std::vector<std::string> known;
       for (const auto& [k, v] : raw) known.push_back(k);
       std::string hint = suggest(key, known);
-      error(SourcePos{"--set " + key, 0, 0},
-            "the manifest has no variable \"" + key + "\"" +
-                (hint.empty() ? (known.empty() ? "" : " (it has: " + join(known) + ")")
-                              : " (did you mean \"" + hint + "\"?)"));
+      std::string why = hint.empty() ? (known.empty() ? "" : " (it has: " + join(known) + ")")
+                                     : " (did you mean \"" + hint + "\"?)";
+      const std::vector<std::string> elsewhere = bundled_profiles_with_variable(key);
+      if (elsewhere.size() == 1)
+        why = " (it is a variable of the bundled profile " + elsewhere[0] +
+              ", which this one does not include: leave the --set out, or give it to `install " + elsewhere[0] + "`)";
+      else if (!elsewhere.empty())
+        why = " (it is a variable of the bundled profiles " + join(elsewhere) +
+              ", which this one does not include: leave the --set out)";
+      error(SourcePos{"--set " + key, 0, 0}, "the manifest has no variable \"" + key + "\"" + why);
       continue;
     }
     raw[key] = value;

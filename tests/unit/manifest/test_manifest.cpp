@@ -4,6 +4,7 @@
 
 #include "installer/system/error.hpp"
 #include "installer/host/host.hpp"
+#include "installer/manifest/bundled_manifests.hpp"
 #include "installer/manifest/manifest.hpp"
 #include "installer/planner/planner.hpp"
 #include "support/fakes.hpp"
@@ -129,9 +130,28 @@ TEST_CASE("referenced_variables lists the ${names} of a string as substitution r
 TEST_CASE("--set of a variable the manifest does not have is an error naming the closest one") {
   CHECK(input_error(kRocm, {{"rocm_verison", "7.1"}}) ==
         "--set rocm_verison: the manifest has no variable \"rocm_verison\" (did you mean \"rocm_version\"?)");
-  CHECK(input_error(kRocm, {{"memory", "16GB"}}) ==
-        "--set memory: the manifest has no variable \"memory\" (it has: pin_priority, rocm_url, rocm_version, "
+  CHECK(input_error(kRocm, {{"cuda_repx", "x"}}) ==
+        "--set cuda_repx: the manifest has no variable \"cuda_repx\" (it has: pin_priority, rocm_url, rocm_version, "
         "use_dxg)");
+}
+
+TEST_CASE("--set of a variable another bundled profile has names that profile, for a script written for it") {
+  // wslconfig's memory; cuda's cuda_repo, which pytorch-cuda had while it
+  // stood on cuda.
+  CHECK(input_error(kRocm, {{"memory", "16GB"}}) ==
+        "--set memory: the manifest has no variable \"memory\" (it is a variable of the bundled profile wslconfig, "
+        "which this one does not include: leave the --set out, or give it to `install wslconfig`)");
+  ManifestSource torch;
+  for (const auto& m : bundled_manifests())
+    if (m.name == "pytorch-cuda") torch = {std::string(m.path), std::string(m.content), true};
+  REQUIRE_FALSE(torch.text.empty());
+  try {
+    load_manifest(torch, {{"cuda_repo", "https://mirror.example/cuda/"}}, wslgpu::testing::fake_wsl_host());
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("it is a variable of the bundled profile cuda, which this one does not include: "
+                                     "leave the --set out, or give it to `install cuda`") != std::string::npos);
+  }
 }
 
 TEST_CASE("an --set value may itself use variables and host facts") {
