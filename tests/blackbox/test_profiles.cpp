@@ -199,7 +199,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   // apt in this fake root apt_install cannot be planned.
   // Offline, AMD's key cannot be fetched, so the repositories are refused.
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 20);
+  REQUIRE(lines.size() == 24);
   const std::string key_url = "https://repo.radeon.com/rocm/rocm.gpg.key";
   CHECK(starts_with(lines[3], unreachable("   4  apt_repository  amdgpu-repo      ", key_url)));
   CHECK(starts_with(lines[4], unreachable("   5  apt_repository  rocm-repo        ", key_url)));
@@ -229,8 +229,12 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
           "  16  check           rocdxg-lib       verify   `test -f /opt/rocm/lib/librocdxg.so` succeeds\n"
           "  17  profile_env     rocm-path        skipped  skipped: rocm_dxg_env != 'true' is false\n"
           "  18  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh\n"
-          "  19  user_groups     gpu-groups       skipped  skipped: add_gpu_groups == 'true' is false\n"
-          "  20  check           rocminfo-gfx     verify   `/bin/bash -lc 'exec /opt/rocm/bin/rocminfo'` succeeds and prints "
+          "  19  file            dxg-services     change   create /etc/systemd/system.conf.d/wslgpu-rocm.conf\n"
+          "  20  file            dxg-user-env     change   create /etc/environment.d/90-wslgpu-rocm.conf\n"
+          "  21  file            no-dxg-services  skipped  skipped: rocm_dxg_env != 'true' is false\n"
+          "  22  file            no-dxg-user-env  skipped  skipped: rocm_dxg_env != 'true' is false\n"
+          "  23  user_groups     gpu-groups       skipped  skipped: add_gpu_groups == 'true' is false\n"
+          "  24  check           rocminfo-gfx     verify   `/bin/bash -lc 'exec /opt/rocm/bin/rocminfo'` succeeds and prints "
           "/gfx[0-9a-f]+/\n");
   // The pinned hash of rocdxg-roct_1.2.2_amd64.deb (../shared/VENDOR-FACTS.md).
   CHECK(contains(r.out, "sha256 28ded1254811192ebace1f76c0227580184af7b27ab2475fb9728295a702d541\n"));
@@ -242,9 +246,14 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   CHECK(contains(
       r.out, "+case \":${PATH}:\" in *':/opt/rocm/bin:'*) ;; *) PATH=\"${PATH:+${PATH}:}\"'/opt/rocm/bin' ;; esac\n"));
   CHECK(contains(r.out, "+export HSA_ENABLE_DXG_DETECTION='1'\n"));
+  // Beyond login shells: systemd's services, and its user services and sessions.
+  CHECK(contains(r.out, "+++ /etc/systemd/system.conf.d/wslgpu-rocm.conf\n"));
+  CHECK(contains(r.out, "+DefaultEnvironment=HSA_ENABLE_DXG_DETECTION=1\n"));
+  CHECK(contains(r.out, "+++ /etc/environment.d/90-wslgpu-rocm.conf\n"));
+  CHECK(contains(r.out, "+HSA_ENABLE_DXG_DETECTION=1\n"));
   CHECK(contains(r.out, "on failure: warn and go on\n"));
   CHECK(contains(r.out,
-                 "\nPlan: 4 changes, 1 already done, 4 checks, 7 skipped, 4 refused. Nothing has been changed.\n"
+                 "\nPlan: 6 changes, 1 already done, 4 checks, 9 skipped, 4 refused. Nothing has been changed.\n"
                  "Install would stop before changing anything: fix what is refused above first.\n"));
 }
 
@@ -272,7 +281,7 @@ TEST_CASE(
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 20);
+  REQUIRE(lines.size() == 24);
   CHECK(lines[3] ==
         "   4  apt_repository  amdgpu-repo      change   add /etc/apt/sources.list.d/amdgpu.sources, key "
         "amdgpu.asc (" +
@@ -302,7 +311,7 @@ TEST_CASE(
   CHECK(lines[6] == "   7  file            no-graphics-src  no-op    /etc/apt/sources.list.d/rocm-graphics.sources is "
                     "already absent");
   CHECK(contains(r.out,
-                 "\nPlan: 4 changes, 5 already done, 2 checks, 8 skipped, 1 refused. Nothing has been changed.\n"));
+                 "\nPlan: 4 changes, 7 already done, 2 checks, 10 skipped, 1 refused. Nothing has been changed.\n"));
 
   // 7.x: the amdgpu driver repository is versioned apart, and a graphics repository joins.
   RunResult seven = plan(root, "rocm", {"rocm_key_fingerprint=" + key.fingerprint, "rocm_key_url=" + key.url});
@@ -332,7 +341,7 @@ TEST_CASE("a key whose fingerprint is not the pinned one is refused, and install
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 20);
+  REQUIRE(lines.size() == 24);
   CHECK(lines[4] == "   5  apt_repository  rocm-repo        refused  the key at " + key.url + " is " +
                         wslgpu::format_fingerprint(key.fingerprint) + ", not the pinned " +
                         wslgpu::format_fingerprint(pinned));
@@ -357,7 +366,7 @@ TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reaso
                  "locate package hsa-runtime-rocr4wsl-amdgpu\"). Use 7.2.2 (librocdxg, Windows 11) or 7.2 (the last "
                  "legacy release): --set rocm_version=7.2.2\n\n"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 20);
+  REQUIRE(lines.size() == 24);
   CHECK(lines[3] == "   4  apt_repository  amdgpu-repo      skipped  skipped: rocm_wsl == 'legacy' || rocm_wsl == "
                     "'librocdxg' is false");
   CHECK(lines[11] == "  12  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
@@ -396,7 +405,7 @@ TEST_CASE("plan rocm --set rocm_version=7.2.1 uses amdgpu/30.30.1 and sets dxg d
   REQUIRE(r.exit_code == kRefusedOffline);
   CHECK_FALSE(contains(r.out, "refused by the manifest"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 20);
+  REQUIRE(lines.size() == 24);
   CHECK(lines[11] == "  12  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
   // apt-cache runs chrooted into the root, which only root can do.
   CHECK(lines[12] == "  13  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
@@ -412,7 +421,7 @@ TEST_CASE("plan rocm on Ubuntu 22.04 skips removing the distribution's ROCm 5.7 
   RunResult r = plan(root, "rocm");
   REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 20);
+  REQUIRE(lines.size() == 24);
   CHECK(lines[2] ==
         "   3  apt_remove      distro-hsa       skipped  skipped: host.distro == 'ubuntu' && "
         "host.distro_version == '24.04' is false");

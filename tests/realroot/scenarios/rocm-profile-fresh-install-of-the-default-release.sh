@@ -3,7 +3,8 @@
 # amdgpu/30.30.2, graphics/7.2.1): the standard runtime, librocdxg's .deb
 # downloaded over HTTPS from the root's loopback, its SHA-256 checked, then
 # installed by dpkg; HSA_ENABLE_DXG_DETECTION=1 in /etc/profile.d, seen by a
-# login shell; rocminfo (which, like 7.2.x's, finds no GPU without both)
+# login shell, and for systemd's services and user sessions (system.conf.d,
+# environment.d); rocminfo (which, like 7.2.x's, finds no GPU without both)
 # lists the agent. A second plan is converged (--detailed-exitcode 0), and
 # the rollback leaves the root as it was.
 
@@ -61,6 +62,10 @@ fresh_install_of_the_default_release() {
   assert_contains "$(cat "$ROOT/etc/profile.d/wslgpu-rocm.sh")" 'HSA_ENABLE_DXG_DETECTION' "/etc/profile.d/wslgpu-rocm.sh"
   expect_status 0 in_root bash -lc 'echo $HSA_ENABLE_DXG_DETECTION'
   assert_eq "$LAST_OUTPUT" 1 "HSA_ENABLE_DXG_DETECTION in a login shell"
+  # Services never read /etc/profile.d (ollama/ollama issue 16551): systemd
+  # hands the variable to its services, user services and sessions.
+  assert_eq "$(grep -v "^#" "$ROOT/etc/systemd/system.conf.d/wslgpu-rocm.conf")" $'[Manager]\nDefaultEnvironment=HSA_ENABLE_DXG_DETECTION=1' "/etc/systemd/system.conf.d/wslgpu-rocm.conf"
+  assert_eq "$(grep -v '^#' "$ROOT/etc/environment.d/90-wslgpu-rocm.conf")" HSA_ENABLE_DXG_DETECTION=1 "/etc/environment.d/90-wslgpu-rocm.conf"
   expect_status 0 in_root bash -lc rocminfo
   assert_contains "$LAST_OUTPUT" 'gfx1100' "rocminfo in a login shell"
   expect_status 1 in_root /opt/rocm/bin/rocminfo

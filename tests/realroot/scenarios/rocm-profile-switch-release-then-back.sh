@@ -4,7 +4,8 @@
 # (librocdxg, the standard runtime, AMD's 7.x sources) with the old
 # release's sources, packages (hsa-runtime-rocr4wsl-amdgpu) and environment
 # gone; then back to 6.4.2.1, converged again with 7.2.2's gone (librocdxg,
-# the graphics source, HSA_ENABLE_DXG_DETECTION). Rolled back newest first,
+# the graphics source, HSA_ENABLE_DXG_DETECTION in /etc/profile.d, systemd's
+# system.conf.d and environment.d). Rolled back newest first,
 # each switch returns the root to the state before it, and the first
 # install's rollback to the root as it was.
 #
@@ -28,6 +29,10 @@ BOTH=(rocm rocm-dev rocm-core rocminfo)
 # snap NAME: the root's snapshot, without the tool's state (the journal and
 # the download cache, which keeps librocdxg's .deb for a rollback).
 snap() { snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/$1" --exclude "$REALROOT_STATE_DIR"; }
+snap_without_dxg_dirs() {
+  snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/$1" --exclude "$REALROOT_STATE_DIR" --exclude /etc/environment.d \
+    --exclude /etc/systemd/system.conf.d
+}
 
 version_of() { dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Version}' "$1"; }
 
@@ -60,6 +65,8 @@ on_legacy() {
   assert_not_contains "$(cat "$ROOT/etc/profile.d/wslgpu-rocm.sh")" 'HSA_ENABLE_DXG_DETECTION' "/etc/profile.d/wslgpu-rocm.sh"
   expect_status 0 in_root bash -lc 'echo "dxg=${HSA_ENABLE_DXG_DETECTION:-unset}"'
   assert_eq "$LAST_OUTPUT" dxg=unset "HSA_ENABLE_DXG_DETECTION in a login shell on 6.4.2.1"
+  [[ ! -e $ROOT/etc/systemd/system.conf.d/wslgpu-rocm.conf ]] || fail "systemd's DefaultEnvironment for dxg detection is there on 6.4.2.1"
+  [[ ! -e $ROOT/etc/environment.d/90-wslgpu-rocm.conf ]] || fail "environment.d's dxg detection is there on 6.4.2.1"
   expect_status 0 in_root bash -lc rocminfo
   assert_contains "$LAST_OUTPUT" 'gfx1100' "rocminfo on 6.4.2.1"
 }
@@ -82,6 +89,9 @@ on_rocm7() {
   [[ ! -e $ROOT/opt/rocm/lib/libhsa-runtime64.so.1 ]] || fail "the legacy WSL runtime's library is still there"
   expect_status 0 in_root bash -lc 'echo "dxg=${HSA_ENABLE_DXG_DETECTION:-unset}"'
   assert_eq "$LAST_OUTPUT" dxg=1 "HSA_ENABLE_DXG_DETECTION in a login shell on 7.2.2"
+  # And beyond login shells: systemd's services, its user services and sessions.
+  assert_contains "$(cat "$ROOT/etc/systemd/system.conf.d/wslgpu-rocm.conf")" '^DefaultEnvironment=HSA_ENABLE_DXG_DETECTION=1$' "system.conf.d on 7.2.2"
+  assert_contains "$(cat "$ROOT/etc/environment.d/90-wslgpu-rocm.conf")" '^HSA_ENABLE_DXG_DETECTION=1$' "environment.d on 7.2.2"
   expect_status 0 in_root bash -lc rocminfo
   assert_contains "$LAST_OUTPUT" 'gfx1100' "rocminfo on 7.2.2"
 }
@@ -122,6 +132,7 @@ switch_release_then_back() {
   on_legacy
   converged "${legacy[@]}"
   snap on-legacy
+  snap_without_dxg_dirs on-legacy-cmp
   defaults_since_the_install "$first" "${legacy[@]}"
 
   # 6.4.2.1 -> 7.2.2: one transaction, shown whole in the plan.
@@ -148,9 +159,14 @@ switch_release_then_back() {
   third=$(install_id "${legacy[@]}")
   on_legacy
   converged "${legacy[@]}"
-  snap back-on-legacy
-  assert_same_snapshot "$REALROOT_SCENARIO_TMP/on-legacy" "$REALROOT_SCENARIO_TMP/back-on-legacy" \
+  # The switch to 7.2.2 made /etc/environment.d and /etc/systemd/system.conf.d
+  # for its dxg files; the switch back removes the files (on_legacy checks
+  # them) and leaves the two folders empty, as apt leaves a folder a removed
+  # package's file was in: only a rollback removes what a run made.
+  snap_without_dxg_dirs back-on-legacy
+  assert_same_snapshot "$REALROOT_SCENARIO_TMP/on-legacy-cmp" "$REALROOT_SCENARIO_TMP/back-on-legacy" \
     "switching back did not reach the first install's state"
+  assert_eq "$(ls -A "$ROOT/etc/environment.d" "$ROOT/etc/systemd/system.conf.d")" "$(printf '%s:\n\n%s:' "$ROOT/etc/environment.d" "$ROOT/etc/systemd/system.conf.d")" "the dxg folders after the switch back"
 
   # Rolled back newest first, each switch returns the root to the state before it.
   tool --root "$ROOT" rollback "$third" --yes
