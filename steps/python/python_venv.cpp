@@ -20,6 +20,22 @@ std::string recreate_aside_path(const FileSystem& fs, const std::string& venv, c
   return unused_path(fs, venv + ".made-by-python" + minor);
 }
 
+// "3.13" for /usr/bin/python3.13; "" for a name without a release
+// (/usr/bin/python3), which is whatever the distribution's is.
+std::string release_of_interpreter(const std::string& python) {
+  const std::string name = python.substr(python.rfind('/') + 1);
+  if (name.rfind("python", 0) != 0) return "";
+  const std::string release = name.substr(6);
+  return release.find('.') == std::string::npos ? "" : release;
+}
+
+// "3.12" of "3.12.3".
+std::string minor_release(const std::string& version) {
+  const auto first = version.find('.');
+  const auto second = first == std::string::npos ? first : version.find('.', first + 1);
+  return second == std::string::npos ? version : version.substr(0, second);
+}
+
 class PythonVenvStep : public Step {
  public:
   std::string path;
@@ -74,6 +90,14 @@ class PythonVenvStep : public Step {
         ctx.made_by_earlier_steps[path] = {{"recreated", true}};
         return p;
       }
+      // A Python named by release (/usr/bin/python3.13) is the one the venv
+      // must run: wheels for 3.13 in a venv of 3.14 would not import.
+      const std::string wanted = release_of_interpreter(python);
+      if (!wanted.empty() && !version.empty() && minor_release(version) != wanted)
+        return refuse("the virtual environment " + path + " was made by Python " + version + ", and this plan asks for " +
+                      python + " (Python " + wanted + "): packages for " + wanted +
+                      " would not run in it. Leave the Python at auto (the distribution's), or give this venv "
+                      "another folder (--set venv=PATH), or remove it, then run again");
       p.summary =
           "venv " + path + " (Python " + (version.empty() ? "of unknown version" : version) + "), owned by " + owner;
       return p;

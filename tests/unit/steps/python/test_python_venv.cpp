@@ -268,3 +268,21 @@ TEST_CASE("a recreate killed after the old venv was moved aside is undone from t
   step->undo(root.ctx, {{"partial", true}, {"pre", pre}});
   CHECK(snapshot(root.fs) == before);
 }
+
+TEST_CASE("a venv of another Python than the one the step names is refused, never filled with the other's wheels") {
+  PythonRoot root;
+  root.fs.add_file("/home/alice/envs/torch/pyvenv.cfg", "home = /usr/bin\nversion = 3.14.3\n", 0644, 1000, 1000);
+  root.fs.set_owner("/home/alice/envs/torch", 1000, 1000);
+  root.fs.add_file("/usr/bin/python3.14", "");
+  const std::string named_313 = std::string(kVenvStep) + "python = \"/usr/bin/python3.13\"\n";
+  StepPlan p = build_ok(named_313)->plan(root.ctx);
+  CHECK(p.verdict == Verdict::refused);
+  CHECK(p.summary ==
+        "the virtual environment /home/alice/envs/torch was made by Python 3.14.3, and this plan asks for "
+        "/usr/bin/python3.13 (Python 3.13): packages for 3.13 would not run in it. Leave the Python at auto (the "
+        "distribution's), or give this venv another folder (--set venv=PATH), or remove it, then run again");
+  // The same release, or an interpreter named without one, is the venv as it is.
+  CHECK(build_ok(std::string(kVenvStep) + "python = \"/usr/bin/python3.14\"\n")->plan(root.ctx).verdict ==
+        Verdict::noop);
+  CHECK(build_ok(kVenvStep)->plan(root.ctx).verdict == Verdict::noop);
+}
