@@ -96,11 +96,15 @@ std::string user_name_of(const FileSystem& fs, std::uint32_t uid) {
   return "uid " + std::to_string(uid);
 }
 
+std::string python_release(const std::string& version) {
+  auto dot = version.find('.');
+  auto second = dot == std::string::npos ? std::string::npos : version.find('.', dot + 1);
+  return version.substr(0, second);
+}
+
 std::string venv_interpreter_gone(const FileSystem& fs, const PyvenvCfg& cfg) {
   if (cfg.home.empty() || cfg.version.empty()) return "";
-  auto dot = cfg.version.find('.');
-  auto second = dot == std::string::npos ? std::string::npos : cfg.version.find('.', dot + 1);
-  const std::string interpreter = normalize_path(cfg.home) + "/python" + cfg.version.substr(0, second);
+  const std::string interpreter = normalize_path(cfg.home) + "/python" + python_release(cfg.version);
   return fs.stat(interpreter) ? "" : interpreter;
 }
 

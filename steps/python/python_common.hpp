@@ -48,6 +48,10 @@ std::string user_name_of(const FileSystem& fs, std::uint32_t uid);
 // little to tell. python_venv recreates such a venv; doctor fails it.
 std::string venv_interpreter_gone(const FileSystem& fs, const PyvenvCfg& cfg);
 
+// "3.12" of a Python version "3.12.3" (pyvenv.cfg's), the release whose
+// pythonX.Y interpreter runs it.
+std::string python_release(const std::string& version);
+
 // BASE when nothing is there, else BASE-2, BASE-3 ...: where a venv is
 // moved aside without taking anyone's folder.
 std::string unused_path(const FileSystem& fs, const std::string& base);

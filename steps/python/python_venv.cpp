@@ -16,8 +16,7 @@ namespace {
 // Where a venv whose Python is gone goes while a new one is made in its
 // place: VENV.made-by-python3.10 (-2, -3 ... when taken).
 std::string recreate_aside_path(const FileSystem& fs, const std::string& venv, const PyvenvCfg& cfg) {
-  const std::string minor = cfg.version.substr(0, cfg.version.find('.', cfg.version.find('.') + 1));
-  return unused_path(fs, venv + ".made-by-python" + minor);
+  return unused_path(fs, venv + ".made-by-python" + python_release(cfg.version));
 }
 
 // "3.13" for /usr/bin/python3.13; "" for a name without a release
@@ -27,13 +26,6 @@ std::string release_of_interpreter(const std::string& python) {
   if (name.rfind("python", 0) != 0) return "";
   const std::string release = name.substr(6);
   return release.find('.') == std::string::npos ? "" : release;
-}
-
-// "3.12" of "3.12.3".
-std::string minor_release(const std::string& version) {
-  const auto first = version.find('.');
-  const auto second = first == std::string::npos ? first : version.find('.', first + 1);
-  return second == std::string::npos ? version : version.substr(0, second);
 }
 
 class PythonVenvStep : public Step {
@@ -93,7 +85,7 @@ class PythonVenvStep : public Step {
       // A Python named by release (/usr/bin/python3.13) is the one the venv
       // must run: wheels for 3.13 in a venv of 3.14 would not import.
       const std::string wanted = release_of_interpreter(python);
-      if (!wanted.empty() && !version.empty() && minor_release(version) != wanted)
+      if (!wanted.empty() && !version.empty() && python_release(version) != wanted)
         return refuse("the virtual environment " + path + " was made by Python " + version + ", and this plan asks for " +
                       python + " (Python " + wanted + "): packages for " + wanted +
                       " would not run in it. Leave the Python at auto (the distribution's), or give this venv "
