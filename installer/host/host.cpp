@@ -51,7 +51,14 @@ std::map<std::string, std::string> HostFacts::as_variables() const {
   const NvidiaDriverFacts* nvidia = nvidia_driver ? nvidia_driver->if_probed() : nullptr;
   static const NvidiaDriverFacts not_probed;
   const NvidiaDriverFacts& n = nvidia ? *nvidia : not_probed;
+  // "ubuntu2604": how vendors name this distribution's folder in their
+  // repositories (AMD's ROCm Core SDK, NVIDIA's CUDA). Derived from the two
+  // facts it is made of, so with_variables() has nothing to restore.
+  std::string folder = distro;
+  for (char c : distro_version)
+    if (c != '.') folder += c;
   return {
+      {"host.distro_folder", distro.empty() ? "" : folder},
       {"host.nvidia_driver", n.driver}, {"host.nvidia_cuda", n.cuda}, {"host.nvidia_smi", n.said},
       {"host.kernel", kernel_release}, {"host.wsl", wsl},
       {"host.dxg", dxg ? "true" : "false"}, {"host.wsl_lib", wsl_lib ? "true" : "false"},

@@ -31,6 +31,7 @@ struct HostFacts {
   std::string distro;             // os-release ID: "ubuntu", "debian"
   std::string distro_version;     // os-release VERSION_ID: "24.04"
   std::string codename;           // os-release VERSION_CODENAME: "noble"
+                                  // (host.distro_folder, "ubuntu2404", is made of distro and distro_version)
   std::string arch;               // dpkg architecture: "amd64"
   std::string user;               // the Linux user to provision ("" when none found)
   std::string user_home;          // that user's home directory

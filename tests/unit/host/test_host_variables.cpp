@@ -81,3 +81,15 @@ TEST_CASE("facts the variables do not name stay as they are") {
   // No nvidia-smi answer recorded: today's probe, if a profile asks.
   CHECK(then.nvidia_driver == now.nvidia_driver);
 }
+
+TEST_CASE("host.distro_folder is the distribution and its version without dots, as vendors name repository folders") {
+  HostFacts h;
+  h.distro = "ubuntu";
+  h.distro_version = "26.04";
+  CHECK(h.as_variables().at("host.distro_folder") == "ubuntu2604");
+  h.distro = "debian";
+  h.distro_version = "13";
+  CHECK(h.as_variables().at("host.distro_folder") == "debian13");
+  h.distro.clear();
+  CHECK(h.as_variables().at("host.distro_folder").empty());
+}
