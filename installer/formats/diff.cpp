@@ -1,7 +1,9 @@
 #include "installer/formats/diff.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
+#include "installer/formats/sha256.hpp"
 #include "installer/system/text.hpp"
 
 namespace wslgpu {
@@ -90,6 +92,42 @@ std::vector<std::string> unified_diff(const std::string& path, const std::string
   if (!old_content.empty() && old_content.back() != '\n') out.push_back("\\ No newline at end of file (before)");
   if (!new_text.empty() && new_text.back() != '\n') out.push_back("\\ No newline at end of file");
   return out;
+}
+
+bool is_diffable_text(const std::string& text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') return false;
+      if (c == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length from the lead byte, then continuation
+    // bytes; overlong forms and surrogates are not text either.
+    std::size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n == 0 || i + n > text.size()) return false;
+    std::uint32_t cp = c & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
+    for (std::size_t k = 1; k < n; ++k) {
+      const auto cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+      return false;
+    i += n;
+  }
+  return true;
+}
+
+std::vector<std::string> binary_change_lines(const std::string& path, const std::string* old_content,
+                                             const std::string& new_content) {
+  auto describe = [](const std::string& bytes) {
+    return std::to_string(bytes.size()) + " bytes, sha256 " + sha256_hex(bytes);
+  };
+  return {"binary file " + path + ": " + describe(new_content) +
+          (old_content ? "; was " + describe(*old_content) : std::string("; was absent"))};
 }
 
 }  // namespace wslgpu

@@ -12,4 +12,17 @@ namespace wslgpu {
 std::vector<std::string> unified_diff(const std::string& path, const std::string* old_text, const std::string& new_text,
                                       std::size_t context = 3);
 
+// Whether TEXT can be shown as lines of a diff: valid UTF-8 without NUL or
+// other control characters than tab, line feed, carriage return and form
+// feed. A binary file (a dearmoured key, /etc/apt/keyrings/NAME.gpg) is not:
+// its bytes would garble a terminal and cannot go into the plan's JSON,
+// which is UTF-8.
+bool is_diffable_text(const std::string& text);
+
+// What a plan shows for a file that is not diffable text: its size and
+// SHA-256, before and after ("binary file /etc/apt/keyrings/rocm.gpg: 1226
+// bytes, sha256 3f2a...; was absent").
+std::vector<std::string> binary_change_lines(const std::string& path, const std::string* old_content,
+                                             const std::string& new_content);
+
 }  // namespace wslgpu

@@ -20,7 +20,18 @@ class AptRemoveStep : public Step {
   std::vector<std::string> packages;
   std::vector<std::string> matching;  // patterns of installed packages, removed too
   bool auto_remove = false;
+  // Names or patterns: the step acts only while one of them is installed.
+  std::vector<std::string> if_installed;
   std::int64_t lock_timeout = 120;
+
+  // The installed package IF_INSTALLED names first, "" when none (or no
+  // such condition).
+  std::string trigger(const DpkgStatus& status) const {
+    for (const auto& [name, version] : status.installed())
+      for (const auto& pattern : if_installed)
+        if (glob_match(pattern, name)) return name;
+    return "";
+  }
 
   std::vector<std::string> installed(const DpkgStatus& status) const {
     std::vector<std::string> out;
@@ -54,6 +65,11 @@ class AptRemoveStep : public Step {
     StepPlan p;
     DpkgStatus status = read_dpkg_for_plan(ctx.fs, packages, p, std::chrono::seconds(lock_timeout));
     auto todo = installed(status);
+    if (!todo.empty() && !if_installed.empty() && trigger(status).empty()) {
+      p.summary = "none of " + name_list(if_installed) + " is installed, so " + name_list(todo) + " stay" +
+                  (todo.size() == 1 ? "s" : "");
+      return p;
+    }
     if (todo.empty()) {
       const std::vector<std::string> all = asked();
       p.summary = all.size() == 1 && matching.empty() ? all.front() + " is not installed"
@@ -125,6 +141,7 @@ class AptRemoveStep : public Step {
     // that autoremove sees the machine as before.
     AptExtendedStates states = AptExtendedStates::read(ctx.fs);
     auto todo = installed(before);
+    if (!if_installed.empty() && trigger(before).empty()) todo.clear();
     if (plan.fingerprint.contains("apt:remove")) {
       // The plan's whole removal, those still installed.
       todo.clear();
@@ -246,6 +263,14 @@ std::shared_ptr<Step> make_apt_remove_step(StepKeys& keys) {
     s->matching.push_back(pattern);
   }
   s->auto_remove = keys.boolean("auto_remove", false);
+  for (const auto& pattern : keys.string_list("if_installed")) {
+    if (pattern.empty() || pattern.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+-.*?") != std::string::npos) {
+      keys.error("if_installed", "\"" + pattern + "\" is not a package name or pattern: use only lowercase letters, "
+                                                    "digits, '+', '-', '.' and the wildcards '*' and '?'");
+      continue;
+    }
+    s->if_installed.push_back(pattern);
+  }
   s->lock_timeout = keys.integer("lock_timeout", 120, 0, 86400);
   return s;
 }

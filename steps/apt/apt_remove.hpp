@@ -7,6 +7,7 @@
 //   packages = ["libhsa-runtime64-1", "libhsakmt1"]
 //   matching = ["amdrocm*"]      # optional: patterns of installed packages removed too
 //   auto_remove = true           # optional: also what only they needed (default false)
+//   if_installed = ["rocm-core"] # optional: act only while one of these (names, patterns) is installed
 //   lock_timeout = 120           # optional, seconds to wait for dpkg's lock
 //
 // State touched: the named packages that are installed, and whatever apt

@@ -55,12 +55,15 @@ bool plan_file(const FileSystem& fs, const std::string& path, const std::optiona
   nlohmann::json change = {{"type", "file"}, {"path", path}};
   if (!now.content || *now.content != *content) {
     differs = true;
-    auto diff = unified_diff(path, now.content ? &*now.content : nullptr, *content);
+    const std::string* before = now.content ? &*now.content : nullptr;
+    const bool text = is_diffable_text(*content) && (!before || is_diffable_text(*before));
+    auto diff = text ? unified_diff(path, before, *content) : binary_change_lines(path, before, *content);
     plan.details.insert(plan.details.end(), diff.begin(), diff.end());
     change["action"] = now.info ? "update" : "create";
     std::string d;
     for (const auto& l : diff) d += l + "\n";
-    change["diff"] = d;
+    if (text) change["diff"] = d;
+    else change["binary"] = true;
   }
   if (!now.info || now.info->mode != attrs.mode) {
     if (now.info) {

@@ -201,12 +201,12 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   CHECK(contains(r.out, "Chose rocm_version=7.2.4 (auto): the newest release AMD calls production for WSL on Ubuntu "
                         "24.04\n"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 36);
+  REQUIRE(lines.size() == 38);
   const std::string key_url = "https://repo.radeon.com/rocm/rocm.gpg.key";
-  CHECK(starts_with(lines[11], unreachable("  12  apt_repository  amdgpu-repo      ", key_url)));
-  CHECK(starts_with(lines[12], unreachable("  13  apt_repository  rocm-repo        ", key_url)));
-  CHECK(starts_with(lines[14], unreachable("  15  apt_repository  graphics-repo    ", key_url)));
-  lines[11] = lines[12] = lines[14] = "(key)";
+  CHECK(starts_with(lines[13], unreachable("  14  apt_repository  amdgpu-repo      ", key_url)));
+  CHECK(starts_with(lines[14], unreachable("  15  apt_repository  rocm-repo        ", key_url)));
+  CHECK(starts_with(lines[16], unreachable("  17  apt_repository  graphics-repo    ", key_url)));
+  lines[13] = lines[14] = lines[16] = "(key)";
   CHECK(
       joined(lines) ==
       "   1  check           dxg              verify   /dev/dxg is a char_device\n"
@@ -214,42 +214,44 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
       "   3  apt_remove      distro-hsa       no-op    none of libhsa-runtime64-1, libhsakmt1 is installed\n"
       "   4  apt_remove      distro-rocm      skipped  skipped: host.distro == 'ubuntu' && host.distro_version == "
       "'26.04' is false\n"
-      "   5  apt_remove      legacy-rocm      skipped  skipped: rocm_wsl == 'core' is false\n"
-      "   6  apt_remove      no-core          no-op    none of amdrocm* is installed\n"
-      "   7  apt_remove      no-rocdxg-deb    skipped  skipped: rocm_wsl == 'core' && rocdxg_version == '' is false\n"
-      "   8  file            no-amdgpu-src    skipped  skipped: rocm_wsl == 'core' is false\n"
-      "   9  file            no-amdgpu-key    skipped  skipped: rocm_wsl == 'core' is false\n"
-      "  10  file            no-amdgpu-gpg    skipped  skipped: rocm_wsl == 'core' is false\n"
-      "  11  file            no-amdgpu-pin    skipped  skipped: rocm_wsl == 'core' is false\n"
+      "   5  apt_remove      no-rocdxg-deb    skipped  skipped: rocm_wsl == 'core' && rocdxg_version == '' is false\n"
+      "   6  apt_remove      legacy-rocdxg    skipped  skipped: rocm_wsl == 'core' && rocdxg_version != '' is false\n"
+      "   7  apt_remove      legacy-rocm      skipped  skipped: rocm_wsl == 'core' is false\n"
+      "   8  apt_remove      core-rocdxg      no-op    rocdxg-roct is not installed\n"
+      "   9  apt_remove      no-core          no-op    none of amdrocm* is installed\n"
+      "  10  file            no-amdgpu-src    skipped  skipped: rocm_wsl == 'core' is false\n"
+      "  11  file            no-amdgpu-key    skipped  skipped: rocm_wsl == 'core' is false\n"
+      "  12  file            no-amdgpu-gpg    skipped  skipped: rocm_wsl == 'core' is false\n"
+      "  13  file            no-amdgpu-pin    skipped  skipped: rocm_wsl == 'core' is false\n"
       "(key)\n"
       "(key)\n"
-      "  14  apt_repository  core-repo        skipped  skipped: rocm_wsl == 'core' is false\n"
+      "  16  apt_repository  core-repo        skipped  skipped: rocm_wsl == 'core' is false\n"
       "(key)\n"
-      "  16  file            no-graphics-src  skipped  skipped: graphics_dir == '' is false\n"
-      "  17  file            no-graphics-key  skipped  skipped: graphics_dir == '' is false\n"
-      "  18  file            no-graphics-gpg  skipped  skipped: graphics_dir == '' is false\n"
-      "  19  file            no-graphics-pin  skipped  skipped: graphics_dir == '' is false\n"
-      "  20  apt_update      lists            change   refresh package lists (never refreshed by wslgpu-setup)\n"
-      "  21  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false\n"
-      "  22  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
+      "  18  file            no-graphics-src  skipped  skipped: graphics_dir == '' is false\n"
+      "  19  file            no-graphics-key  skipped  skipped: graphics_dir == '' is false\n"
+      "  20  file            no-graphics-gpg  skipped  skipped: graphics_dir == '' is false\n"
+      "  21  file            no-graphics-pin  skipped  skipped: graphics_dir == '' is false\n"
+      "  22  apt_update      lists            change   refresh package lists (never refreshed by wslgpu-setup)\n"
+      "  23  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false\n"
+      "  24  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
       "apt-cache was not found in the target root\n"
-      "  23  apt_install     core             skipped  skipped: rocm_wsl == 'core' && rocm_gfx != '' is false\n"
-      "  24  apt_install     core-all         skipped  skipped: rocm_wsl == 'core' && rocm_gfx == '' is false\n"
-      "  25  download        rocdxg-download  change   download "
+      "  25  apt_install     core             skipped  skipped: rocm_wsl == 'core' && rocm_gfx != 'all' is false\n"
+      "  26  apt_install     core-all         skipped  skipped: rocm_wsl == 'core' && rocm_gfx == 'all' is false\n"
+      "  27  download        rocdxg-download  change   download "
       "https://github.com/ROCm/librocdxg/releases/download/v1.2.2/rocdxg-roct_1.2.2_amd64.deb to "
       "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb\n"
-      "  26  deb_install     rocdxg           change   install the package in "
+      "  28  deb_install     rocdxg           change   install the package in "
       "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb (not there yet: an earlier step creates it)\n"
-      "  27  check           rocdxg-lib       verify   `test -f /opt/rocm/lib/librocdxg.so` succeeds\n"
-      "  28  profile_env     rocm-path        skipped  skipped: rocm_dxg_env != 'true' is false\n"
-      "  29  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh\n"
-      "  30  file            dxg-services     change   create /etc/systemd/system.conf.d/wslgpu-rocm.conf\n"
-      "  31  file            dxg-user-env     change   create /etc/environment.d/90-wslgpu-rocm.conf\n"
-      "  32  file            no-dxg-services  skipped  skipped: rocm_dxg_env != 'true' is false\n"
-      "  33  file            no-dxg-user-env  skipped  skipped: rocm_dxg_env != 'true' is false\n"
-      "  34  user_groups     gpu-groups       skipped  skipped: add_gpu_groups == 'true' is false\n"
-      "  35  check           rocm-links       skipped  skipped: rocm_wsl == 'core' is false\n"
-      "  36  check           rocminfo-gfx     verify   `/bin/bash -lc 'exec /opt/rocm/bin/rocminfo'` succeeds and prints "
+      "  29  check           rocdxg-lib       verify   `test -f /opt/rocm/lib/librocdxg.so` succeeds\n"
+      "  30  profile_env     rocm-path        skipped  skipped: rocm_dxg_env != 'true' is false\n"
+      "  31  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh\n"
+      "  32  file            dxg-services     change   create /etc/systemd/system.conf.d/wslgpu-rocm.conf\n"
+      "  33  file            dxg-user-env     change   create /etc/environment.d/90-wslgpu-rocm.conf\n"
+      "  34  file            no-dxg-services  skipped  skipped: rocm_dxg_env != 'true' is false\n"
+      "  35  file            no-dxg-user-env  skipped  skipped: rocm_dxg_env != 'true' is false\n"
+      "  36  user_groups     gpu-groups       skipped  skipped: add_gpu_groups == 'true' is false\n"
+      "  37  check           rocm-links       skipped  skipped: rocm_wsl == 'core' is false\n"
+      "  38  check           rocminfo-gfx     verify   `/bin/bash -lc 'exec /opt/rocm/bin/rocminfo'` succeeds and prints "
       "/gfx[0-9a-f]+/\n");
   // The pinned hash of rocdxg-roct_1.2.2_amd64.deb (../shared/VENDOR-FACTS.md).
   CHECK(contains(r.out, "sha256 28ded1254811192ebace1f76c0227580184af7b27ab2475fb9728295a702d541\n"));
@@ -268,7 +270,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   CHECK(contains(r.out, "+HSA_ENABLE_DXG_DETECTION=1\n"));
   CHECK(contains(r.out, "on failure: warn and go on\n"));
   CHECK(contains(r.out,
-                 "\nPlan: 6 changes, 2 already done, 4 checks, 20 skipped, 4 refused. Nothing has been changed.\n"
+                 "\nPlan: 6 changes, 3 already done, 4 checks, 21 skipped, 4 refused. Nothing has been changed.\n"
                  "Install would stop before changing anything: fix what is refused above first.\n"));
 }
 
@@ -296,16 +298,16 @@ TEST_CASE(
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 36);
-  CHECK(lines[11] ==
-        "  12  apt_repository  amdgpu-repo      change   add /etc/apt/sources.list.d/amdgpu.sources, key "
+  REQUIRE(lines.size() == 38);
+  CHECK(lines[13] ==
+        "  14  apt_repository  amdgpu-repo      change   add /etc/apt/sources.list.d/amdgpu.sources, key "
         "amdgpu.asc (" +
             key.note() + "), pin 600");
-  CHECK(lines[12] ==
-        "  13  apt_repository  rocm-repo        change   add /etc/apt/sources.list.d/rocm.sources, key "
+  CHECK(lines[14] ==
+        "  15  apt_repository  rocm-repo        change   add /etc/apt/sources.list.d/rocm.sources, key "
         "rocm.asc (" +
             key.note() + "), pin 600");
-  CHECK(lines[14] == "  15  apt_repository  graphics-repo    skipped  skipped: graphics_dir != '' && (rocm_wsl == "
+  CHECK(lines[16] == "  17  apt_repository  graphics-repo    skipped  skipped: graphics_dir != '' && (rocm_wsl == "
                     "'legacy' || rocm_wsl == 'librocdxg') is false");
   // AMD's layout up to 6.4.x: amdgpu/<version>/ubuntu and rocm/apt/<version>, suite = codename, main.
   for (const char* line :
@@ -316,17 +318,17 @@ TEST_CASE(
         "+Pin: release o=repo.radeon.com\n", "+Pin-Priority: 600\n"})
     CHECK_MESSAGE(contains(r.out, line), line);
   // The lists of the repositories it would add are read with apt, which this root lacks.
-  CHECK(lines[20].rfind("  21  apt_install     rocm             refused  cannot be planned: could not read the package "
+  CHECK(lines[22].rfind("  23  apt_install     rocm             refused  cannot be planned: could not read the package "
                        "lists of the repositories this plan would add, so the plan cannot say what would be installed. "
                        "`apt-get update` could not run",
                        0) == 0);
-  CHECK(lines[20].size() > kNoApt.size());
-  CHECK(lines[20].substr(lines[20].size() - kNoApt.size()) == kNoApt);
+  CHECK(lines[22].size() > kNoApt.size());
+  CHECK(lines[22].substr(lines[22].size() - kNoApt.size()) == kNoApt);
   // A release without a graphics repository removes none that is not there.
-  CHECK(lines[15] == "  16  file            no-graphics-src  no-op    /etc/apt/sources.list.d/rocm-graphics.sources is "
+  CHECK(lines[17] == "  18  file            no-graphics-src  no-op    /etc/apt/sources.list.d/rocm-graphics.sources is "
                     "already absent");
   CHECK(contains(r.out,
-                 "\nPlan: 4 changes, 8 already done, 2 checks, 21 skipped, 1 refused. Nothing has been changed.\n"));
+                 "\nPlan: 4 changes, 9 already done, 2 checks, 22 skipped, 1 refused. Nothing has been changed.\n"));
 
   // 7.x: the amdgpu driver repository is versioned apart, and a graphics repository joins.
   RunResult seven = plan(root, "rocm", {"rocm_key_fingerprint=" + key.fingerprint, "rocm_key_url=" + key.url});
@@ -356,8 +358,8 @@ TEST_CASE("a key whose fingerprint is not the pinned one is refused, and install
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 36);
-  CHECK(lines[12] == "  13  apt_repository  rocm-repo        refused  the key at " + key.url + " is " +
+  REQUIRE(lines.size() == 38);
+  CHECK(lines[14] == "  15  apt_repository  rocm-repo        refused  the key at " + key.url + " is " +
                         wslgpu::format_fingerprint(key.fingerprint) + ", not the pinned " +
                         wslgpu::format_fingerprint(pinned));
   RunResult i = run_tool({"--root", root.path(), "--set", "rocm_key_fingerprint=" + pinned, "--set",
@@ -381,11 +383,11 @@ TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reaso
                  "locate package hsa-runtime-rocr4wsl-amdgpu\"). Use 7.2.4 (librocdxg, Windows 11) or 7.2 (the last "
                  "legacy release): --set rocm_version=7.2.4\n\n"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 36);
-  CHECK(lines[11] == "  12  apt_repository  amdgpu-repo      skipped  skipped: rocm_wsl == 'legacy' || rocm_wsl == "
+  REQUIRE(lines.size() == 38);
+  CHECK(lines[13] == "  14  apt_repository  amdgpu-repo      skipped  skipped: rocm_wsl == 'legacy' || rocm_wsl == "
                     "'librocdxg' is false");
-  CHECK(lines[20] == "  21  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
-  CHECK(lines[21] == "  22  apt_install     rocm7            skipped  skipped: rocm_wsl == 'librocdxg' is false");
+  CHECK(lines[22] == "  23  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
+  CHECK(lines[23] == "  24  apt_install     rocm7            skipped  skipped: rocm_wsl == 'librocdxg' is false");
   CHECK(contains(r.out, ", the machine itself refused. Nothing has been changed.\n"));
 
   // install stops there, exit 3, before anything.
@@ -421,12 +423,12 @@ TEST_CASE("plan rocm --set rocm_version=7.2.1 uses amdgpu/30.30.1 and sets dxg d
   REQUIRE(r.exit_code == kRefusedOffline);
   CHECK_FALSE(contains(r.out, "refused by the manifest"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 36);
-  CHECK(lines[20] == "  21  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
+  REQUIRE(lines.size() == 38);
+  CHECK(lines[22] == "  23  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
   // apt-cache runs chrooted into the root, which only root can do.
-  CHECK(lines[21] == "  22  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
+  CHECK(lines[23] == "  24  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
                      "apt-cache was not found in the target root");
-  CHECK(lines[28] == "  29  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh");
+  CHECK(lines[30] == "  31  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh");
   CHECK(contains(r.out, "amdgpu_dir=30.30.1"));
   CHECK(contains(r.out, "+export HSA_ENABLE_DXG_DETECTION='1'\n"));
 }
@@ -437,7 +439,7 @@ TEST_CASE("plan rocm on Ubuntu 22.04 skips removing the distribution's ROCm 5.7 
   RunResult r = plan(root, "rocm");
   REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 36);
+  REQUIRE(lines.size() == 38);
   CHECK(lines[2] ==
         "   3  apt_remove      distro-hsa       skipped  skipped: host.distro == 'ubuntu' && "
         "host.distro_version == '24.04' is false");
@@ -637,13 +639,16 @@ TEST_CASE("plan rocm on Ubuntu 26.04 chooses the ROCm Core SDK, the only ROCm AM
   CHECK(contains(text.out, "warning: ROCm 10.0.0 on WSL: a field report of 10.0.0 on WSL"));
   // Ubuntu's own ROCm 7.1 goes, then any legacy release, before the Core SDK's repository and package.
   auto lines = step_lines(text.out);
-  REQUIRE(lines.size() == 36);
+  REQUIRE(lines.size() == 38);
   CHECK(lines[3] == "   4  apt_remove      distro-rocm      no-op    none of libamdhip64-7, libhsa-runtime64-1 is "
                     "installed");
-  CHECK(lines[4] == "   5  apt_remove      legacy-rocm      no-op    none of rocm-core, hsa-runtime-rocr4wsl-amdgpu is "
+  CHECK(lines[5] == "   6  apt_remove      legacy-rocdxg    no-op    rocdxg-roct is not installed");
+  CHECK(lines[6] == "   7  apt_remove      legacy-rocm      no-op    none of rocm-core, hsa-runtime-rocr4wsl-amdgpu is "
                     "installed");
-  CHECK(starts_with(lines[13], "  14  apt_repository  core-repo        refused  could not reach stable.repo.amd.com"));
-  CHECK(starts_with(lines[23], "  24  apt_install     core-all         refused  cannot be planned"));
+  CHECK(starts_with(lines[15], "  16  apt_repository  core-repo        refused  could not reach stable.repo.amd.com"));
+  CHECK(starts_with(lines[25], "  26  apt_install     core-all         refused  cannot be planned"));
+  // No AMD GPU seen from Windows here (no interop): the package of every target, and why.
+  CHECK(contains(text.out, "Chose rocm_gfx=all (fallback): no AMD GPU with a known target was seen from Windows"));
   CHECK(contains(text.out, "would install amdrocm10.0 10.0.0-*, in place of installed packages matching amdrocm*"));
   CHECK(contains(text.out, "+case \":${PATH}:\" in *':/opt/rocm/core-10.0/bin:'*)"));
   CHECK_FALSE(contains(text.out, "HSA_ENABLE_DXG_DETECTION='1'"));

@@ -109,6 +109,25 @@ TEST_CASE("apt_remove with matching and auto_remove takes what only the removed 
   CHECK(data["removed"].size() == 3);
 }
 
+TEST_CASE("apt_remove with if_installed acts only while one of those packages is installed") {
+  AptWorld w;
+  w.fs.add_file("/var/lib/dpkg/status", status_text({{"rocdxg-roct", "1.2.2"}, {"amdrocm-core10.0-gfx1100", "10.0.0-4"}}));
+  auto step = make_step("apt_remove", "packages = [\"rocdxg-roct\"]\nif_installed = [\"rocm-core\"]\n");
+  StepPlan p = step->plan(w.ctx);
+  CHECK(p.verdict == Verdict::noop);
+  CHECK(p.summary == "none of rocm-core is installed, so rocdxg-roct stays");
+  CHECK(w.runner.calls.empty());
+  CHECK(step->apply(w.ctx, p)["removed"].empty());
+  CHECK(w.runner.calls.empty());
+
+  // With the legacy release there, it goes.
+  w.fs.add_file("/var/lib/dpkg/status", status_text({{"rocdxg-roct", "1.2.2"}, {"rocm-core", "7.2.4.70204-1"}}));
+  w.runner.on({"apt-get", "-s", "remove"}, ok("Remv rocdxg-roct [1.2.2]\n"));
+  StepPlan q = step->plan(w.ctx);
+  CHECK(q.verdict == Verdict::change);
+  CHECK(q.summary == "remove rocdxg-roct 1.2.2");
+}
+
 TEST_CASE("apt_remove refuses a matching pattern that is not a package pattern, or one that matches everything") {
   std::vector<Diagnostic> everything, upper;
   make_step("apt_remove", "matching = [\"*\"]\n", everything);
