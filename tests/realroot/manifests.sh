@@ -159,8 +159,8 @@ rocm724_profile_args() {
 # line, then ARG...: the deb822 repository's folder for the root's
 # distribution (CORE_FOLDER, default debian12, the bookworm roots'
 # host.distro_folder; ubuntu2604 for the forky root dressed as 26.04), the
-# key file in AMD's shape (binary key, then its armour: testrepo.sh) from
-# the host path, its fingerprint, and the one-target packages
+# key file in AMD's shape (the Core SDK's test key, binary, then its armour: testrepo.sh) from
+# the host path, that key's fingerprint, and the one-target packages
 # (rocm_gfx=gfx1100). The pin's origin stays the profile's default, "AMD
 # ROCm", which the test Release files say. 10.0 pairs with the librocdxg
 # .deb: the loopback HTTPS server's URL and the test .deb's SHA-256 (call
@@ -172,6 +172,6 @@ core_profile_args() {
   [[ -n ${HTTPS_URL:-} ]] || fail "core_profile_args: call serve_https \"\$TESTREPO_ROCDXG_DIR\" first"
   rocm_profile_args --set "graphics_repo=$TESTREPO_GRAPHICS_REPO" --set rocm_version=10.0.0 \
     --set "rocm_core_repo=$TESTREPO_CORE_REPO_BASE/${CORE_FOLDER:-debian12}/" \
-    --set "rocm_core_key_url=file://$TESTREPO_CORE_KEY" --set "rocm_core_key_fingerprint=$TESTREPO_KEY_FINGERPRINT" \
+    --set "rocm_core_key_url=file://$TESTREPO_CORE_KEY" --set "rocm_core_key_fingerprint=$TESTREPO_CORE_KEY_FINGERPRINT" \
     --set "rocm_gfx=$TESTREPO_CORE_GFX" --set "rocdxg_release_url=$HTTPS_URL" --set "rocdxg_sha256=$TESTREPO_ROCDXG_SHA256" "$@"
 }

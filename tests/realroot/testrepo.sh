@@ -64,7 +64,9 @@
 # with the certificate in tls/ (a CA made for the run, $TESTREPO_TLS_DIR).
 # And ROCm 7.2.4, the last release in AMD's legacy packaging (rocm.toml's
 # 7.2.4 row: librocdxg 1.2.2 and HSA_ENABLE_DXG_DETECTION=1 as 7.2.2), the
-# 7.2.2 set again at 7.2.4.70204-1 in pool/amd724/, in its own three indexes:
+# 7.2.2 set again at 7.2.4.70204-1 in pool/amd724/, but laid out as AMD's
+# legacy packaging lays out a release (/opt/rocm-7.2.4, and /opt/rocm an
+# alternatives link to it made by rocm-core), in its own three indexes:
 #   rocm/apt/7.2.4, amdgpu/30.30.4/ubuntu, graphics/7.2.3/ubuntu (there is no
 #   graphics/7.2.4; the profile reuses 7.2.3)
 # so that a switch from it to the Core SDK has a release of its own to leave
@@ -77,12 +79,15 @@
 # debian12 for the bookworm roots, ubuntu2604 for forky dressed as 26.04),
 # all indexing the same pool/core/, each Release saying Origin "AMD ROCm",
 # Suite stable, as AMD's does (so the profile's default pin, o=AMD ROCm, is
-# the one exercised). Its key is published at amdrocm/gpg/packages.gpg in
-# AMD's shape: the binary key block FOLLOWED BY an ASCII-armoured copy of the
-# same key (the run's test key; AMD's is D0F004A0…D5E02107). gpgv reads the
+# the one exercised), and signed by a key of its own made for the run (AMD
+# signs it with D0F004A0…D5E02107, not repo.radeon.com's key;
+# $TESTREPO_CORE_KEY_FINGERPRINT, the binary key alone in core-key.gpg,
+# $TESTREPO_CORE_KEY_BINARY). That key is published at
+# amdrocm/gpg/packages.gpg in AMD's shape: the binary key block FOLLOWED BY
+# an ASCII-armoured copy of the same key ($TESTREPO_CORE_KEY). gpgv reads the
 # binary packets, then stops at the armour's "-----" ("invalid packet
-# (ctb=2d)"), so apt refuses the file as Signed-By as it is: only its binary
-# packets may be written to /etc/apt/keyrings ($TESTREPO_CORE_KEY).
+# (ctb=2d)"), so apt refuses the file as Signed-By as it is (sqv too, "Malformed
+# certificate"): only its binary packets may be written to /etc/apt/keyrings.
 # The packages (_define_core_packages), for 10.0 and 10.1:
 #   amdrocm10.X-gfx1100 -> amdrocm-core10.X-gfx1100   one GPU target
 #   amdrocm10.X -> amdrocm-core10.X                   every target, far larger
@@ -131,7 +136,8 @@ TESTREPO_ROCM72_ROCM_PACKAGES=(rocm-core rocminfo rocm-dev rocm)
 TESTREPO_ROCM72_AMDGPU_PACKAGES=(hsa-runtime-rocr4wsl-amdgpu amdgpu-install)
 TESTREPO_ROCM72_GRAPHICS_PACKAGES=(libdrm-amdgpu-common)
 # The last release in AMD's legacy packaging (rocm.toml's 7.2.4 row:
-# amdgpu/30.30.4, graphics/7.2.3), the 7.2.2 set at its versions.
+# amdgpu/30.30.4, graphics/7.2.3), the 7.2.2 set at its versions, in
+# /opt/rocm-7.2.4 with /opt/rocm an alternatives link to it.
 TESTREPO_ROCM724_VERSION=7.2.4
 TESTREPO_ROCM724_AMDGPU_DIR=30.30.4
 TESTREPO_ROCM724_GRAPHICS_DIR=7.2.3
@@ -285,13 +291,36 @@ _define_cuda_packages() {
 # rest and sealed under their versions; test_repo builds them into
 # pool/amd7/. The same set at another 7.2.x release (7.2.4, into
 # pool/amd724/) with RELEASE (7.2.4), its build number (70204) and the
-# graphics repository's (70203: graphics/7.2.3).
-# _define_rocm7_packages [RELEASE BUILD GRAPHICS_BUILD]
+# graphics repository's (70203: graphics/7.2.3), and PREFIX: where AMD's
+# legacy packaging puts a release, /opt/rocm-7.2.4, /opt/rocm being an
+# alternatives link to it that rocm-core's postinst makes (group rocm, as
+# `update-alternatives --display rocm` shows on such a machine; the lead's
+# rocm.toml and AMD's 10.0 install page rest on it: the Core SDK needs
+# /opt/rocm as a folder). What installs into /opt/rocm afterwards (the
+# rocdxg-roct .deb) lands in the release's folder through the link. 7.2.2
+# keeps its files in /opt/rocm itself, as its scenarios were written for.
+# _define_rocm7_packages [RELEASE BUILD GRAPHICS_BUILD PREFIX]
 _define_rocm7_packages() {
-  local release=${1:-7.2.2} b=${2:-70202} gb=${3:-70201} p
+  local release=${1:-7.2.2} b=${2:-70202} gb=${3:-70201} prefix=${4:-/opt/rocm} p
   local v=$release.$b-1
   _deb rocm-core "$v" "" "ROCm core: release information"
-  printf '%s\n' "$release" | _file rocm-core /opt/rocm/.info/version 0644
+  printf '%s\n' "$release" | _file rocm-core "$prefix/.info/version" 0644
+  if [[ $prefix != /opt/rocm ]]; then
+    _script rocm-core postinst <<EOF
+#!/bin/sh
+set -e
+if [ "\$1" = configure ]; then
+  update-alternatives --install /opt/rocm rocm $prefix $b
+fi
+EOF
+    _script rocm-core prerm <<EOF
+#!/bin/sh
+set -e
+if [ "\$1" = remove ] || [ "\$1" = deconfigure ]; then
+  update-alternatives --remove rocm $prefix
+fi
+EOF
+  fi
   _deb libdrm-amdgpu-common "1.0.0.$gb-1" "" "List of AMD/ATI cards' device IDs, revision IDs and marketing names"
   printf 'fake amdgpu.ids\n' | _file libdrm-amdgpu-common /opt/amdgpu/share/libdrm/amdgpu.ids 0644
   _deb libdrm-amdgpu-amdgpu1 "1:2.4.125.$b-1" "libdrm-amdgpu-common" "Userspace interface to amdgpu-specific kernel DRM services"
@@ -299,11 +328,11 @@ _define_rocm7_packages() {
   # The standard runtime: not the WSL build, and a file name of its own.
   _deb hsa-rocr "1.18.0.$b-1" "rocm-core, libdrm-amdgpu-amdgpu1" "AMD Heterogeneous System Architecture HSA runtime"
   printf 'fake libhsa-runtime64 (standard build, loads librocdxg)\n' |
-    _file hsa-rocr "/opt/rocm/lib/libhsa-runtime64.so.1.18.$b" 0644
+    _file hsa-rocr "$prefix/lib/libhsa-runtime64.so.1.18.$b" 0644
   _deb rocminfo "1.0.0.$b-1" "rocm-core, hsa-rocr" "ROCm agent enumerator"
   # Without the dxg bridge (librocdxg) or HSA_ENABLE_DXG_DETECTION=1, 7.2.x
   # finds no GPU on WSL (../shared/SEED-NOTES.md: "No WDDM adapters found").
-  _file rocminfo /opt/rocm/bin/rocminfo 0755 <<'EOS'
+  _file rocminfo "$prefix/bin/rocminfo" 0755 <<'EOS'
 #!/bin/sh
 if [ ! -e /dev/dxg ] || [ ! -f /opt/rocm/lib/librocdxg.so ] || [ "$HSA_ENABLE_DXG_DETECTION" != 1 ]; then
   echo "No WDDM adapters found."
@@ -338,7 +367,7 @@ EOS
   _deb rocm-dev "$v" "rocm-core (= $v), hsa-rocr (= 1.18.0.$b-1), rocminfo (= 1.0.0.$b-1)" "ROCm development meta package"
   # A library of the full userspace that AMD's lightweight (.lw) torch
   # wheels load from /opt/rocm (the fake torch fails to import without it).
-  printf 'fake libroctx64\n' | _file rocm-dev /opt/rocm/lib/libroctx64.so.4 0644
+  printf 'fake libroctx64\n' | _file rocm-dev "$prefix/lib/libroctx64.so.4" 0644
   _deb rocm "$v" "rocm-dev (= $v)" "ROCm meta package"
   _deb amdgpu-install "$v" "" "AMD GPU installer script"
   _file amdgpu-install /usr/bin/amdgpu-install 0755 <<EOS
@@ -822,7 +851,7 @@ test_repo() {
   _define_rocm7_packages
   _testrepo_build_stage "$repo/pool/amd7/"
   _stage=$(mktemp -d)
-  _define_rocm7_packages "$TESTREPO_ROCM724_VERSION" 70204 70203
+  _define_rocm7_packages "$TESTREPO_ROCM724_VERSION" 70204 70203 "/opt/rocm-$TESTREPO_ROCM724_VERSION"
   _testrepo_build_stage "$repo/pool/amd724/"
   _stage=$(mktemp -d)
   _define_core_packages
@@ -884,14 +913,14 @@ test_repo() {
     "${TESTREPO_ROCM7_GRAPHICS_PACKAGES[@]}"
   rm -f "$amd724_index"
   # The Core SDK: one folder per distribution, the same packages in each.
-  local core_index core_packages folder signed_dirs=()
+  local core_index core_packages folder signed_dirs=() core_dirs=()
   core_index=$(mktemp)
   (cd "$repo" && dpkg-scanpackages --multiversion pool/core /dev/null 2>/dev/null) >"$core_index"
   mapfile -t core_packages < <(awk '$1 == "Package:" { print $2 }' "$core_index" | sort -u)
   for folder in "${TESTREPO_CORE_FOLDERS[@]}"; do
     _suite=$TESTREPO_CORE_SUITE _origin=$TESTREPO_CORE_ORIGIN \
       _testrepo_subrepo "$repo" "$TESTREPO_CORE_BASE/$folder" "$arch" "$core_index" "${core_packages[@]}"
-    signed_dirs+=("$repo/$TESTREPO_CORE_BASE/$folder/dists/$TESTREPO_CORE_SUITE")
+    core_dirs+=("$repo/$TESTREPO_CORE_BASE/$folder/dists/$TESTREPO_CORE_SUITE")
   done
   rm -f "$core_index"
   local ubuntu_index
@@ -933,10 +962,23 @@ test_repo() {
       gpg --batch --quiet --clearsign -o "$d/InRelease" "$d/Release"
       gpg --batch --quiet --armor --detach-sign -o "$d/Release.gpg" "$d/Release"
     done
-    # AMD's shape of the Core SDK's key file: the binary key, then the
-    # same key ASCII-armoured.
+    gpgconf --kill all
+    # The Core SDK's own key, as AMD signs it with another key than
+    # repo.radeon.com's (D0F004A0… against CA8BB472…), so that a switch of
+    # stream meets a key of its own. AMD's shape of its key file: the
+    # binary key, then the same key ASCII-armoured. core-key.gpg, outside
+    # AMD's layout, is the binary key alone, for comparisons.
+    export GNUPGHOME=$gnupg/core
+    mkdir -m 0700 "$GNUPGHOME"
+    gpg --batch --quiet --passphrase '' --quick-gen-key 'wslgpu-setup test AMD ROCm signing key <core@wslgpu-setup.invalid>' ed25519 sign never
+    gpg --batch --quiet --export >"$repo/core-key.gpg"
     mkdir -p "$(dirname "$repo/$TESTREPO_CORE_KEY_PATH")"
-    cat "$repo/key.gpg" "$repo/key.asc" >"$repo/$TESTREPO_CORE_KEY_PATH"
+    { cat "$repo/core-key.gpg"; gpg --batch --quiet --armor --export; } >"$repo/$TESTREPO_CORE_KEY_PATH"
+    gpg --batch --with-colons --list-keys | awk -F: '$1 == "fpr" { print $10; exit }' >"$gnupg/core-fingerprint"
+    for d in "${core_dirs[@]}"; do
+      gpg --batch --quiet --clearsign -o "$d/InRelease" "$d/Release"
+      gpg --batch --quiet --armor --detach-sign -o "$d/Release.gpg" "$d/Release"
+    done
     gpgconf --kill all
     export GNUPGHOME=$gnupg/other
     mkdir -m 0700 "$GNUPGHOME"
@@ -966,6 +1008,7 @@ test_repo() {
   TESTREPO_KEY_FINGERPRINT=$(<"$gnupg/fingerprint")
   TESTREPO_OTHER_KEY_FINGERPRINT=$(<"$gnupg/other-fingerprint")
   TESTREPO_NVCT_KEY_FINGERPRINT=$(<"$gnupg/nvct-fingerprint")
+  TESTREPO_CORE_KEY_FINGERPRINT=$(<"$gnupg/core-fingerprint")
   [[ ${#TESTREPO_KEY_FINGERPRINT} == 40 && ${#TESTREPO_OTHER_KEY_FINGERPRINT} == 40 ]] ||
     fail "gpg did not print the test keys' fingerprints"
   rm -rf "$gnupg" "$gnupg.log"
@@ -976,6 +1019,7 @@ test_repo() {
   TESTREPO_KEY_SHA256=$(sha256sum <"$repo/key.asc" | cut -d' ' -f1)
   TESTREPO_KEY_IN_ROOT=/srv/testrepo/key.asc
   TESTREPO_CORE_KEY=$repo/$TESTREPO_CORE_KEY_PATH
+  TESTREPO_CORE_KEY_BINARY=$repo/core-key.gpg
   TESTREPO_OTHER_KEY=$repo/other-key.asc
   TESTREPO_NVCT_KEY=$repo/$TESTREPO_NVCT_BASE/gpgkey
   TESTREPO_OTHER_KEY_SHA256=$(sha256sum <"$repo/other-key.asc" | cut -d' ' -f1)
