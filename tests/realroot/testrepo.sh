@@ -179,12 +179,13 @@ TESTREPO_NVCT_BASE=libnvidia-container
 TESTREPO_NVCT_REPO=file:/srv/testrepo/$TESTREPO_NVCT_BASE
 TESTREPO_NVCT_PACKAGES=(libnvidia-container1 libnvidia-container-tools nvidia-container-toolkit-base nvidia-container-toolkit)
 
-# _deb NAME VERSION DEPENDS DESCRIPTION: starts a package in $_stage/NAME.
+# _deb NAME VERSION DEPENDS DESCRIPTION: starts a package in $_stage/NAME
+# (Architecture: $_arch when set, else all).
 _deb() {
   local name=$1 version=$2 depends=$3 description=$4 dir=$_stage/$1
   mkdir -p "$dir/DEBIAN"
   {
-    printf 'Package: %s\nVersion: %s\nArchitecture: all\n' "$name" "$version"
+    printf 'Package: %s\nVersion: %s\nArchitecture: %s\n' "$name" "$version" "${_arch:-all}"
     printf 'Maintainer: wslgpu-setup tests <tests@wslgpu-setup.invalid>\nSection: misc\nPriority: optional\n'
     [[ -z $depends ]] || printf 'Depends: %s\n' "$depends"
     printf 'Description: %s\n Test package built by tests/realroot/testrepo.sh; it only looks like the real %s.\n' \
@@ -488,25 +489,27 @@ EOS
 # replace a folder): AMD asks to remove ROCm 7.2.4 or older first.
 _core_runtime() {
   local name=$1 release=$2 version=$3 targets=$4 prefix=/opt/rocm/core-$2 t
-  local priority=${2/./}
-  _deb "$name" "$version" "" "$5"
-  sed -i 's/^Architecture: all$/Architecture: amd64/' "$_stage/$name/DEBIAN/control"
-  printf 'ROCm Core SDK %s (%s)\n' "$version" "$targets" | _file "$name" "$prefix/.info/version" 0644
-  mkdir -p "$_stage/$name/opt/rocm/lib"
-  printf 'fake libamdhip64.so.7 (ROCm Core SDK %s)\n' "$release" | _file "$name" "$prefix/lib/libamdhip64.so.7" 0644
-  printf 'fake libhsa-runtime64.so.1 (ROCm Core SDK %s)\n' "$release" | _file "$name" "$prefix/lib/libhsa-runtime64.so.1" 0644
+  local priority=${2/./} d=$_stage/$1/opt/rocm/core-$2
+  _arch=amd64 _deb "$name" "$version" "" "$5"
+  # Written with the shell's own redirections, not _file: the test
+  # repository is built once per run, and these are many small files.
+  mkdir -p "$_stage/$name/opt/rocm/lib" "$d/.info" "$d/bin" "$d/lib/rocblas/library"
+  printf 'ROCm Core SDK %s (%s)\n' "$version" "$targets" >"$d/.info/version"
+  printf 'fake libamdhip64.so.7 (ROCm Core SDK %s)\n' "$release" >"$d/lib/libamdhip64.so.7"
+  printf 'fake libhsa-runtime64.so.1 (ROCm Core SDK %s)\n' "$release" >"$d/lib/libhsa-runtime64.so.1"
   for t in $targets; do
-    printf 'fake code objects for %s\n' "$t" | _file "$name" "$prefix/lib/rocblas/library/TensileLibrary_$t.co" 0644
+    printf 'fake code objects for %s\n' "$t" >"$d/lib/rocblas/library/TensileLibrary_$t.co"
   done
   case $release in
     # 10.1 ships librocdxg inside ROCm (AMD's transition guide); 10.0's
     # runtime also looks in /opt/rocm/lib, where the rocdxg-roct .deb puts it.
-    10.0) _core_rocminfo "$release" /opt/rocm/lib "$prefix/lib" | _file "$name" "$prefix/bin/rocminfo" 0755 ;;
+    10.0) _core_rocminfo "$release" /opt/rocm/lib "$prefix/lib" >"$d/bin/rocminfo" ;;
     *)
-      _core_rocminfo "$release" "$prefix/lib" | _file "$name" "$prefix/bin/rocminfo" 0755
-      printf 'fake librocdxg (bundled with the ROCm Core SDK %s)\n' "$release" | _file "$name" "$prefix/lib/librocdxg.so" 0644
+      _core_rocminfo "$release" "$prefix/lib" >"$d/bin/rocminfo"
+      printf 'fake librocdxg (bundled with the ROCm Core SDK %s)\n' "$release" >"$d/lib/librocdxg.so"
       ;;
   esac
+  chmod 0755 "$d/bin/rocminfo"
   _script "$name" postinst <<EOF
 #!/bin/sh
 set -e
@@ -538,10 +541,8 @@ _define_core_packages() {
     _core_runtime "amdrocm-core$release" "$release" "$version" "$all" "ROCm Core SDK $release runtime and libraries (all GPU targets)"
     printf 'Conflicts: amdrocm-core%s-%s\nReplaces: amdrocm-core%s-%s\nInstalled-Size: 40000000\n' \
       "$release" "$gfx" "$release" "$gfx" >>"$_stage/amdrocm-core$release/DEBIAN/control"
-    _deb "amdrocm$release-$gfx" "$version" "amdrocm-core$release-$gfx (= $version)" "ROCm Core SDK $release for $gfx"
-    _deb "amdrocm$release" "$version" "amdrocm-core$release (= $version)" "ROCm Core SDK $release (all GPU targets)"
-    sed -i 's/^Architecture: all$/Architecture: amd64/' "$_stage/amdrocm$release-$gfx/DEBIAN/control" \
-      "$_stage/amdrocm$release/DEBIAN/control"
+    _arch=amd64 _deb "amdrocm$release-$gfx" "$version" "amdrocm-core$release-$gfx (= $version)" "ROCm Core SDK $release for $gfx"
+    _arch=amd64 _deb "amdrocm$release" "$version" "amdrocm-core$release (= $version)" "ROCm Core SDK $release (all GPU targets)"
   done
 }
 
@@ -550,13 +551,11 @@ _define_core_packages() {
 # Core SDK's soname too. The versions' Debian revisions are not verified.
 # test_repo builds them into pool/ubuntu/.
 _define_ubuntu2604_packages() {
-  _deb libhsa-runtime64-1 7.1.0-0ubuntu1 "" "HSA Runtime API and runtime for ROCm (Ubuntu's ROCm 7.1)"
-  sed -i 's/^Architecture: all$/Architecture: amd64/' "$_stage/libhsa-runtime64-1/DEBIAN/control"
+  _arch=amd64 _deb libhsa-runtime64-1 7.1.0-0ubuntu1 "" "HSA Runtime API and runtime for ROCm (Ubuntu's ROCm 7.1)"
   printf 'fake libhsa-runtime64 7.1.0 (Ubuntu)\n' |
     _file libhsa-runtime64-1 /usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1.15.0 0644
   ln -s libhsa-runtime64.so.1.15.0 "$_stage/libhsa-runtime64-1/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1"
-  _deb libamdhip64-7 7.1.0-0ubuntu1 "libhsa-runtime64-1 (>= 7.1.0)" "HIP runtime for AMD GPUs (Ubuntu's ROCm 7.1)"
-  sed -i 's/^Architecture: all$/Architecture: amd64/' "$_stage/libamdhip64-7/DEBIAN/control"
+  _arch=amd64 _deb libamdhip64-7 7.1.0-0ubuntu1 "libhsa-runtime64-1 (>= 7.1.0)" "HIP runtime for AMD GPUs (Ubuntu's ROCm 7.1)"
   printf 'fake libamdhip64 7.1.0 (Ubuntu)\n' | _file libamdhip64-7 /usr/lib/x86_64-linux-gnu/libamdhip64.so.7.1.0 0644
   ln -s libamdhip64.so.7.1.0 "$_stage/libamdhip64-7/usr/lib/x86_64-linux-gnu/libamdhip64.so.7"
 }
@@ -802,14 +801,22 @@ _testrepo_flat() {
   } >"$dir/Release"
 }
 
+# _pool_index POOL_INDEX FOLDER: the entries of the whole pool's index
+# POOL_INDEX whose file is in pool/FOLDER/, as dpkg-scanpackages run on
+# that folder alone prints them.
+_pool_index() {
+  awk -v want="pool/$2/" 'BEGIN { RS = ""; ORS = "\n\n" }
+    { f = $0; sub(/^(.*\n)?Filename: /, "", f); sub(/\n.*/, "", f)
+      if (index(f, want) == 1 && index(substr(f, length(want) + 1), "/") == 0) print }' "$1"
+}
+
 # _testrepo_build_stage DEST: builds every package staged in $_stage into
-# DEST, then removes the stage.
+# DEST, then removes the stage. One dpkg-deb per core at a time: each
+# package is tiny, and the time is dpkg-deb's start, not its work.
 _testrepo_build_stage() {
-  local pkg
-  for pkg in "$_stage"/*; do
-    dpkg-deb --root-owner-group -Zgzip --build "$pkg" "$1" >/dev/null ||
-      fail "dpkg-deb could not build the test package ${pkg##*/}"
-  done
+  (cd "$_stage" && printf '%s\0' *) |
+    xargs -0 -P "$(nproc)" -I{} dpkg-deb --root-owner-group -Zgzip --build "$_stage/{}" "$1" >/dev/null ||
+    fail "dpkg-deb could not build a test package of $(ls "$_stage" | tr '\n' ' ')(its message is above)"
   rm -rf "$_stage"
 }
 
@@ -880,12 +887,16 @@ test_repo() {
   dist=$repo/dists/$TESTREPO_SUITE
   local main_index=$dist/$TESTREPO_COMPONENT/binary-$arch/Packages amd7_index
   mkdir -p "$(dirname "$main_index")"
-  (cd "$repo" && dpkg-scanpackages --multiversion pool /dev/null 2>/dev/null) |
-    awk 'BEGIN { RS = ""; ORS = "\n\n" } $0 !~ /\nFilename: pool\/[^\/\n]+\// { print }' >"$main_index"
+  # One scan of the whole pool (dpkg-scanpackages is slow to start), from
+  # which each index takes its folder's packages (_pool_index).
+  local pool_index
+  pool_index=$(mktemp)
+  (cd "$repo" && dpkg-scanpackages --multiversion pool /dev/null 2>/dev/null) >"$pool_index"
+  awk 'BEGIN { RS = ""; ORS = "\n\n" } $0 !~ /\nFilename: pool\/[^\/\n]+\// { print }' "$pool_index" >"$main_index"
   gzip -9kn "$main_index"
   _testrepo_release "$dist" "$arch"
   amd7_index=$(mktemp)
-  (cd "$repo" && dpkg-scanpackages --multiversion pool/amd7 /dev/null 2>/dev/null) >"$amd7_index"
+  _pool_index "$pool_index" amd7 >"$amd7_index"
   _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM_VERSION" "$arch" "$main_index" "${TESTREPO_ROCM_PACKAGES[@]}"
   _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM_VERSION/ubuntu" "$arch" "$main_index" "${TESTREPO_AMDGPU_PACKAGES[@]}"
   _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM7_VERSION" "$arch" "$amd7_index" "${TESTREPO_ROCM7_ROCM_PACKAGES[@]}"
@@ -896,7 +907,7 @@ test_repo() {
   rm -f "$amd7_index"
   local amd72_index
   amd72_index=$(mktemp)
-  (cd "$repo" && dpkg-scanpackages --multiversion pool/amd72 /dev/null 2>/dev/null) >"$amd72_index"
+  _pool_index "$pool_index" amd72 >"$amd72_index"
   _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM72_VERSION" "$arch" "$amd72_index" "${TESTREPO_ROCM72_ROCM_PACKAGES[@]}"
   _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM72_AMDGPU_DIR/ubuntu" "$arch" "$amd72_index" \
     "${TESTREPO_ROCM72_AMDGPU_PACKAGES[@]}"
@@ -905,7 +916,7 @@ test_repo() {
   rm -f "$amd72_index"
   local amd724_index
   amd724_index=$(mktemp)
-  (cd "$repo" && dpkg-scanpackages --multiversion pool/amd724 /dev/null 2>/dev/null) >"$amd724_index"
+  _pool_index "$pool_index" amd724 >"$amd724_index"
   _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM724_VERSION" "$arch" "$amd724_index" "${TESTREPO_ROCM7_ROCM_PACKAGES[@]}"
   _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM724_AMDGPU_DIR/ubuntu" "$arch" "$amd724_index" \
     "${TESTREPO_ROCM7_AMDGPU_PACKAGES[@]}"
@@ -915,7 +926,7 @@ test_repo() {
   # The Core SDK: one folder per distribution, the same packages in each.
   local core_index core_packages folder signed_dirs=() core_dirs=()
   core_index=$(mktemp)
-  (cd "$repo" && dpkg-scanpackages --multiversion pool/core /dev/null 2>/dev/null) >"$core_index"
+  _pool_index "$pool_index" core >"$core_index"
   mapfile -t core_packages < <(awk '$1 == "Package:" { print $2 }' "$core_index" | sort -u)
   for folder in "${TESTREPO_CORE_FOLDERS[@]}"; do
     _suite=$TESTREPO_CORE_SUITE _origin=$TESTREPO_CORE_ORIGIN \
@@ -925,7 +936,7 @@ test_repo() {
   rm -f "$core_index"
   local ubuntu_index
   ubuntu_index=$(mktemp)
-  (cd "$repo" && dpkg-scanpackages --multiversion pool/ubuntu /dev/null 2>/dev/null) >"$ubuntu_index"
+  _pool_index "$pool_index" ubuntu >"$ubuntu_index"
   _component=universe _suite=$TESTREPO_UBUNTU_SUITE _origin=Ubuntu \
     _testrepo_subrepo "$repo" "$TESTREPO_UBUNTU_BASE" "$arch" "$ubuntu_index" "${TESTREPO_UBUNTU_PACKAGES[@]}"
   signed_dirs+=("$repo/$TESTREPO_UBUNTU_BASE/dists/$TESTREPO_UBUNTU_SUITE")
@@ -933,10 +944,10 @@ test_repo() {
   _testrepo_flat "$repo" "$TESTREPO_CUDA_BASE" "$arch" "${TESTREPO_CUDA_PACKAGES[@]}"
   local ctr_index
   ctr_index=$(mktemp)
-  (cd "$repo" && dpkg-scanpackages --multiversion pool/ctr /dev/null 2>/dev/null) >"$ctr_index"
+  _pool_index "$pool_index" ctr >"$ctr_index"
   _component=stable _testrepo_subrepo "$repo" "$TESTREPO_DOCKER_BASE" "$arch" "$ctr_index" "${TESTREPO_DOCKER_PACKAGES[@]}"
   _index=$ctr_index _testrepo_flat "$repo" "$TESTREPO_NVCT_BASE/stable/deb/$arch" "$arch" "${TESTREPO_NVCT_PACKAGES[@]}"
-  rm -f "$ctr_index"
+  rm -f "$ctr_index" "$pool_index"
   _testrepo_tls "$repo/tls"
 
   gnupg=$(mktemp -d)
