@@ -13,12 +13,11 @@ namespace wslgpu {
 namespace {
 
 // HOST's host.NAME facts as the load read them: a lazily probed one only
-// once probed, so that a record whose profile never asked nvidia-smi does
-// not read back as an nvidia-smi that said nothing.
+// once probed, so that a record whose profile never asked nvidia-smi (or
+// Windows for its GPUs) does not read back as a probe that said nothing.
 nlohmann::json host_facts_of(const HostFacts& host) {
   std::map<std::string, std::string> facts = host.as_variables();
-  if (!host.nvidia_driver || !host.nvidia_driver->if_probed())
-    for (const auto& name : lazy_host_fact_names()) facts.erase(name);
+  for (const auto& name : host.unprobed_lazy_fact_names()) facts.erase(name);
   return facts;
 }
 

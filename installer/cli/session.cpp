@@ -8,6 +8,7 @@
 
 #include "installer/cli/suggested_commands.hpp"
 #include "installer/host/nvidia_driver.hpp"
+#include "installer/host/windows_gpus.hpp"
 #include "installer/system/error.hpp"
 #include "installer/system/paths.hpp"
 
@@ -22,6 +23,11 @@ Session::Session(const GlobalOptions& g) : fs((check_root(g.root), g.root)), run
   // Only for manifests that name host.nvidia_*: one run, with a timeout.
   host.nvidia_driver = std::make_shared<const LazyNvidiaDriver>(
       [this] { return probe_nvidia_driver(fs, runner, std::chrono::seconds(10)); });
+  // Only for manifests that name host.amd_* or host.windows_gpus: one
+  // powershell.exe run through interop, with the same timeout (unsloth's
+  // `_wsl_amd_gpu_name` waits 10 s too).
+  host.windows_gpus = std::make_shared<const LazyWindowsGpus>(
+      [this] { return probe_windows_gpus(fs, runner, std::chrono::seconds(10)); });
 }
 
 void refuse_unless_root(const GlobalOptions& g, const std::string& command) {

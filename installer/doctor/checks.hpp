@@ -34,6 +34,7 @@ struct DoctorScan {
   std::string rocm_version;                      // rocm-core's version, "" when unknown
   std::optional<ProcessResult> nvidia_smi_full;  // `nvidia-smi` without arguments, when it ran
   std::string cuda_toolkit;                      // nvcc's release ("12.6"), "" when unknown
+  std::vector<std::string> rocminfo_gfx;         // the gfx agents rocminfo listed: ROCm reaches the GPU
 
   void add(std::string id, std::string group, FindingStatus status, std::string seen, std::string cause = "",
            std::string fix = "");
@@ -81,6 +82,15 @@ const std::vector<std::string>& linux_nvidia_driver_patterns();
 void check_wsl(DoctorScan& scan);
 void check_nvidia(DoctorScan& scan);
 void check_amd(DoctorScan& scan);
+// Part of AMD: what Windows says of the AMD GPU (installer/host/
+// windows_gpus.hpp), before or beside ROCm: its gfx target and whether AMD
+// lists it for WSL, an integrated AMD GPU beside it, and the Adrenalin
+// floor of the ROCm release. Where AMD applies or the AMD driver is
+// mounted; after check_amd (what rocminfo found).
+void check_amd_windows(DoctorScan& scan);
+// The release `install rocm` would put on this machine: the installed
+// one's, else the rocm profile's default ("" when neither is known).
+std::string rocm_release_in_view(const DoctorScan& scan);
 void check_configuration(DoctorScan& scan);
 // Part of Configuration: the signing keys the configured apt sources use.
 void check_apt_keys(DoctorScan& scan);
@@ -137,6 +147,7 @@ std::string rocm_release(const std::string& version);
 // The variables the bundled rocm profile's [matrix.rocm_version] row gives
 // RELEASE (rocm_wsl, rocm_dxg_env, rocdxg_version, ...), so that no pairing
 // is written twice; empty when the profile cannot be read for this machine.
+// RELEASE "" gives the profile's default release's (rocm_version names it).
 std::map<std::string, std::string> rocm_matrix_row(const DoctorScan& scan, const std::string& release);
 // The oldest Windows driver that runs CUDA MAJOR ("13") programs, from the
 // bundled cuda profile's [matrix.cuda_version] rows; "" when it has no such release.

@@ -233,6 +233,7 @@ void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
   for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), gfx); it != std::sregex_iterator(); ++it)
     agents.insert(it->str());
   if (!agents.empty()) {
+    scan.rocminfo_gfx.assign(agents.begin(), agents.end());
     scan.add("amd.rocminfo", kAmdGroup, FindingStatus::ok,
              "rocminfo lists " + join_words(std::vector<std::string>(agents.begin(), agents.end())));
     return;
@@ -292,6 +293,7 @@ std::string rocm_release(const std::string& version) {
 }
 
 namespace {
+// RELEASE "" for the profile's default release.
 std::map<std::string, std::string> matrix_row_named(const DoctorScan& scan, const std::string& release) {
   for (const auto& bundled : bundled_manifests()) {
     if (bundled.name != "rocm") continue;
@@ -300,8 +302,10 @@ std::map<std::string, std::string> matrix_row_named(const DoctorScan& scan, cons
     // must not stop the lookup.
     if (host.codename.empty()) host.codename = "noble";
     try {
-      Manifest m = load_manifest(ManifestSource{std::string(bundled.path), std::string(bundled.content), true},
-                                 {{"rocm_version", release}}, host, LoadOptions{true, {}});
+      Variables sets;
+      if (!release.empty()) sets["rocm_version"] = release;
+      Manifest m = load_manifest(ManifestSource{std::string(bundled.path), std::string(bundled.content), true}, sets,
+                                 host, LoadOptions{true, {}});
       return m.vars;
     } catch (const std::exception&) {
       return {};

@@ -10,6 +10,7 @@
 
 #include "installer/doctor/checks.hpp"
 #include "installer/formats/nvidia_smi.hpp"
+#include "installer/host/windows_programs.hpp"
 #include "installer/system/text.hpp"
 #include "steps/windows/windows_interop.hpp"
 
@@ -28,35 +29,23 @@ struct Interop {
   std::string why_not;  // why interop is unavailable
 };
 
+// The same rules as the host's Windows GPU facts (installer/host/windows_programs.hpp).
 Interop find_interop(const DoctorScan& scan) {
   Interop i;
-  if (scan.wsl_conf) {
-    if (auto enabled = scan.wsl_conf->get("interop", "enabled"); enabled && text::lower(*enabled) == "false") {
-      i.why_not = "interop is turned off in /etc/wsl.conf";
-      return i;
-    }
-  }
-  if (!scan.exists("/proc/sys/fs/binfmt_misc/WSLInterop") && !scan.exists("/proc/sys/fs/binfmt_misc/WSLInterop-late")) {
-    i.why_not = "no WSLInterop entry in /proc/sys/fs/binfmt_misc, so Windows programs cannot run";
+  WindowsProgram cmd = find_windows_program(scan.fs, "cmd.exe");
+  if (cmd.path.empty()) {
+    i.why_not = cmd.why_not;
     return i;
   }
-  std::string mount_root = "/mnt";
-  if (scan.wsl_conf) {
-    if (auto root = scan.wsl_conf->get("automount", "root"); root && !root->empty()) {
-      mount_root = *root;
-      while (mount_root.size() > 1 && mount_root.back() == '/') mount_root.pop_back();
-    }
-  }
-  for (const auto& drive : scan.list_prefixed(mount_root, "")) {
-    const std::string dir = mount_root + "/" + drive + "/Windows/System32";
-    if (scan.exists(dir + "/cmd.exe")) {
-      i.cmd_exe = dir + "/cmd.exe";
-      i.wsl_exe = dir + "/wsl.exe";
-      return i;
-    }
-  }
-  i.why_not = "cmd.exe was not found under " + mount_root + "/<drive>/Windows/System32";
+  i.cmd_exe = cmd.path;
+  i.wsl_exe = cmd.path.substr(0, cmd.path.rfind('/')) + "/wsl.exe";
   return i;
+}
+
+// Whether the rocm profile's default release names Windows 11 in its
+// rocm_windows column (the librocdxg releases do).
+bool default_rocm_needs_windows_11(const DoctorScan& scan) {
+  return rocm_matrix_row(scan, "")["rocm_windows"].rfind("Windows 11", 0) == 0;
 }
 
 std::string by_hand(const DoctorScan& scan) {
@@ -94,6 +83,18 @@ void check_build(DoctorScan& scan, const Interop& interop) {
              "Windows build " + std::to_string(build) + " is Windows 10; ROCm 7.x on WSL needs Windows 11",
              "AMD's dxg bridge, which ROCm 7.1 and later use under WSL, is supported on Windows 11 only.",
              "Upgrade to Windows 11, or use ROCm 6.4.2.1: sudo wslgpu-setup install rocm.");
+  } else if (build < kWindows11Build && scan.rocm_version.empty() && scan.host.gpu_vendor == "amd" &&
+             default_rocm_needs_windows_11(scan)) {
+    // Before ROCm is installed: what `install rocm` would install needs Windows 11.
+    auto row = rocm_matrix_row(scan, "");
+    scan.add("windows.build", kWindowsGroup, FindingStatus::warn,
+             "Windows build " + std::to_string(build) + " is Windows 10; ROCm " + row["rocm_version"] +
+                 ", which `sudo wslgpu-setup install rocm` installs, needs Windows 11",
+             "The rocm profile's release matrix (from AMD's WSL compatibility matrix) says ROCm " +
+                 row["rocm_version"] + " needs " + row["rocm_windows"] +
+                 "; AMD's staff do not expect Windows 10 to work (github.com/ROCm/ROCm issue 6323).",
+             "Upgrade to Windows 11, or install ROCm 6.4.2.1, whose legacy WSL runtime the matrix lists for "
+             "Windows 10: sudo wslgpu-setup install rocm --set rocm_version=6.4.2.1");
   } else {
     scan.add("windows.build", kWindowsGroup, FindingStatus::ok,
              "Windows build " + std::to_string(build) + " (" + full + ")");

@@ -216,6 +216,7 @@ std::vector<Finding> diagnose(const DoctorMachine& machine) {
   doctor::check_wsl(scan);
   doctor::check_nvidia(scan);
   doctor::check_amd(scan);
+  doctor::check_amd_windows(scan);  // after check_amd: whether rocminfo found the GPU
   doctor::check_pytorch(scan);  // after both vendors': it uses what they learned (nvidia-smi's output)
   doctor::check_frameworks(scan);  // after NVIDIA's too, and after PyTorch's, which reports a bad --python
   doctor::check_containers(scan);

@@ -159,3 +159,45 @@ std::vector<std::string> decode_openpgp_armour(std::string_view text) {
 }
 
 }  // namespace wslgpu
+
+namespace wslgpu {
+
+std::optional<std::string> binary_key_before_its_armour(const std::string& bytes) {
+  // A binary packet's first byte has its top bit set (RFC 9580 4.2), so a
+  // file that starts with text is not this shape.
+  if (bytes.empty() || (static_cast<unsigned char>(bytes[0]) & 0x80) == 0) return std::nullopt;
+  for (std::size_t at = bytes.find(kOpenPgpBeginPublic); at != std::string::npos;
+       at = bytes.find(kOpenPgpBeginPublic, at + 1)) {
+    // The binary part ends where the armour begins, or before a line break
+    // a tool put between them; tried in that order, since a packet's last
+    // byte may itself be 0x0A or 0x0D.
+    std::size_t end = at;
+    std::vector<OpenPgpKey> binary;
+    for (std::size_t cut : {std::size_t{0}, std::size_t{1}, std::size_t{2}}) {
+      if (cut > at || (cut == 1 && bytes[at - 1] != '\n') ||
+          (cut == 2 && bytes.compare(at - 2, 2, "\r\n") != 0))
+        continue;
+      try {
+        binary = read_openpgp_keys(bytes.substr(0, at - cut));
+        end = at - cut;
+        break;
+      } catch (const OpenPgpError&) {
+        // the marker's bytes inside a packet, or a packet cut short
+      }
+    }
+    if (binary.empty()) continue;
+    const std::vector<OpenPgpKey> armoured = read_openpgp_keys(bytes.substr(at));
+    bool same = armoured.size() == binary.size();
+    for (std::size_t i = 0; same && i < binary.size(); ++i) same = armoured[i].fingerprint == binary[i].fingerprint;
+    if (!same) {
+      std::string inside;
+      for (const auto& k : armoured) inside += (inside.empty() ? "" : ", ") + format_fingerprint(k.fingerprint);
+      throw OpenPgpError("a binary key (" + format_fingerprint(binary.front().fingerprint) +
+                         ") followed by armour holding other keys (" + (inside.empty() ? "none" : inside) + ")");
+    }
+    return bytes.substr(0, end);
+  }
+  return std::nullopt;
+}
+
+}  // namespace wslgpu

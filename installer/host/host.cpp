@@ -47,10 +47,24 @@ std::map<std::string, std::string> parse_os_release(const std::string& text) {
   return out;
 }
 
+const std::vector<std::string>& lazy_host_fact_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = nvidia_fact_names();
+    for (const auto& name : windows_gpu_fact_names()) all.push_back(name);
+    return all;
+  }();
+  return names;
+}
+
 std::map<std::string, std::string> HostFacts::as_variables() const {
   const NvidiaDriverFacts* nvidia = nvidia_driver ? nvidia_driver->if_probed() : nullptr;
   static const NvidiaDriverFacts not_probed;
   const NvidiaDriverFacts& n = nvidia ? *nvidia : not_probed;
+  // Before the probe every Windows GPU fact is "", host.amd_igpu too: the
+  // probe has not said "false".
+  const WindowsGpuFacts* gpus = windows_gpus ? windows_gpus->if_probed() : nullptr;
+  static const WindowsGpuFacts gpus_not_probed;
+  const WindowsGpuFacts& w = gpus ? *gpus : gpus_not_probed;
   // "ubuntu2604": how vendors name this distribution's folder in their
   // repositories (AMD's ROCm Core SDK, NVIDIA's CUDA). Derived from the two
   // facts it is made of, so with_variables() has nothing to restore.
@@ -60,6 +74,8 @@ std::map<std::string, std::string> HostFacts::as_variables() const {
   return {
       {"host.distro_folder", distro.empty() ? "" : folder},
       {"host.nvidia_driver", n.driver}, {"host.nvidia_cuda", n.cuda}, {"host.nvidia_smi", n.said},
+      {"host.amd_gfx", w.amd_gfx}, {"host.amd_gpu", w.amd_gpu}, {"host.amd_windows_driver", w.amd_windows_driver},
+      {"host.amd_igpu", gpus ? (w.amd_igpu ? "true" : "false") : ""}, {"host.windows_gpus", w.said},
       {"host.kernel", kernel_release}, {"host.wsl", wsl},
       {"host.dxg", dxg ? "true" : "false"}, {"host.wsl_lib", wsl_lib ? "true" : "false"},
       {"host.gpu_vendor", gpu_vendor}, {"host.distro", distro},
@@ -94,12 +110,15 @@ HostFacts HostFacts::with_variables(const std::map<std::string, std::string>& va
   flag("host.docker_desktop", h.docker_desktop);
   text("host.docker_ce", h.docker_ce);
   flag("host.systemd", h.systemd);
-  // The driver's facts as VARS holds them, answered without running
-  // nvidia-smi: the machine described is not this one, whatever its driver
-  // says now.
-  bool any_lazy = false;
-  for (const auto& name : lazy_host_fact_names()) any_lazy = any_lazy || vars.count(name);
-  if (any_lazy) {
+  // A lazily probed group's facts as VARS holds them, answered without
+  // running anything: the machine described is not this one, whatever its
+  // driver or Windows says now. A group VARS names none of stays as it is.
+  auto names_any = [&](const std::vector<std::string>& names) {
+    for (const auto& name : names)
+      if (vars.count(name)) return true;
+    return false;
+  };
+  if (names_any(nvidia_fact_names())) {
     NvidiaDriverFacts n;
     text("host.nvidia_driver", n.driver);
     text("host.nvidia_cuda", n.cuda);
@@ -108,11 +127,42 @@ HostFacts HostFacts::with_variables(const std::map<std::string, std::string>& va
     driver->get();
     h.nvidia_driver = std::move(driver);
   }
+  if (names_any(windows_gpu_fact_names())) {
+    WindowsGpuFacts w;
+    w.answer = WindowsGpuAnswer::answered;
+    text("host.amd_gfx", w.amd_gfx);
+    text("host.amd_gpu", w.amd_gpu);
+    text("host.amd_windows_driver", w.amd_windows_driver);
+    flag("host.amd_igpu", w.amd_igpu);
+    text("host.windows_gpus", w.said);
+    auto gpus = std::make_shared<LazyWindowsGpus>([w] { return w; });
+    gpus->get();
+    h.windows_gpus = std::move(gpus);
+  }
   return h;
 }
 
 void HostFacts::probe_lazy_facts() const {
   if (nvidia_driver) nvidia_driver->get();
+  if (windows_gpus) windows_gpus->get();
+}
+
+void HostFacts::probe_lazy_facts(const std::set<std::string>& names) const {
+  auto named = [&](const std::vector<std::string>& group) {
+    for (const auto& name : group)
+      if (names.count(name)) return true;
+    return false;
+  };
+  if (nvidia_driver && named(nvidia_fact_names())) nvidia_driver->get();
+  if (windows_gpus && named(windows_gpu_fact_names())) windows_gpus->get();
+}
+
+std::vector<std::string> HostFacts::unprobed_lazy_fact_names() const {
+  std::vector<std::string> out;
+  if (!nvidia_driver || !nvidia_driver->if_probed()) out = nvidia_fact_names();
+  if (!windows_gpus || !windows_gpus->if_probed())
+    for (const auto& name : windows_gpu_fact_names()) out.push_back(name);
+  return out;
 }
 
 HostFacts probe_host(const FileSystem& fs, const std::string& root, const HostOptions& options) {

@@ -6,16 +6,20 @@
 // driver mount (/usr/lib/wsl/lib), the distribution (/etc/os-release), the
 // user being provisioned and the Windows profile folder. Manifests test them
 // in `when` conditions as host.NAME; plan prints them in its header. The
-// NVIDIA driver's facts need nvidia-smi to run and are probed only when a
-// manifest names them (installer/host/nvidia_driver.hpp).
+// NVIDIA driver's facts need nvidia-smi to run, and the Windows GPUs'
+// powershell.exe through interop, so each group is probed only when a
+// manifest names one of its facts (installer/host/lazy_facts.hpp).
 #pragma once
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "installer/host/gpu_vendor.hpp"
 #include "installer/host/nvidia_driver.hpp"
+#include "installer/host/windows_gpus.hpp"
 #include "installer/system/filesystem.hpp"
 
 namespace wslgpu {
@@ -50,6 +54,9 @@ struct HostFacts {
   bool systemd = false;           // systemd runs this distribution (/run/systemd/system)
   // host.nvidia_*: probed on first use; null where nothing may run (tests, doctor).
   std::shared_ptr<const LazyNvidiaDriver> nvidia_driver;
+  // host.amd_* and host.windows_gpus: asked of Windows on first use; null
+  // where nothing may run.
+  std::shared_ptr<const LazyWindowsGpus> windows_gpus;
 
   // host.NAME values for `when` conditions: every field above by name, and
   // the lazily probed ones (lazy_host_fact_names()) once probed, "" before.
@@ -61,8 +68,13 @@ struct HostFacts {
   // how the user was chosen), stay as they are. Kept beside as_variables()
   // so that a new fact is added to both (a unit test reads every one back).
   HostFacts with_variables(const std::map<std::string, std::string>& vars) const;
-  // Runs the lazy probes (at most once); a no-op without them.
+  // Runs the lazy probes (each at most once); a no-op without them.
   void probe_lazy_facts() const;
+  // Runs the probes of the groups with a fact in NAMES (host.NAME), only.
+  void probe_lazy_facts(const std::set<std::string>& names) const;
+  // The lazily probed facts not probed yet, by name: what a record of this
+  // machine must not hold as if a probe had answered "".
+  std::vector<std::string> unprobed_lazy_fact_names() const;
 };
 
 struct HostOptions {

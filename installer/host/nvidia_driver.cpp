@@ -48,7 +48,7 @@ NvidiaDriverFacts probe_nvidia_driver(const FileSystem& fs, ProcessRunner& runne
   return nvidia_driver_from(runner.run(cmd), timeout);
 }
 
-const std::vector<std::string>& lazy_host_fact_names() {
+const std::vector<std::string>& nvidia_fact_names() {
   static const std::vector<std::string> names = {"host.nvidia_driver", "host.nvidia_cuda", "host.nvidia_smi"};
   return names;
 }

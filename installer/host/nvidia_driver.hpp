@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "installer/host/lazy_facts.hpp"
 #include "installer/system/filesystem.hpp"
 #include "installer/system/process.hpp"
 
@@ -39,25 +40,11 @@ NvidiaDriverFacts nvidia_driver_from(const ProcessResult& result, std::chrono::m
 // Runs ROOT/usr/lib/wsl/lib/nvidia-smi inside the root, once, with TIMEOUT.
 NvidiaDriverFacts probe_nvidia_driver(const FileSystem& fs, ProcessRunner& runner, std::chrono::milliseconds timeout);
 
-// The facts, probed on first use and then remembered. Copies of HostFacts
-// share one, so a plan and its manifest see the same answer.
-class LazyNvidiaDriver {
- public:
-  explicit LazyNvidiaDriver(std::function<NvidiaDriverFacts()> probe) : probe_(std::move(probe)) {}
-  const NvidiaDriverFacts& get() const {
-    if (!facts_) facts_ = probe_();
-    return *facts_;
-  }
-  // The facts when get() has run, else nullptr: never probes.
-  const NvidiaDriverFacts* if_probed() const { return facts_ ? &*facts_ : nullptr; }
-
- private:
-  std::function<NvidiaDriverFacts()> probe_;
-  mutable std::optional<NvidiaDriverFacts> facts_;
-};
+// The facts, probed on first use and then remembered (installer/host/lazy_facts.hpp).
+using LazyNvidiaDriver = LazyFacts<NvidiaDriverFacts>;
 
 // host.nvidia_driver, host.nvidia_cuda, host.nvidia_smi: the names of the
-// lazily probed facts.
-const std::vector<std::string>& lazy_host_fact_names();
+// facts nvidia-smi gives.
+const std::vector<std::string>& nvidia_fact_names();
 
 }  // namespace wslgpu

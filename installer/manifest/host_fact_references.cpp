@@ -1,16 +1,16 @@
 #include "installer/manifest/host_fact_references.hpp"
 
-#include "installer/host/nvidia_driver.hpp"
+#include "installer/host/lazy_facts.hpp"
 #include "installer/manifest/step_keys.hpp"
 
 namespace wslgpu {
 
 namespace {
 
-bool names_lazy_fact(const std::string& text) {
+// Adds to NAMED each lazily probed fact TEXT names.
+void add_lazy_facts_named(const std::string& text, std::set<std::string>& named) {
   for (const auto& name : lazy_host_fact_names())
-    if (text.find(name) != std::string::npos) return true;
-  return false;
+    if (text.find(name) != std::string::npos) named.insert(name);
 }
 
 // Whether PRED holds for any string of NODE (keys are names, never
@@ -33,10 +33,15 @@ bool any_string(const toml::node& node, const Pred& pred) {
 
 }  // namespace
 
-bool mentions_lazy_facts(const toml::table& root, const Variables& overrides) {
-  for (const auto& [k, v] : overrides)
-    if (names_lazy_fact(v)) return true;
-  return any_string(root, names_lazy_fact);
+std::set<std::string> lazy_facts_mentioned(const toml::table& root, const Variables& overrides) {
+  std::set<std::string> named;
+  for (const auto& [k, v] : overrides) add_lazy_facts_named(v, named);
+  // any_string stops at the first string the predicate holds for: never, to see them all.
+  any_string(root, [&](const std::string& text) {
+    add_lazy_facts_named(text, named);
+    return false;
+  });
+  return named;
 }
 
 void empty_host_facts(const toml::node& node, const Variables& host_vars, const std::string& file,

@@ -1,7 +1,7 @@
 // Where a manifest's strings name host facts (${host.NAME}, or a condition's
 // host.NAME): the facts that cost a program run (lazy_host_fact_names(),
-// installer/host/nvidia_driver.hpp) are probed only for a manifest that
-// names them, and a fact empty on this machine is named where it is used,
+// installer/host/lazy_facts.hpp) are probed only for a manifest that
+// names them, each group only when one of its own facts is named, and a fact empty on this machine is named where it is used,
 // never turned into "" in a step; and which steps use a variable that
 // [matrix]'s "auto" left without a value on this machine.
 #pragma once
@@ -17,9 +17,9 @@
 
 namespace wslgpu {
 
-// Whether any string of ROOT (keys are names, never references) or any
-// --set value in OVERRIDES names a lazily probed host fact.
-bool mentions_lazy_facts(const toml::table& root, const Variables& overrides);
+// The lazily probed host facts (host.NAME) that some string of ROOT (keys
+// are names, never references) or some --set value in OVERRIDES names.
+std::set<std::string> lazy_facts_mentioned(const toml::table& root, const Variables& overrides);
 
 // Every ${host.NAME} in the strings of NODE whose fact is empty in
 // HOST_VARS, with where it is written (in FILE) into OUT.

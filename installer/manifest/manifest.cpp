@@ -98,8 +98,9 @@ Manifest Loader::load() {
   std::size_t base_steps = 0;
   if (!compose_with_base(root, base_steps)) throw InputError(std::move(diagnostics_));
   // Facts that cost a program run are probed only for a manifest that
-  // names them somewhere (a condition, a ${} reference, a table's text).
-  if (mentions_lazy_facts(root, overrides_)) host_.probe_lazy_facts();
+  // names them somewhere (a condition, a ${} reference, a table's text),
+  // and only the groups it names: host.nvidia_* never starts PowerShell.
+  host_.probe_lazy_facts(lazy_facts_mentioned(root, overrides_));
   static const std::vector<std::string> top_level = {"manifest", "vars", "matrix", "step", "guards"};
   for (const auto& [key, node] : in_file_order(root)) {
     if (std::find(top_level.begin(), top_level.end(), key) == top_level.end()) {

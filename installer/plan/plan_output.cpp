@@ -43,6 +43,9 @@ std::string machine_line(const HostFacts& h) {
   // The Windows driver as nvidia-smi reported it, when a manifest asked.
   if (const NvidiaDriverFacts* n = h.nvidia_driver ? h.nvidia_driver->if_probed() : nullptr)
     out += " · nvidia-smi: " + n->said;
+  // The GPUs Windows listed, when a manifest asked.
+  if (const WindowsGpuFacts* w = h.windows_gpus ? h.windows_gpus->if_probed() : nullptr)
+    out += " · Windows GPU: " + w->said;
   out += " · Windows home " + (h.windows_home.empty() ? std::string("not found") : h.windows_home);
   return out;
 }
@@ -259,6 +262,12 @@ nlohmann::json plan_to_json(const Plan& plan) {
                          {"windows_home", h.windows_home}};
   if (const NvidiaDriverFacts* n = h.nvidia_driver ? h.nvidia_driver->if_probed() : nullptr)
     host["nvidia_smi"] = {{"driver", n->driver}, {"cuda", n->cuda}, {"said", n->said}};
+  if (const WindowsGpuFacts* w = h.windows_gpus ? h.windows_gpus->if_probed() : nullptr)
+    host["windows_gpus"] = {{"amd_gpu", w->amd_gpu},
+                            {"amd_gfx", w->amd_gfx},
+                            {"amd_windows_driver", w->amd_windows_driver},
+                            {"amd_igpu", w->amd_igpu},
+                            {"said", w->said}};
   return {{"format_version", kPlanFormatVersion},
           {"tool_version", WSLGPU_VERSION},
           {"manifest", {{"name", plan.manifest_name}, {"description", plan.manifest_description}, {"source", plan.source}}},

@@ -1,10 +1,12 @@
 #include "steps/apt/apt_remove.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
 #include "installer/formats/apt_extended_states.hpp"
+#include "installer/formats/glob.hpp"
 #include "installer/system/error.hpp"
 #include "steps/apt/apt_common.hpp"
 #include "steps/apt/apt_keep.hpp"
@@ -16,18 +18,36 @@ namespace {
 class AptRemoveStep : public Step {
  public:
   std::vector<std::string> packages;
+  std::vector<std::string> matching;  // patterns of installed packages, removed too
+  bool auto_remove = false;
   std::int64_t lock_timeout = 120;
 
   std::vector<std::string> installed(const DpkgStatus& status) const {
     std::vector<std::string> out;
     for (const auto& p : packages)
       if (status.is_installed(p)) out.push_back(p);
+    if (!matching.empty())
+      for (const auto& [name, version] : status.installed()) {
+        if (name.find(':') != std::string::npos || contains(out, name)) continue;
+        for (const auto& pattern : matching)
+          if (glob_match(pattern, name)) {
+            out.push_back(name);
+            break;
+          }
+      }
     return out;
   }
 
+  std::vector<std::string> asked() const {
+    std::vector<std::string> all = packages;
+    all.insert(all.end(), matching.begin(), matching.end());
+    return all;
+  }
+
   std::string purpose() const override {
-    if (packages.size() == 1) return "would remove " + packages.front();
-    return "would remove whichever of " + name_list(packages, packages.size()) + " is installed";
+    const std::vector<std::string> all = asked();
+    if (all.size() == 1 && matching.empty()) return "would remove " + all.front();
+    return "would remove whichever of " + name_list(all, all.size()) + " is installed";
   }
 
   StepPlan plan(StepContext& ctx) const override {
@@ -35,22 +55,34 @@ class AptRemoveStep : public Step {
     DpkgStatus status = read_dpkg_for_plan(ctx.fs, packages, p, std::chrono::seconds(lock_timeout));
     auto todo = installed(status);
     if (todo.empty()) {
-      p.summary = packages.size() == 1 ? packages.front() + " is not installed" : "none of " + name_list(packages) + " is installed";
+      const std::vector<std::string> all = asked();
+      p.summary = all.size() == 1 && matching.empty() ? all.front() + " is not installed"
+                                                      : "none of " + name_list(all) + " is installed";
       return p;
     }
     std::vector<std::string> args = {"remove"};
+    if (auto_remove) args.push_back("--auto-remove");
     args.insert(args.end(), todo.begin(), todo.end());
     std::vector<std::string> errors;
     auto config = PlanAptConfig::create(ctx, false);  // removals need no lists, only a place for apt's log
     AptTransaction tx = simulate_apt(ctx, args, *config, errors);
+    // --auto-remove also offers what was unneeded before: not this step's.
+    std::set<std::string> already_unneeded;
+    if (auto_remove && errors.empty()) {
+      std::vector<std::string> baseline_errors;
+      for (const auto& a : simulate_apt(ctx, {"autoremove"}, *config, baseline_errors).changes())
+        if (!contains(todo, a.name)) already_unneeded.insert(a.name);
+    }
     if (!errors.empty()) {
       p.verdict = Verdict::refused;
       p.summary = "apt cannot remove " + name_list(todo) + ": " + errors.front();
       for (const auto& e : errors) p.details.push_back("apt: " + e);
       return p;
     }
-    std::vector<std::string> removed, others;
+    std::vector<std::string> removed, others, request;
     for (const auto& a : tx.changes()) {
+      if (already_unneeded.count(a.name)) continue;
+      if (a.kind == AptAction::Kind::remove || a.kind == AptAction::Kind::purge) request.push_back(a.name);
       p.changes.push_back(package_change(a));
       p.details.push_back(describe_action(a));
       if (a.kind != AptAction::Kind::remove && a.kind != AptAction::Kind::purge) continue;
@@ -59,10 +91,14 @@ class AptRemoveStep : public Step {
     }
     p.verdict = Verdict::change;
     p.summary = "remove " + name_list(removed);
+    // Apply removes exactly these: with auto_remove, what only they needed
+    // is named here, so that apply takes nothing the plan did not show.
+    if (auto_remove) p.fingerprint["apt:remove"] = request;
     // Undo installs them again from copies kept before the run (steps/apt_keep.hpp).
     std::vector<OldPackage> olds;
     for (const auto& a : tx.changes()) {
       if (a.kind != AptAction::Kind::remove && a.kind != AptAction::Kind::purge) continue;
+      if (already_unneeded.count(a.name)) continue;
       const DpkgPackage* pkg = status.find(a.name);
       if (pkg && pkg->installed()) olds.push_back({a.name, pkg->version, pkg->architecture});
     }
@@ -70,7 +106,9 @@ class AptRemoveStep : public Step {
     add_keep_details(p);
     p.activity = "removing " + std::to_string(removed.size()) + (removed.size() == 1 ? " package" : " packages");
     if (!others.empty())
-      p.details.insert(p.details.begin(), "apt also removes " + name_list(others, 1000) + ", which depend on them");
+      p.details.insert(p.details.begin(), "apt also removes " + name_list(others, 1000) +
+                                              (auto_remove ? ", which depend on them or which only they needed"
+                                                           : ", which depend on them"));
     return p;
   }
 
@@ -80,13 +118,19 @@ class AptRemoveStep : public Step {
     return out;
   }
 
-  nlohmann::json apply(StepContext& ctx, const StepPlan&) override {
+  nlohmann::json apply(StepContext& ctx, const StepPlan& plan) override {
     require_no_pending_dpkg_updates(ctx.fs, std::chrono::seconds(lock_timeout));
     DpkgStatus before = DpkgStatus::read(ctx.fs);
     // Which were apt's automatic choices: undo puts the marks back too, so
     // that autoremove sees the machine as before.
     AptExtendedStates states = AptExtendedStates::read(ctx.fs);
     auto todo = installed(before);
+    if (plan.fingerprint.contains("apt:remove")) {
+      // The plan's whole removal, those still installed.
+      todo.clear();
+      for (const auto& name : plan.fingerprint["apt:remove"])
+        if (name.is_string() && before.is_installed(name.get<std::string>())) todo.push_back(name.get<std::string>());
+    }
     nlohmann::json data = {{"removed", nlohmann::json::array()}};
     if (todo.empty()) return data;
     Command cmd;
@@ -188,7 +232,20 @@ class AptRemoveStep : public Step {
 
 std::shared_ptr<Step> make_apt_remove_step(StepKeys& keys) {
   auto s = std::make_shared<AptRemoveStep>();
-  s->packages = keys.packages("packages");
+  s->packages = keys.has("packages") || !keys.has("matching") ? keys.packages("packages") : std::vector<std::string>{};
+  for (const auto& pattern : keys.string_list("matching")) {
+    if (pattern.empty() || pattern.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+-.*?") != std::string::npos) {
+      keys.error("matching", "\"" + pattern + "\" is not a package name or pattern: use only lowercase letters, "
+                                                "digits, '+', '-', '.' and the wildcards '*' and '?'");
+      continue;
+    }
+    if (pattern.find_first_not_of("*?") == std::string::npos) {
+      keys.error("matching", "\"" + pattern + "\" would remove every package; name the packages this step removes");
+      continue;
+    }
+    s->matching.push_back(pattern);
+  }
+  s->auto_remove = keys.boolean("auto_remove", false);
   s->lock_timeout = keys.integer("lock_timeout", 120, 0, 86400);
   return s;
 }

@@ -5,6 +5,8 @@
 //   id = "distro-hsa"
 //   kind = "apt_remove"
 //   packages = ["libhsa-runtime64-1", "libhsakmt1"]
+//   matching = ["amdrocm*"]      # optional: patterns of installed packages removed too
+//   auto_remove = true           # optional: also what only they needed (default false)
 //   lock_timeout = 120           # optional, seconds to wait for dpkg's lock
 //
 // State touched: the named packages that are installed, and whatever apt

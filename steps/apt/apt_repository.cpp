@@ -50,13 +50,18 @@ class AptRepositoryStep : public Step, public AptRepositorySpec {
 
     std::string key;
     std::optional<OpenPgpKey> pgp;
-    if (auto refused = obtain_key(*this, ctx, key, pgp)) {
+    bool armour_dropped = false;
+    if (auto refused = obtain_key(*this, ctx, key, pgp, &armour_dropped)) {
       if (refused->not_asked.empty()) return *refused;
       return plan_own_files(ctx, files, matching, key, pgp, not_reused, refused->not_asked);
     }
     if (pgp)
       if (auto refused = refusal_by_apt_verifier(ctx, *pgp)) return *refused;
-    return plan_own_files(ctx, files, matching, key, pgp, not_reused);
+    StepPlan p = plan_own_files(ctx, files, matching, key, pgp, not_reused);
+    if (armour_dropped && p.verdict != Verdict::noop)
+      p.details.push_back("the key file is a binary key followed by the same key in ASCII armour (the shape of AMD's "
+                          "packages.gpg), which apt cannot read as one keyring: only the binary key is written");
+    return p;
   }
 
   // The key is the pinned one, but the target's apt would refuse it (its
@@ -158,6 +163,13 @@ class AptRepositoryStep : public Step, public AptRepositorySpec {
     if (!architectures.empty()) src.set("Architectures", join_repo(architectures));
     src.set("Signed-By", key_path);
     bool key_changes = true;
+    // The key in the other form, from an earlier run whose key was
+    // armoured where this one is binary (AMD's legacy rocm.gpg.key and its
+    // Core SDK packages.gpg both become NAME.*): it goes, unless another
+    // source names it.
+    const std::string other_form = "/etc/apt/keyrings/" + name + (armoured ? ".gpg" : ".asc");
+    if (ctx.fs.stat(other_form) && !used_by_any(files, other_form, sources_path()))
+      plan_file(ctx.fs, other_form, std::nullopt, attrs, p);
     if (key_not_asked.empty()) {
       key_changes = plan_file(ctx.fs, key_path, key, attrs, p);
     } else {
@@ -301,8 +313,13 @@ std::shared_ptr<Step> make_apt_repository_step(StepKeys& keys) {
   s->advice = keys.string_or("advice", "");
   if (has_origin != has_priority)
     keys.error(has_origin ? "pin_origin" : "pin_priority", "\"pin_origin\" and \"pin_priority\" go together: give both or neither");
-  if (has_origin && !valid_field_word(s->pin_origin))
-    keys.error("pin_origin", "\"pin_origin\" must be one word, the repository's Origin (such as repo.radeon.com)");
+  // An Origin may hold spaces ("AMD ROCm", "Google LLC"): apt_preferences(5)
+  // reads `Pin: release o=...` up to a comma, so a comma, a line break or
+  // space at either end would pin something else.
+  if (has_origin && (s->pin_origin.empty() || s->pin_origin.find_first_of(",\t\r\n") != std::string::npos ||
+                     s->pin_origin.front() == ' ' || s->pin_origin.back() == ' '))
+    keys.error("pin_origin", "\"pin_origin\" must be the repository's Origin as its Release file gives it (such as "
+                             "repo.radeon.com or AMD ROCm), without commas, tabs, line breaks or spaces at either end");
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "installer/formats/openpgp_armour.hpp"
 #include "installer/formats/sha256.hpp"
 #include "installer/net/download.hpp"
 #include "installer/net/fetch_helper.hpp"
@@ -142,7 +143,8 @@ KeyCheck check_fingerprint(const AptRepositorySpec& repo, const std::string& byt
   KeyCheck c;
   std::vector<OpenPgpKey> keys;
   try {
-    keys = read_openpgp_keys(bytes);
+    c.binary_only = binary_key_before_its_armour(bytes);
+    keys = read_openpgp_keys(c.binary_only ? *c.binary_only : bytes);
   } catch (const OpenPgpError& e) {
     c.refusal = refusal(what + " is not an OpenPGP public key: " + e.what(),
                         {"The key was not used. Check that " + std::string(repo.key_url.empty() ? "key_file" : "key_url") +
@@ -186,14 +188,20 @@ KeyCheck check_fingerprint(const AptRepositorySpec& repo, const std::string& byt
 // STATE_DIR/cache/keys/ by its hash or fingerprint, so that a converged
 // plan reads it there instead of asking the network.
 std::optional<StepPlan> obtain_key(const AptRepositorySpec& repo, StepContext& ctx, std::string& bytes,
-                                   std::optional<OpenPgpKey>& pgp) {
+                                   std::optional<OpenPgpKey>& pgp, bool* armour_dropped) {
+  auto use = [&](const std::string& held, const KeyCheck& c) {
+    bytes = c.binary_only ? *c.binary_only : held;
+    if (armour_dropped) *armour_dropped = c.binary_only.has_value();
+  };
   if (!repo.key_file.empty()) {
     auto info = ctx.fs.stat(repo.key_file);
     if (!info || info->type != FileType::regular)
       throw StepFailure("the key file " + repo.key_file + " of apt repository \"" + repo.name + "\" does not exist");
     bytes = ctx.fs.read(repo.key_file);
     if (!repo.key_fingerprint.empty()) {
-      KeyCheck c = check_fingerprint(repo, bytes, "the key file " + repo.key_file);
+      const std::string held = bytes;
+      KeyCheck c = check_fingerprint(repo, held, "the key file " + repo.key_file);
+      use(held, c);
       pgp = c.key;
       return c.refusal;
     }
@@ -245,13 +253,13 @@ std::optional<StepPlan> obtain_key(const AptRepositorySpec& repo, StepContext& c
     std::string held = ctx.fs.read(cached);
     KeyCheck c = check_fingerprint(repo, held, what);
     if (!c.refusal && !(c.key->expires && *c.key->expires < now_seconds())) {
-      bytes = held;
+      use(held, c);
       pgp = c.key;
       return std::nullopt;
     }
     if (!c.refusal) {
       expired = c;
-      bytes = held;
+      use(held, c);
     }
   }
   // An expired key that cannot be fetched anew is still the pinned key:
@@ -298,7 +306,7 @@ std::optional<StepPlan> obtain_key(const AptRepositorySpec& repo, StepContext& c
   }
   std::filesystem::rename(fetched, ctx.fs.host_path(cached), ec);
   if (ec) throw StepFailure("cannot keep the fetched key in " + cached + ": " + ec.message());
-  bytes = got;
+  use(got, c);
   pgp = c.key;
   return std::nullopt;
 }

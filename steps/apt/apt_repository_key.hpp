@@ -19,6 +19,9 @@ namespace wslgpu::apt_repo {
 struct KeyCheck {
   std::optional<StepPlan> refusal;  // set when the key must not be used
   std::optional<OpenPgpKey> key;    // the pinned key, when it is the file's only one
+  // The binary key alone, when the file is a binary key followed by its own
+  // armour (AMD's packages.gpg): what apt is given instead of the file.
+  std::optional<std::string> binary_only;
 };
 
 // Whether BYTES is REPO's pinned key and nothing else. WHAT names the file
@@ -31,8 +34,10 @@ KeyCheck check_fingerprint(const AptRepositorySpec& repo, const std::string& byt
 // key is neither in the cache nor a file, a plan whose not_asked names the
 // key it did not fetch (BYTES stays empty). Throws StepFailure when key_file is missing or has another
 // hash. A key URL that could not be fetched is not asked again in this run.
+// BYTES is what apt is given: a binary key followed by its own armour is cut
+// to the binary key (KeyCheck::binary_only), and ARMOUR_DROPPED says so.
 std::optional<StepPlan> obtain_key(const AptRepositorySpec& repo, StepContext& ctx, std::string& bytes,
-                                   std::optional<OpenPgpKey>& pgp);
+                                   std::optional<OpenPgpKey>& pgp, bool* armour_dropped = nullptr);
 
 // "CA8B B472 … 1A69 3C5C verified" or "sha256 73f5…e1", for a summary line.
 std::string key_note(const AptRepositorySpec& repo);

@@ -49,9 +49,13 @@ std::vector<std::pair<std::string, std::string>> same_origin_pins(const AptRepos
     }
     bool all = !stanzas.empty();
     for (const auto& s : stanzas) {
+      // "release o=AMD ROCm": the origin may hold spaces, so the rest after
+      // "release" is compared whole.
       std::vector<std::string> pin = split_words(s.get_or("Pin", ""));
-      all = all && s.get_or("Package", "") == "*" && pin.size() == 2 && pin[0] == "release" &&
-            pin[1] == "o=" + repo.pin_origin;
+      std::string rest;
+      for (std::size_t i = 1; i < pin.size(); ++i) rest += (i > 1 ? " " : "") + pin[i];
+      all = all && s.get_or("Package", "") == "*" && pin.size() >= 2 && pin[0] == "release" &&
+            rest == "o=" + repo.pin_origin;
     }
     if (all) out.emplace_back(path, text);
   }

@@ -167,7 +167,7 @@ TEST_CASE("the profiles default to the vendors' repositories, and plan shows the
   CHECK(j["vars"]["amdgpu_repo"] == "https://repo.radeon.com/amdgpu");
   CHECK(j["vars"]["rocm_key_url"] == "https://repo.radeon.com/rocm/rocm.gpg.key");
   CHECK(j["vars"]["rocm_pin_origin"] == "repo.radeon.com");
-  CHECK(j["vars"]["rocm_version"] == "7.2.2");
+  CHECK(j["vars"]["rocm_version"] == "7.2.4");  // auto, on the fake root's Ubuntu 24.04
   RunResult c = run_tool({"--root", root.path(), "plan", "cuda", "--output", "json"}, kOffline);
   REQUIRE(c.exit_code == kRefusedOffline);
   auto k = nlohmann::json::parse(c.out);
@@ -193,49 +193,64 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   CHECK(r.err.empty());
   CHECK(
       contains(r.out, "Machine: WSL2 kernel 5.15.153.1-microsoft-standard-WSL2 · /dev/dxg ok · ubuntu 24.04 (noble)"));
-  // The default release, 7.2.2, is a librocdxg release: AMD's three
-  // repositories (amdgpu/30.30.2, rocm/apt/7.2.2, graphics/7.2.1), the
-  // standard runtime, and librocdxg's .deb with its pinned SHA-256. Without
-  // apt in this fake root apt_install cannot be planned.
+  // The default release on 24.04, 7.2.4 (auto), is a librocdxg release:
+  // AMD's three repositories (amdgpu/30.30.4, rocm/apt/7.2.4, graphics/7.2.3),
+  // the standard runtime, and librocdxg's .deb with its pinned SHA-256.
+  // Without apt in this fake root apt_install cannot be planned.
   // Offline, AMD's key cannot be fetched, so the repositories are refused.
+  CHECK(contains(r.out, "Chose rocm_version=7.2.4 (auto): the newest release AMD calls production for WSL on Ubuntu "
+                        "24.04\n"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 24);
+  REQUIRE(lines.size() == 36);
   const std::string key_url = "https://repo.radeon.com/rocm/rocm.gpg.key";
-  CHECK(starts_with(lines[3], unreachable("   4  apt_repository  amdgpu-repo      ", key_url)));
-  CHECK(starts_with(lines[4], unreachable("   5  apt_repository  rocm-repo        ", key_url)));
-  CHECK(starts_with(lines[5], unreachable("   6  apt_repository  graphics-repo    ", key_url)));
-  lines[3] = lines[4] = lines[5] = "(key)";
+  CHECK(starts_with(lines[11], unreachable("  12  apt_repository  amdgpu-repo      ", key_url)));
+  CHECK(starts_with(lines[12], unreachable("  13  apt_repository  rocm-repo        ", key_url)));
+  CHECK(starts_with(lines[14], unreachable("  15  apt_repository  graphics-repo    ", key_url)));
+  lines[11] = lines[12] = lines[14] = "(key)";
   CHECK(
       joined(lines) ==
       "   1  check           dxg              verify   /dev/dxg is a char_device\n"
       "   2  check           windows11        verify   Windows build is at least 22000\n"
       "   3  apt_remove      distro-hsa       no-op    none of libhsa-runtime64-1, libhsakmt1 is installed\n"
+      "   4  apt_remove      distro-rocm      skipped  skipped: host.distro == 'ubuntu' && host.distro_version == "
+      "'26.04' is false\n"
+      "   5  apt_remove      legacy-rocm      skipped  skipped: rocm_wsl == 'core' is false\n"
+      "   6  apt_remove      no-core          no-op    none of amdrocm* is installed\n"
+      "   7  apt_remove      no-rocdxg-deb    skipped  skipped: rocm_wsl == 'core' && rocdxg_version == '' is false\n"
+      "   8  file            no-amdgpu-src    skipped  skipped: rocm_wsl == 'core' is false\n"
+      "   9  file            no-amdgpu-key    skipped  skipped: rocm_wsl == 'core' is false\n"
+      "  10  file            no-amdgpu-gpg    skipped  skipped: rocm_wsl == 'core' is false\n"
+      "  11  file            no-amdgpu-pin    skipped  skipped: rocm_wsl == 'core' is false\n"
       "(key)\n"
       "(key)\n"
+      "  14  apt_repository  core-repo        skipped  skipped: rocm_wsl == 'core' is false\n"
       "(key)\n"
-      "   7  file            no-graphics-src  skipped  skipped: graphics_dir == '' is false\n"
-      "   8  file            no-graphics-key  skipped  skipped: graphics_dir == '' is false\n"
-      "   9  file            no-graphics-gpg  skipped  skipped: graphics_dir == '' is false\n"
-      "  10  file            no-graphics-pin  skipped  skipped: graphics_dir == '' is false\n"
-      "  11  apt_update      lists            change   refresh package lists (never refreshed by wslgpu-setup)\n"
-      "  12  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false\n"
-      "  13  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
+      "  16  file            no-graphics-src  skipped  skipped: graphics_dir == '' is false\n"
+      "  17  file            no-graphics-key  skipped  skipped: graphics_dir == '' is false\n"
+      "  18  file            no-graphics-gpg  skipped  skipped: graphics_dir == '' is false\n"
+      "  19  file            no-graphics-pin  skipped  skipped: graphics_dir == '' is false\n"
+      "  20  apt_update      lists            change   refresh package lists (never refreshed by wslgpu-setup)\n"
+      "  21  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false\n"
+      "  22  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
       "apt-cache was not found in the target root\n"
-      "  14  download        rocdxg-download  change   download "
-          "https://github.com/ROCm/librocdxg/releases/download/v1.2.2/rocdxg-roct_1.2.2_amd64.deb to "
-          "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb\n"
-          "  15  deb_install     rocdxg           change   install the package in "
-          "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb (not there yet: an earlier step creates it)\n"
-          "  16  check           rocdxg-lib       verify   `test -f /opt/rocm/lib/librocdxg.so` succeeds\n"
-          "  17  profile_env     rocm-path        skipped  skipped: rocm_dxg_env != 'true' is false\n"
-          "  18  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh\n"
-          "  19  file            dxg-services     change   create /etc/systemd/system.conf.d/wslgpu-rocm.conf\n"
-          "  20  file            dxg-user-env     change   create /etc/environment.d/90-wslgpu-rocm.conf\n"
-          "  21  file            no-dxg-services  skipped  skipped: rocm_dxg_env != 'true' is false\n"
-          "  22  file            no-dxg-user-env  skipped  skipped: rocm_dxg_env != 'true' is false\n"
-          "  23  user_groups     gpu-groups       skipped  skipped: add_gpu_groups == 'true' is false\n"
-          "  24  check           rocminfo-gfx     verify   `/bin/bash -lc 'exec /opt/rocm/bin/rocminfo'` succeeds and prints "
-          "/gfx[0-9a-f]+/\n");
+      "  23  apt_install     core             skipped  skipped: rocm_wsl == 'core' && rocm_gfx != '' is false\n"
+      "  24  apt_install     core-all         skipped  skipped: rocm_wsl == 'core' && rocm_gfx == '' is false\n"
+      "  25  download        rocdxg-download  change   download "
+      "https://github.com/ROCm/librocdxg/releases/download/v1.2.2/rocdxg-roct_1.2.2_amd64.deb to "
+      "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb\n"
+      "  26  deb_install     rocdxg           change   install the package in "
+      "/var/lib/wslgpu-setup/cache/rocdxg-roct_1.2.2_amd64.deb (not there yet: an earlier step creates it)\n"
+      "  27  check           rocdxg-lib       verify   `test -f /opt/rocm/lib/librocdxg.so` succeeds\n"
+      "  28  profile_env     rocm-path        skipped  skipped: rocm_dxg_env != 'true' is false\n"
+      "  29  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh\n"
+      "  30  file            dxg-services     change   create /etc/systemd/system.conf.d/wslgpu-rocm.conf\n"
+      "  31  file            dxg-user-env     change   create /etc/environment.d/90-wslgpu-rocm.conf\n"
+      "  32  file            no-dxg-services  skipped  skipped: rocm_dxg_env != 'true' is false\n"
+      "  33  file            no-dxg-user-env  skipped  skipped: rocm_dxg_env != 'true' is false\n"
+      "  34  user_groups     gpu-groups       skipped  skipped: add_gpu_groups == 'true' is false\n"
+      "  35  check           rocm-links       skipped  skipped: rocm_wsl == 'core' is false\n"
+      "  36  check           rocminfo-gfx     verify   `/bin/bash -lc 'exec /opt/rocm/bin/rocminfo'` succeeds and prints "
+      "/gfx[0-9a-f]+/\n");
   // The pinned hash of rocdxg-roct_1.2.2_amd64.deb (../shared/VENDOR-FACTS.md).
   CHECK(contains(r.out, "sha256 28ded1254811192ebace1f76c0227580184af7b27ab2475fb9728295a702d541\n"));
   // No interop in this root: the Windows 11 check warns, it does not refuse.
@@ -253,7 +268,7 @@ TEST_CASE("plan rocm on a WSL2 Ubuntu 24.04 machine prints the whole procedure, 
   CHECK(contains(r.out, "+HSA_ENABLE_DXG_DETECTION=1\n"));
   CHECK(contains(r.out, "on failure: warn and go on\n"));
   CHECK(contains(r.out,
-                 "\nPlan: 6 changes, 1 already done, 4 checks, 9 skipped, 4 refused. Nothing has been changed.\n"
+                 "\nPlan: 6 changes, 2 already done, 4 checks, 20 skipped, 4 refused. Nothing has been changed.\n"
                  "Install would stop before changing anything: fix what is refused above first.\n"));
 }
 
@@ -263,7 +278,7 @@ TEST_CASE("plan rocm checks Windows 11 only for a librocdxg release") {
   // Windows check at all.
   FakeWslRoot root;
   CHECK(step_lines(plan(root, "rocm", {"rocm_version=6.4.2.1"}).out).at(1) ==
-        "   2  check           windows11        skipped  skipped: rocm_wsl == 'librocdxg' is false");
+        "   2  check           windows11        skipped  skipped: rocm_wsl == 'librocdxg' || rocm_wsl == 'core' is false");
 }
 
 TEST_CASE(
@@ -281,16 +296,16 @@ TEST_CASE(
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 24);
-  CHECK(lines[3] ==
-        "   4  apt_repository  amdgpu-repo      change   add /etc/apt/sources.list.d/amdgpu.sources, key "
+  REQUIRE(lines.size() == 36);
+  CHECK(lines[11] ==
+        "  12  apt_repository  amdgpu-repo      change   add /etc/apt/sources.list.d/amdgpu.sources, key "
         "amdgpu.asc (" +
             key.note() + "), pin 600");
-  CHECK(lines[4] ==
-        "   5  apt_repository  rocm-repo        change   add /etc/apt/sources.list.d/rocm.sources, key "
+  CHECK(lines[12] ==
+        "  13  apt_repository  rocm-repo        change   add /etc/apt/sources.list.d/rocm.sources, key "
         "rocm.asc (" +
             key.note() + "), pin 600");
-  CHECK(lines[5] == "   6  apt_repository  graphics-repo    skipped  skipped: graphics_dir != '' && (rocm_wsl == "
+  CHECK(lines[14] == "  15  apt_repository  graphics-repo    skipped  skipped: graphics_dir != '' && (rocm_wsl == "
                     "'legacy' || rocm_wsl == 'librocdxg') is false");
   // AMD's layout up to 6.4.x: amdgpu/<version>/ubuntu and rocm/apt/<version>, suite = codename, main.
   for (const char* line :
@@ -301,24 +316,24 @@ TEST_CASE(
         "+Pin: release o=repo.radeon.com\n", "+Pin-Priority: 600\n"})
     CHECK_MESSAGE(contains(r.out, line), line);
   // The lists of the repositories it would add are read with apt, which this root lacks.
-  CHECK(lines[11].rfind("  12  apt_install     rocm             refused  cannot be planned: could not read the package "
+  CHECK(lines[20].rfind("  21  apt_install     rocm             refused  cannot be planned: could not read the package "
                        "lists of the repositories this plan would add, so the plan cannot say what would be installed. "
                        "`apt-get update` could not run",
                        0) == 0);
-  CHECK(lines[11].size() > kNoApt.size());
-  CHECK(lines[11].substr(lines[11].size() - kNoApt.size()) == kNoApt);
+  CHECK(lines[20].size() > kNoApt.size());
+  CHECK(lines[20].substr(lines[20].size() - kNoApt.size()) == kNoApt);
   // A release without a graphics repository removes none that is not there.
-  CHECK(lines[6] == "   7  file            no-graphics-src  no-op    /etc/apt/sources.list.d/rocm-graphics.sources is "
+  CHECK(lines[15] == "  16  file            no-graphics-src  no-op    /etc/apt/sources.list.d/rocm-graphics.sources is "
                     "already absent");
   CHECK(contains(r.out,
-                 "\nPlan: 4 changes, 7 already done, 2 checks, 10 skipped, 1 refused. Nothing has been changed.\n"));
+                 "\nPlan: 4 changes, 8 already done, 2 checks, 21 skipped, 1 refused. Nothing has been changed.\n"));
 
   // 7.x: the amdgpu driver repository is versioned apart, and a graphics repository joins.
   RunResult seven = plan(root, "rocm", {"rocm_key_fingerprint=" + key.fingerprint, "rocm_key_url=" + key.url});
   INFO(seven.out);
-  for (const char* line : {"+URIs: https://repo.radeon.com/amdgpu/30.30.2/ubuntu\n",
-                           "+URIs: https://repo.radeon.com/rocm/apt/7.2.2\n",
-                           "+URIs: https://repo.radeon.com/graphics/7.2.1/ubuntu\n",
+  for (const char* line : {"+URIs: https://repo.radeon.com/amdgpu/30.30.4/ubuntu\n",
+                           "+URIs: https://repo.radeon.com/rocm/apt/7.2.4\n",
+                           "+URIs: https://repo.radeon.com/graphics/7.2.3/ubuntu\n",
                            "+++ /etc/apt/sources.list.d/rocm-graphics.sources\n"})
     CHECK_MESSAGE(contains(seven.out, line), line);
   CHECK(contains(plan(root, "rocm", {"rocm_key_fingerprint=" + key.fingerprint, "rocm_key_url=" + key.url,
@@ -341,8 +356,8 @@ TEST_CASE("a key whose fingerprint is not the pinned one is refused, and install
   INFO(r.out, r.err);
   REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 24);
-  CHECK(lines[4] == "   5  apt_repository  rocm-repo        refused  the key at " + key.url + " is " +
+  REQUIRE(lines.size() == 36);
+  CHECK(lines[12] == "  13  apt_repository  rocm-repo        refused  the key at " + key.url + " is " +
                         wslgpu::format_fingerprint(key.fingerprint) + ", not the pinned " +
                         wslgpu::format_fingerprint(pinned));
   RunResult i = run_tool({"--root", root.path(), "--set", "rocm_key_fingerprint=" + pinned, "--set",
@@ -363,14 +378,14 @@ TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reaso
   REQUIRE(r.exit_code == kRefusedOffline);
   CHECK(contains(r.out,
                  "\n\nrefused by the manifest (rocm_wsl == 'none'): ROCm 7.0.x shipped no WSL runtime (\"Unable to "
-                 "locate package hsa-runtime-rocr4wsl-amdgpu\"). Use 7.2.2 (librocdxg, Windows 11) or 7.2 (the last "
-                 "legacy release): --set rocm_version=7.2.2\n\n"));
+                 "locate package hsa-runtime-rocr4wsl-amdgpu\"). Use 7.2.4 (librocdxg, Windows 11) or 7.2 (the last "
+                 "legacy release): --set rocm_version=7.2.4\n\n"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 24);
-  CHECK(lines[3] == "   4  apt_repository  amdgpu-repo      skipped  skipped: rocm_wsl == 'legacy' || rocm_wsl == "
+  REQUIRE(lines.size() == 36);
+  CHECK(lines[11] == "  12  apt_repository  amdgpu-repo      skipped  skipped: rocm_wsl == 'legacy' || rocm_wsl == "
                     "'librocdxg' is false");
-  CHECK(lines[11] == "  12  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
-  CHECK(lines[12] == "  13  apt_install     rocm7            skipped  skipped: rocm_wsl == 'librocdxg' is false");
+  CHECK(lines[20] == "  21  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
+  CHECK(lines[21] == "  22  apt_install     rocm7            skipped  skipped: rocm_wsl == 'librocdxg' is false");
   CHECK(contains(r.out, ", the machine itself refused. Nothing has been changed.\n"));
 
   // install stops there, exit 3, before anything.
@@ -385,11 +400,12 @@ TEST_CASE("plan rocm --set rocm_version=7.0.2 refuses the machine with the reaso
   // release without a row are refused too, each with what to use instead.
   CHECK(contains(plan(root, "rocm", {"rocm_version=7.1.1"}).out,
                  "refused by the manifest (rocm_wsl == 'none'): ROCm 7.1.x supports WSL only as a preview (librocdxg "
-                 "had to be built from source). Use 7.2.2 (librocdxg, Windows 11) or 7.2 (the last legacy release): "
-                 "--set rocm_version=7.2.2\n"));
+                 "had to be built from source). Use 7.2.4 (librocdxg, Windows 11) or 7.2 (the last legacy release): "
+                 "--set rocm_version=7.2.4\n"));
   CHECK(contains(plan(root, "rocm", {"rocm_version=6.0.2"}).out,
                  "refused by the manifest (rocm_wsl == 'unlisted' && rocm_version < '6.1.3'): ROCm 6.0.2 predates WSL "
-                 "support (6.1.3). Use 7.2.2, or 6.4.2.1 on Windows 10: --set rocm_version=7.2.2\n"));
+                 "support (6.1.3). Leave rocm_version at auto (7.2.4 on Ubuntu 22.04 and 24.04, the ROCm Core "
+                 "SDK's 10.0.0 on 26.04), or use 6.4.2.1 on Windows 10: --set rocm_version=6.4.2.1\n"));
   CHECK(contains(plan(root, "rocm", {"rocm_version=6.4.2"}).out,
                  "refused by the manifest (rocm_wsl == 'none'): plain 6.4.2 lacks hsa-runtime-rocr4wsl-amdgpu; "
                  "6.4.2.1 has it: --set rocm_version=6.4.2.1\n"));
@@ -405,12 +421,12 @@ TEST_CASE("plan rocm --set rocm_version=7.2.1 uses amdgpu/30.30.1 and sets dxg d
   REQUIRE(r.exit_code == kRefusedOffline);
   CHECK_FALSE(contains(r.out, "refused by the manifest"));
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 24);
-  CHECK(lines[11] == "  12  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
+  REQUIRE(lines.size() == 36);
+  CHECK(lines[20] == "  21  apt_install     rocm             skipped  skipped: rocm_wsl == 'legacy' is false");
   // apt-cache runs chrooted into the root, which only root can do.
-  CHECK(lines[12] == "  13  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
+  CHECK(lines[21] == "  22  apt_install     rocm7            refused  cannot be planned: `apt-cache madison` could not run: "
                      "apt-cache was not found in the target root");
-  CHECK(lines[17] == "  18  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh");
+  CHECK(lines[28] == "  29  profile_env     rocm-env         change   create /etc/profile.d/wslgpu-rocm.sh");
   CHECK(contains(r.out, "amdgpu_dir=30.30.1"));
   CHECK(contains(r.out, "+export HSA_ENABLE_DXG_DETECTION='1'\n"));
 }
@@ -421,7 +437,7 @@ TEST_CASE("plan rocm on Ubuntu 22.04 skips removing the distribution's ROCm 5.7 
   RunResult r = plan(root, "rocm");
   REQUIRE(r.exit_code == kRefusedOffline);
   auto lines = step_lines(r.out);
-  REQUIRE(lines.size() == 24);
+  REQUIRE(lines.size() == 36);
   CHECK(lines[2] ==
         "   3  apt_remove      distro-hsa       skipped  skipped: host.distro == 'ubuntu' && "
         "host.distro_version == '24.04' is false");
@@ -586,9 +602,11 @@ TEST_CASE("plan and install rocm on a Debian machine refuse before any change, n
   auto before = outside_state(snapshot(root.path()));
   RunResult plan = run_tool({"--root", root.path(), "plan", "rocm", "--detailed-exitcode"});
   CHECK(plan.exit_code == 3);
-  CHECK(contains(plan.out, "this machine runs Debian 12 (bookworm), but AMD publishes ROCm 7.2.2 for WSL only on "
+  CHECK(contains(plan.out, "this machine runs Debian 12 (bookworm), but AMD publishes ROCm 7.2.4 for WSL only on "
                            "Ubuntu 22.04 and 24.04. From Windows, install a supported distribution (`wsl --install -d "
                            "Ubuntu-24.04`) and run wslgpu-setup there."));
+  CHECK(contains(plan.out, "Chose rocm_version=7.2.4 (fallback): AMD publishes ROCm for WSL on Ubuntu 22.04, 24.04 "
+                           "and 26.04 only (this is debian 12)"));
   RunResult install = run_tool({"--root", root.path(), "install", "rocm", "--yes"});
   CHECK(install.exit_code == 3);
   CHECK(contains(install.err, "error: this machine runs Debian 12 (bookworm)"));
@@ -599,17 +617,45 @@ TEST_CASE("plan and install rocm on a Debian machine refuse before any change, n
   CHECK(snapshot_difference(before, outside_state(snapshot(root.path()))).empty());
 }
 
-TEST_CASE("plan rocm on Ubuntu 26.04 is refused before any change, naming the Core SDK AMD publishes there") {
+TEST_CASE("plan rocm on Ubuntu 26.04 chooses the ROCm Core SDK, the only ROCm AMD publishes there, changing nothing") {
   FakeWslRoot root;
   root.write("/etc/os-release", "PRETTY_NAME=\"Ubuntu 26.04.1 LTS\"\nID=ubuntu\nVERSION_ID=\"26.04\"\n"
                                 "VERSION_CODENAME=resolute\n");
   root.write("/var/lib/wslgpu-setup/.keep", "");
   auto before = outside_state(snapshot(root.path()));
-  RunResult r = run_tool({"--root", root.path(), "plan", "rocm", "--detailed-exitcode"});
-  CHECK(r.exit_code == 3);
-  CHECK(contains(r.out + r.err, "this machine runs Ubuntu 26.04 (resolute), but AMD publishes ROCm 7.2.2 for WSL only "
-                                "on Ubuntu 22.04 and 24.04."));
-  CHECK(contains(r.out + r.err, "On Ubuntu 26.04 AMD publishes only its ROCm Core SDK (10.x)"));
+  RunResult r = run_tool({"--root", root.path(), "plan", "rocm", "--output", "json"}, kOffline);
+  INFO(r.out, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["vars"]["rocm_version"] == "10.0.0");
+  CHECK(j["vars"]["rocm_wsl"] == "core");
+  CHECK(j["vars"]["rocm_core_repo"] == "https://stable.repo.amd.com/rocm/core/packages/ubuntu2604/");
+  RunResult text = run_tool({"--root", root.path(), "plan", "rocm"}, kOffline);
+  CHECK(contains(text.out, "Chose rocm_version=10.0.0 (auto): the newest release AMD calls production for WSL on "
+                           "Ubuntu 26.04\n"));
+  CHECK_FALSE(contains(text.out, "this machine runs Ubuntu 26.04"));
+  // Its known WSL problems, before anything changes.
+  CHECK(contains(text.out, "warning: ROCm 10.0.0 on WSL: a field report of 10.0.0 on WSL"));
+  // Ubuntu's own ROCm 7.1 goes, then any legacy release, before the Core SDK's repository and package.
+  auto lines = step_lines(text.out);
+  REQUIRE(lines.size() == 36);
+  CHECK(lines[3] == "   4  apt_remove      distro-rocm      no-op    none of libamdhip64-7, libhsa-runtime64-1 is "
+                    "installed");
+  CHECK(lines[4] == "   5  apt_remove      legacy-rocm      no-op    none of rocm-core, hsa-runtime-rocr4wsl-amdgpu is "
+                    "installed");
+  CHECK(starts_with(lines[13], "  14  apt_repository  core-repo        refused  could not reach stable.repo.amd.com"));
+  CHECK(starts_with(lines[23], "  24  apt_install     core-all         refused  cannot be planned"));
+  CHECK(contains(text.out, "would install amdrocm10.0 10.0.0-*, in place of installed packages matching amdrocm*"));
+  CHECK(contains(text.out, "+case \":${PATH}:\" in *':/opt/rocm/core-10.0/bin:'*)"));
+  CHECK_FALSE(contains(text.out, "HSA_ENABLE_DXG_DETECTION='1'"));
+  // With the GPU's target known, its package alone.
+  RunResult gfx = run_tool({"--root", root.path(), "--set", "rocm_gfx=gfx1201", "plan", "rocm"}, kOffline);
+  CHECK(contains(gfx.out, "would install amdrocm10.0-gfx1201 10.0.0-*"));
+  // A legacy release there is refused, naming the Core SDK.
+  RunResult legacy = run_tool({"--root", root.path(), "--set", "rocm_version=7.2.4", "plan", "rocm"}, kOffline);
+  CHECK(contains(legacy.out + legacy.err, "this machine runs Ubuntu 26.04 (resolute), but AMD publishes ROCm 7.2.4 "
+                                          "for WSL only on Ubuntu 22.04 and 24.04."));
+  CHECK(contains(legacy.out + legacy.err, "On Ubuntu 26.04 AMD publishes only its ROCm Core SDK: leave rocm_version "
+                                          "at auto there (10.0.0), or --set rocm_version=10.1.0."));
   CHECK(snapshot_difference(before, outside_state(snapshot(root.path()))).empty());
 }
 
@@ -618,11 +664,11 @@ TEST_CASE("a Debian machine without VERSION_CODENAME is refused as unsupported, 
   root.write("/etc/os-release", "ID=debian\nVERSION_ID=\"13\"\n");
   RunResult r = run_tool({"--root", root.path(), "plan", "rocm"});
   CHECK(r.exit_code == 3);
-  CHECK(r.err == "error: this machine runs Debian 13, but AMD publishes ROCm 7.2.2 for WSL only on Ubuntu 22.04 and "
+  CHECK(r.err == "error: this machine runs Debian 13, but AMD publishes ROCm 7.2.4 for WSL only on Ubuntu 22.04 and "
                  "24.04. From Windows, install a supported distribution (`wsl --install -d Ubuntu-24.04`) and run "
-                 "wslgpu-setup there. On Ubuntu 26.04 AMD publishes only its ROCm Core SDK (10.x), which this version "
-                 "of wslgpu-setup does not install yet. (--unsupported-distro plans and installs anyway, at your own "
-                 "risk.)\n");
+                 "wslgpu-setup there. On Ubuntu 26.04 AMD publishes only its ROCm Core SDK: leave rocm_version at "
+                 "auto there (10.0.0), or --set rocm_version=10.1.0. (--unsupported-distro plans and installs "
+                 "anyway, at your own risk.)\n");
   RunResult anyway = run_tool({"--root", root.path(), "--unsupported-distro", "plan", "rocm"});
   CHECK(anyway.exit_code == 2);
   CHECK(contains(anyway.err, ": ${host.codename} is empty on this machine (it comes from VERSION_CODENAME in "

@@ -26,7 +26,7 @@ void as_ubuntu_2604_with_nvidia(const FakeWslRoot& root) {
 
 }  // namespace
 
-TEST_CASE("plan pytorch on a WSL2 Ubuntu 24.04 AMD machine lists AMD's cp312 wheels of ROCm 7.2.2 after rocm's steps") {
+TEST_CASE("plan pytorch on a WSL2 Ubuntu 24.04 AMD machine lists AMD's cp312 wheels of ROCm 7.2.4 after rocm's steps") {
   FakeWslRoot root;
   root.write(kAmdDriver, "");
   RunResult r = run_tool({"--root", root.path(), "plan", "pytorch"}, kOffline);
@@ -35,9 +35,9 @@ TEST_CASE("plan pytorch on a WSL2 Ubuntu 24.04 AMD machine lists AMD's cp312 whe
   CHECK(first_line(r.out) ==
         "Profile pytorch-rocm, chosen because AMD's Windows driver is mounted "
         "(/usr/lib/wsl/drivers/u0401234.inf_amd64_5b3a9c1d).");
-  const std::string base = "https://repo.radeon.com/rocm/manylinux/rocm-rel-7.2.2/";
-  for (const char* wheel : {"torch-2.9.1%2Brocm7.2.2.lw.git127a149a", "torchvision-0.24.0%2Brocm7.2.2.gitb919bd0c",
-                            "torchaudio-2.9.0%2Brocm7.2.2.gite3c6ee2b", "triton-3.5.1%2Brocm7.2.2.gita272dfa8"}) {
+  const std::string base = "https://repo.radeon.com/rocm/manylinux/rocm-rel-7.2.4/";
+  for (const char* wheel : {"torch-2.9.1%2Brocm7.2.4.lw.git39497456", "torchvision-0.24.0%2Brocm7.2.4.gitb919bd0c",
+                            "torchaudio-2.9.0%2Brocm7.2.4.gite3c6ee2b", "triton-3.5.1%2Brocm7.2.4.gita272dfa8"}) {
     CAPTURE(wheel);
     CHECK(contains(r.out, base + wheel + "-cp312-cp312-linux_x86_64.whl"));
   }

@@ -101,10 +101,10 @@ TEST_CASE("the README's demonstration plans the default profile and .wslconfig o
   // AMD's repositories, shown as the files they would be, with the key not fetched.
   CHECK(contains(rocm.out, "apt_repository  rocm-repo        change   add /etc/apt/sources.list.d/rocm.sources, key "
                            "rocm.asc (not asked offline), pin 600\n"));
-  CHECK(contains(rocm.out, "+URIs: https://repo.radeon.com/rocm/apt/7.2.2\n"));
+  CHECK(contains(rocm.out, "+URIs: https://repo.radeon.com/rocm/apt/7.2.4\n"));
   CHECK(contains(rocm.out, "not asked offline: the key at https://repo.radeon.com/rocm/rocm.gpg.key"));
   // ROCm itself, by name and version, and what the plan with the network adds.
-  CHECK(contains(rocm.out, "apt_install     rocm7            change   install rocm 7.2.2.* and what apt adds to it "
+  CHECK(contains(rocm.out, "apt_install     rocm7            change   install rocm 7.2.4.* and what apt adds to it "
                            "(not asked offline)\n"));
   CHECK(contains(rocm.out, "refuses a kernel-module (DKMS) package among them"));
   // The WSL runtime, pinned by hash, and the environment every login shell gets.

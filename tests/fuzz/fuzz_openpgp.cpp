@@ -1,9 +1,12 @@
 // OpenPGP key files (installer/formats/openpgp.hpp), which come from the
 // network: any bytes either give keys or throw OpenPgpError, nothing else;
 // every fingerprint is 40 uppercase hex digits and survives gpg's grouping,
-// and every subkey listed by fingerprint is described once.
+// and every subkey listed by fingerprint is described once. A binary key
+// followed by its armour (AMD's packages.gpg) is cut to a prefix of the
+// input that reads as keys by itself.
 #include "fuzz/fuzz_support.hpp"
 #include "installer/formats/openpgp.hpp"
+#include "installer/formats/openpgp_armour.hpp"
 
 using namespace wslgpu;
 
@@ -34,6 +37,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_CHECK(format_key_id(k.subkeys[i].fingerprint).size() == 19);
     }
     FUZZ_CHECK(!k.algorithm.empty());
+  }
+  try {
+    if (auto cut = binary_key_before_its_armour(bytes)) {
+      FUZZ_CHECK(bytes.compare(0, cut->size(), *cut) == 0 && cut->size() < bytes.size());
+      FUZZ_CHECK(!read_openpgp_keys(*cut).empty());
+    }
+  } catch (const OpenPgpError&) {
   }
   // A fingerprint typed by a person (a manifest's key_fingerprint).
   std::string n = normalize_fingerprint(bytes);

@@ -70,6 +70,8 @@ inline const char* const kWslVersion =
     "WSL version: 2.3.26.0\nKernel version: 5.15.167.4-1\nWSLg version: 1.0.65\n"
     "Windows version: 10.0.22631.4317\n";
 
+inline const char* const kFixturePowershell = "/mnt/c/Windows/System32/WindowsPowerShell/v1.0/powershell.exe";
+
 // A WSL2 Ubuntu 24.04 machine that doctor finds healthy, before a test breaks it.
 struct DoctorFixture {
   MemoryFileSystem fs;
@@ -100,6 +102,11 @@ struct DoctorFixture {
     outputs[{"/mnt/c/Windows/System32/cmd.exe", "/c", "ver"}] =
         output("\r\nMicrosoft Windows [Version 10.0.22631.4317]\r\n");
     outputs[{"/mnt/c/Windows/System32/wsl.exe", "--version"}] = output(kWslVersion);
+    // What Windows lists (installer/host/windows_gpus.hpp): the GPU kRocminfo finds.
+    fs.add_file(kFixturePowershell, "MZ");
+    outputs[{kFixturePowershell}] = output(
+        "adapter|AMD Radeon RX 7900 XTX|32.0.21041.1000\r\n"
+        "memory|AMD Radeon RX 7900 XTX|25769803776\r\n");
   }
 
   void make_nvidia() {

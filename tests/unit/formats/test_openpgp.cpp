@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "installer/formats/openpgp.hpp"
+#include "installer/formats/openpgp_armour.hpp"
 #include "support/helpers.hpp"
 
 using namespace wslgpu;
@@ -729,4 +730,40 @@ TEST_CASE("openpgp reads the hash algorithm of the user ID binding") {
   CHECK(openpgp_hash_name(keys[0].user_id_binding_hash) == "SHA1");
   CHECK(openpgp_hash_name(8) == "SHA256");
   CHECK(openpgp_hash_name(99) == "hash algorithm 99");
+}
+
+TEST_CASE("a binary key followed by its own armour, as AMD publishes its Core SDK key, gives apt the binary key alone") {
+  GpgHome home;
+  std::string fpr = home.generate("ed25519 sign 1y");
+  const std::string binary = home.gpg("--export " + fpr);
+  const std::string armour = home.gpg("--export --armor " + fpr);
+  REQUIRE(!binary.empty());
+
+  auto cut = binary_key_before_its_armour(binary + armour);
+  REQUIRE(cut);
+  CHECK(*cut == binary);
+  CHECK(read_openpgp_keys(*cut).front().fingerprint == fpr);
+  SUBCASE("with a line break between the two, as a shell's echo leaves one") {
+    auto cut2 = binary_key_before_its_armour(binary + "\r\n" + armour);
+    REQUIRE(cut2);
+    CHECK(*cut2 == binary);
+  }
+  SUBCASE("a plain binary key or a plain armoured one is not this shape") {
+    CHECK_FALSE(binary_key_before_its_armour(binary));
+    CHECK_FALSE(binary_key_before_its_armour(armour));
+    CHECK_FALSE(binary_key_before_its_armour(""));
+  }
+  SUBCASE("armour of another key after the binary key is refused, naming both") {
+    std::string other = home.generate("ed25519 sign 1y", 0, "Other <o@example.invalid>");
+    try {
+      binary_key_before_its_armour(binary + home.gpg("--export --armor " + other));
+      FAIL("expected OpenPgpError");
+    } catch (const OpenPgpError& e) {
+      CHECK(contains(e.what(), format_fingerprint(fpr)));
+      CHECK(contains(e.what(), format_fingerprint(other)));
+    }
+  }
+  SUBCASE("the reader alone refuses the two together, which is why they are cut") {
+    CHECK_THROWS_AS(read_openpgp_keys(binary + armour), OpenPgpError);
+  }
 }

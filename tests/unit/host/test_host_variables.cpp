@@ -12,7 +12,8 @@ using namespace wslgpu;
 
 namespace {
 
-// Every fact set, each to a value no default has, nvidia-smi's answer probed.
+// Every fact set, each to a value no default has, nvidia-smi's and
+// Windows' answers probed.
 HostFacts every_fact_set() {
   HostFacts h;
   h.kernel_release = "6.6.87.2-microsoft-standard-WSL2";
@@ -35,6 +36,19 @@ HostFacts every_fact_set() {
   });
   driver->get();
   h.nvidia_driver = driver;
+  auto gpus = std::make_shared<LazyWindowsGpus>([] {
+    WindowsGpuFacts w;
+    w.answer = WindowsGpuAnswer::answered;
+    w.amd_gpu = "AMD Radeon RX 9070 XT";
+    w.amd_gfx = "gfx1201";
+    w.amd_windows_driver = "32.0.21041.1000";
+    w.amd_igpu = true;
+    w.said = "AMD Radeon RX 9070 XT (gfx1201), Windows driver 32.0.21041.1000, beside the integrated AMD Radeon(TM) "
+             "Graphics";
+    return w;
+  });
+  gpus->get();
+  h.windows_gpus = gpus;
   return h;
 }
 
@@ -92,4 +106,48 @@ TEST_CASE("host.distro_folder is the distribution and its version without dots, 
   CHECK(h.as_variables().at("host.distro_folder") == "debian13");
   h.distro.clear();
   CHECK(h.as_variables().at("host.distro_folder").empty());
+}
+
+TEST_CASE("a recorded Windows GPU answer is taken as probed, without asking Windows") {
+  HostFacts now = wslgpu::testing::fake_wsl_host();
+  bool ran = false;
+  now.windows_gpus = std::make_shared<LazyWindowsGpus>([&] {
+    ran = true;
+    return WindowsGpuFacts{};
+  });
+  HostFacts then = now.with_variables({{"host.amd_gfx", "gfx1100"}, {"host.amd_igpu", "false"}});
+  then.probe_lazy_facts();
+  CHECK(then.as_variables().at("host.amd_gfx") == "gfx1100");
+  CHECK(then.as_variables().at("host.amd_igpu") == "false");
+  CHECK_FALSE(ran);
+}
+
+TEST_CASE("before Windows is asked, every Windows GPU fact is empty, host.amd_igpu too") {
+  HostFacts h = wslgpu::testing::fake_wsl_host();
+  h.windows_gpus = std::make_shared<LazyWindowsGpus>([] { return windows_gpu_facts({}); });
+  CHECK(h.as_variables().at("host.amd_igpu").empty());
+  CHECK(h.unprobed_lazy_fact_names().size() == lazy_host_fact_names().size());
+  h.probe_lazy_facts({"host.amd_gpu"});
+  CHECK(h.as_variables().at("host.amd_igpu") == "false");
+  CHECK(h.as_variables().at("host.windows_gpus") == "Windows lists no video controller");
+  CHECK(h.unprobed_lazy_fact_names() == nvidia_fact_names());
+}
+
+TEST_CASE("probing the facts a manifest names runs only their group's program") {
+  HostFacts h = wslgpu::testing::fake_wsl_host();
+  int nvidia_runs = 0, windows_runs = 0;
+  h.nvidia_driver = std::make_shared<LazyNvidiaDriver>([&] {
+    ++nvidia_runs;
+    return NvidiaDriverFacts{};
+  });
+  h.windows_gpus = std::make_shared<LazyWindowsGpus>([&] {
+    ++windows_runs;
+    return WindowsGpuFacts{};
+  });
+  h.probe_lazy_facts({"host.nvidia_cuda"});
+  CHECK(nvidia_runs == 1);
+  CHECK(windows_runs == 0);
+  h.probe_lazy_facts({"host.amd_gfx", "host.nvidia_driver"});
+  CHECK(nvidia_runs == 1);  // once per command
+  CHECK(windows_runs == 1);
 }

@@ -150,7 +150,8 @@ TEST_CASE("a layer may require only a bundled profile that requires none") {
   on_rocm.replace(on_rocm.find("[matrix.release.\"2\"]"), 20, "[matrix.rocm_version.\"7.2.2\"]");
   on_rocm.replace(on_rocm.find("${dir}"), 6, "${rocm_version}");
   on_rocm.replace(on_rocm.find("${flavour}"), 10, "${rocm_wsl}");
-  Manifest m = load_manifest(ManifestSource{"layer.toml", on_rocm, false}, {}, wslgpu::testing::fake_wsl_host());
+  Manifest m = load_manifest(ManifestSource{"layer.toml", on_rocm, false}, {{"rocm_version", "7.2.2"}},
+                             wslgpu::testing::fake_wsl_host());
   CHECK(m.base_name == "rocm");
   CHECK(m.base_source == "manifests/rocm.toml");
   CHECK(m.vars.at("wheel") == "w-librocdxg");  // the base's column, in the layer's row

@@ -350,3 +350,30 @@ TEST_CASE("a column of the row auto did not choose waits too, also in a step who
   CHECK(m.steps.size() == 3);
   CHECK(m.vars.at("py") == "3.12");
 }
+
+TEST_CASE("a manifest naming a Windows GPU fact asks Windows, and never nvidia-smi") {
+  Driver d({"591.86", "13.1", "driver 591.86, CUDA 13.1"});
+  auto windows_asked = std::make_shared<int>(0);
+  d.host.windows_gpus = std::make_shared<const LazyWindowsGpus>([windows_asked] {
+    ++*windows_asked;
+    return windows_gpu_facts({{"AMD Radeon RX 9070 XT", "32.0.21041.1000", 0}});
+  });
+  const char* gfx_profile = R"toml(
+[manifest]
+name = "gfx"
+schema_version = 1
+
+[[step]]
+id = "runtime"
+kind = "apt_install"
+name = "ROCm for ${host.amd_gfx}"
+packages = ["rocm"]
+)toml";
+  Manifest m = load_auto(gfx_profile, d.host);
+  CHECK(*windows_asked == 1);
+  CHECK(*d.probes == 0);
+  CHECK(m.steps[0].name == "ROCm for gfx1201");
+  load_auto(kToolkits, d.host);  // and one naming only host.nvidia_*: nvidia-smi alone
+  CHECK(*windows_asked == 1);
+  CHECK(*d.probes == 1);
+}

@@ -35,14 +35,16 @@ TEST_CASE("pytorch-cuda refuses a driver too old for every CUDA build, naming th
   CHECK(reasons[0].find("install NVIDIA's driver 580 or later (560.76 at least, for cu126)") != std::string::npos);
 }
 
-TEST_CASE("pytorch-rocm's default is ROCm 7.2.2's cp312 set from AMD's rocm-rel-7.2.2 folder on Ubuntu 24.04") {
+TEST_CASE("pytorch-rocm's default is ROCm 7.2.4's cp312 set from AMD's rocm-rel-7.2.4 folder on Ubuntu 24.04") {
   Manifest m = load_manifest(bundled("pytorch-rocm"), {}, wslgpu::testing::fake_wsl_host());
   CHECK(m.base_name == "rocm");
-  CHECK(m.vars.at("rocm_version") == "7.2.2");
+  CHECK(m.vars.at("rocm_version") == "7.2.4");
   CHECK(m.vars.at("torch_cp") == "cp312");
   CHECK(m.vars.at("torch_python") == "3.12");
-  CHECK(m.vars.at("torch_dir") == "rocm-rel-7.2.2");
-  CHECK(m.vars.at("torch_wheel") == "torch-2.9.1%2Brocm7.2.2.lw.git127a149a");
+  CHECK(m.vars.at("torch_dir") == "rocm-rel-7.2.4");
+  CHECK(m.vars.at("torch_wheel") == "torch-2.9.1%2Brocm7.2.4.lw.git39497456");
+  Manifest previous = load_manifest(bundled("pytorch-rocm"), {{"rocm_version", "7.2.2"}}, wslgpu::testing::fake_wsl_host());
+  CHECK(previous.vars.at("torch_wheel") == "torch-2.9.1%2Brocm7.2.2.lw.git127a149a");
   // The legacy 7.2 release: its own set, and the libhsa step.
   Manifest legacy = load_manifest(bundled("pytorch-rocm"), {{"rocm_version", "7.2"}}, wslgpu::testing::fake_wsl_host());
   CHECK(legacy.vars.at("torch_dir") == "rocm-rel-7.2");

@@ -530,3 +530,23 @@ replaces = ["hsa-runtime-rocr4wsl-amdgpu"]
             .find("cannot be planned: `apt-cache madison` could not run: apt-cache was not found in the target root\n" +
                   std::string(36, ' ') + "would install rocm 7.2.2.*, rocminfo") != std::string::npos);
 }
+
+TEST_CASE("the plan's machine line says what Windows listed, once a profile asked, and its JSON holds the facts") {
+  MemoryFileSystem fs = machine();
+  HostFacts host = wslgpu::testing::fake_wsl_host();
+  host.windows_gpus = std::make_shared<const LazyWindowsGpus>(
+      [] { return windows_gpu_facts({{"AMD Radeon RX 7900 XTX", "32.0.21041.1000", 0}}); });
+  {
+    auto [m, plan] = plan_of(kMotd, fs, host);
+    CHECK(render_plan_text(plan, TextStyle{false, false}, "x").find("Windows GPU") == std::string::npos);
+    CHECK_FALSE(plan_to_json(plan)["host"].contains("windows_gpus"));
+  }
+  host.windows_gpus->get();
+  auto [m, plan] = plan_of(kMotd, fs, host);
+  CHECK(render_plan_text(plan, TextStyle{false, false}, "x")
+            .find(" · Windows GPU: AMD Radeon RX 7900 XTX (gfx1100), Windows driver 32.0.21041.1000 · ") !=
+        std::string::npos);
+  nlohmann::json j = plan_to_json(plan);
+  CHECK(j["host"]["windows_gpus"]["amd_gfx"] == "gfx1100");
+  CHECK(j["host"]["windows_gpus"]["amd_igpu"] == false);
+}

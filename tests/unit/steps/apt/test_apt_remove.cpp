@@ -16,6 +16,7 @@
 #include "steps/apt/apt_freshness.hpp"
 #include "steps/step.hpp"
 #include "support/fakes.hpp"
+#include "support/helpers.hpp"
 #include "unit/steps/apt/apt_step_testing.hpp"
 
 using namespace wslgpu;
@@ -71,6 +72,51 @@ TEST_CASE("apt_remove plans with apt's simulation, records versions and undo rei
   CHECK(w.runner.calls.at(0).argv == concat({{"apt-cache", "madison"}, kNoWrites, {"libhsakmt1", "libhsa-runtime64-1"}}));
   CHECK(w.runner.calls.at(1).argv == concat({{"apt-get", "install", "--no-install-recommends", "-y"}, kDpkgOptions,
                                              {"libhsakmt1=5.7.0-1build1", "libhsa-runtime64-1=5.7.1-2build1"}}));
+}
+
+TEST_CASE("apt_remove with matching and auto_remove takes what only the removed needed, and nothing unneeded before") {
+  AptWorld w;
+  // A legacy ROCm release: rocm-core and the WSL runtime asked for, a
+  // library only they needed, and an unrelated package already unneeded.
+  w.fs.add_file("/var/lib/dpkg/status",
+                status_text({{"libc6", "2.36-9"}, {"rocm-core", "7.2.4.70204-1"}, {"amdrocm10.0-gfx1100", "10.0.0-4"},
+                             {"libdrm-amdgpu-amdgpu1", "1:2.4.125-1"}, {"old-orphan", "1.0"}}));
+  w.runner.on({"apt-get", "-s", "remove"}, ok("Remv rocm-core [7.2.4.70204-1]\nRemv amdrocm10.0-gfx1100 [10.0.0-4]\n"
+                                              "Remv libdrm-amdgpu-amdgpu1 [1:2.4.125-1]\nRemv old-orphan [1.0]\n"));
+  w.runner.on({"apt-get", "-s", "autoremove"}, ok("Remv old-orphan [1.0]\n"));
+  w.runner.on({"apt-get", "remove"}, [&](const Command&) {
+    w.fs.add_file("/var/lib/dpkg/status", status_text({{"libc6", "2.36-9"}, {"old-orphan", "1.0"}}));
+    return ok();
+  });
+  auto step = make_step("apt_remove", "packages = [\"rocm-core\"]\nmatching = [\"amdrocm*\"]\nauto_remove = true\n");
+  StepPlan p = step->plan(w.ctx);
+  std::string argv;
+  for (const auto& a : w.runner.calls.at(0).argv) argv += a + " ";
+  INFO(argv);
+  CHECK(w.runner.calls.at(0).argv ==
+        concat({{"apt-get", "-s", "remove", "--auto-remove", "-o", "Debug::pkgDepCache::AutoInstall=1"},
+                kNoWrites,
+                {"rocm-core", "amdrocm10.0-gfx1100"}}));
+  REQUIRE(p.verdict == Verdict::change);
+  CHECK(p.summary == "remove rocm-core 7.2.4.70204-1, amdrocm10.0-gfx1100 10.0.0-4, libdrm-amdgpu-amdgpu1 1:2.4.125-1");
+  CHECK(p.fingerprint["apt:remove"] ==
+        nlohmann::json::array({"rocm-core", "amdrocm10.0-gfx1100", "libdrm-amdgpu-amdgpu1"}));
+
+  w.runner.calls.clear();
+  auto data = step->apply(w.ctx, p);
+  CHECK(w.runner.calls.at(0).argv == concat({{"apt-get", "remove", "-y"}, kDpkgOptions,
+                                             {"rocm-core", "amdrocm10.0-gfx1100", "libdrm-amdgpu-amdgpu1"}}));
+  CHECK(data["removed"].size() == 3);
+}
+
+TEST_CASE("apt_remove refuses a matching pattern that is not a package pattern, or one that matches everything") {
+  std::vector<Diagnostic> everything, upper;
+  make_step("apt_remove", "matching = [\"*\"]\n", everything);
+  REQUIRE(everything.size() == 1);
+  CHECK(contains(everything[0].message, "would remove every package"));
+  make_step("apt_remove", "matching = [\"AMD*\"]\n", upper);
+  REQUIRE(upper.size() == 1);
+  CHECK(contains(upper[0].message, "is not a package name or pattern"));
 }
 
 TEST_CASE("apt_remove undo installs the undo store's copies, without asking the sources, and marks automatic ones again") {

@@ -136,6 +136,53 @@ TEST_CASE("apt_repository takes the key whose fingerprint is pinned, armoured as
   CHECK(again.summary == "apt repository \"rocm\" is as wanted");
 }
 
+TEST_CASE("apt_repository writes only the binary key of a file that also holds its armour, as AMD's packages.gpg does") {
+  World w;
+  w.fs.add_file("/srv/packages.gpg", pinned().binary + pinned().armoured);
+  const std::string step = "kind = \"apt_repository\"\nrepo_name = \"rocm\"\nuris = [\"file:/srv/core/ubuntu2404/\"]\n"
+                           "suites = [\"stable\"]\ncomponents = [\"main\"]\n" +
+                           by_file("/srv/packages.gpg", pinned().fingerprint) +
+                           "pin_origin = \"AMD ROCm\"\npin_priority = 600\n";
+  StepPlan p = build_ok(step)->plan(w.ctx);
+  INFO(p.summary << "\n" << joined(p.details));
+  REQUIRE(p.verdict == Verdict::change);
+  CHECK(p.writes.at(0).path == "/etc/apt/keyrings/rocm.gpg");
+  CHECK(p.writes.at(0).content == pinned().binary);
+  CHECK(contains(joined(p.details), "only the binary key is written"));
+  // The origin is two words, and the pin names it whole.
+  CHECK(p.writes.at(2).path == "/etc/apt/preferences.d/rocm.pref");
+  CHECK(contains(*p.writes.at(2).content, "Pin: release o=AMD ROCm\n"));
+
+  SUBCASE("and the armoured key an earlier run wrote for the same repository goes") {
+    w.fs.add_file("/etc/apt/keyrings/rocm.asc", pinned().armoured);
+    w.fs.add_file("/etc/apt/sources.list.d/rocm.sources",
+                  "Types: deb\nURIs: " + kRocmUri + "\nSuites: noble\nComponents: main\nSigned-By: /etc/apt/keyrings/rocm.asc\n");
+    StepPlan switched = build_ok(step)->plan(w.ctx);
+    CHECK(write_list(switched) == std::vector<std::string>{"remove /etc/apt/keyrings/rocm.asc",
+                                                           "write /etc/apt/keyrings/rocm.gpg",
+                                                           "write /etc/apt/sources.list.d/rocm.sources",
+                                                           "write /etc/apt/preferences.d/rocm.pref"});
+  }
+  SUBCASE("unless another source still names it") {
+    w.fs.add_file("/etc/apt/keyrings/rocm.asc", pinned().armoured);
+    w.fs.add_file("/etc/apt/sources.list.d/mine.sources",
+                  "Types: deb\nURIs: https://example.invalid/x\nSuites: noble\nComponents: main\n"
+                  "Signed-By: /etc/apt/keyrings/rocm.asc\n");
+    StepPlan kept = build_ok(step)->plan(w.ctx);
+    for (const auto& line : write_list(kept)) CHECK(line != "remove /etc/apt/keyrings/rocm.asc");
+  }
+}
+
+TEST_CASE("apt_repository refuses a pin origin that apt would read as another one: commas, line breaks, edge spaces") {
+  for (const std::string origin : {"AMD, ROCm", " AMD ROCm", "AMD ROCm ", "AMD\\tROCm"}) {
+    INFO(origin);
+    CHECK(contains(build_errors("kind = \"apt_repository\"\nrepo_name = \"rocm\"\nuris = [\"file:/srv/x/\"]\n"
+                               "suites = [\"stable\"]\nkey_file = \"/k\"\nkey_sha256 = \"" +
+                               std::string(64, 'a') + "\"\npin_origin = \"" + origin + "\"\npin_priority = 600\n"),
+                   "without commas, tabs, line breaks or spaces at either end"));
+  }
+}
+
 TEST_CASE("apt_repository refuses a key with another fingerprint, naming both and where the key came from") {
   World w;
   w.fs.add_file("/srv/rocm.asc", other().armoured);
