@@ -4,6 +4,7 @@
 #   forky_tarball                the cached root, built if need be
 #   forky_release_layers DIR     DIR/base (that root) and DIR/wsl (the fake WSL layer over it)
 #   forky_prepare_cache          what `run.sh --prepare` builds ahead
+#   forky_cuda_args, forky_core_args   the bundled profiles pointed at the test repository
 #
 # Ubuntu 26.04 cannot be built from this machine's mirror, which is
 # Debian's. Debian forky (testing) has what the tool meets there and
@@ -96,4 +97,13 @@ forky_release_layers() {
 # must be taken for it, never let through.
 forky_cuda_args() {
   cuda_profile_args "$@" | grep -vx -- --unsupported-distro
+}
+
+# forky_core_args [ARG...]: core_profile_args (manifests.sh: the bundled
+# rocm profile's Core SDK rows pointed at the test repository) for the
+# stand-in: AMD's ubuntu2604 folder, and no --unsupported-distro, since AMD
+# publishes the Core SDK for Ubuntu 26.04 and the stand-in must be taken
+# for it. Call serve_https "$TESTREPO_ROCDXG_DIR" first.
+forky_core_args() {
+  CORE_FOLDER=ubuntu2604 core_profile_args "$@" | grep -vx -- --unsupported-distro
 }

@@ -143,3 +143,35 @@ rocm_copy_args() {
 rocm72_profile_args() {
   rocm_profile_args --set "rocm_version=$TESTREPO_ROCM72_VERSION" --set "graphics_repo=$TESTREPO_GRAPHICS_REPO" "$@"
 }
+
+# rocm724_profile_args [ARG...]: rocm7_profile_args for the test
+# repository's 7.2.4, the last release in AMD's legacy packaging
+# (amdgpu/30.30.4, graphics/7.2.3 reused, librocdxg 1.2.2 and
+# HSA_ENABLE_DXG_DETECTION=1 as 7.2.2). Call serve_https
+# "$TESTREPO_ROCDXG_DIR" first. Then ARG...
+rocm724_profile_args() {
+  rocm7_profile_args --set "rocm_version=$TESTREPO_ROCM724_VERSION" "$@"
+}
+
+# core_profile_args [ARG...]: the global options that point the bundled
+# rocm profile's ROCm Core SDK rows (AMD's 10.x; 10.0.0 here, an ARG
+# --set rocm_version=10.1.0 after it wins) at the test repository, one per
+# line, then ARG...: the deb822 repository's folder for the root's
+# distribution (CORE_FOLDER, default debian12, the bookworm roots'
+# host.distro_folder; ubuntu2604 for the forky root dressed as 26.04), the
+# key file in AMD's shape (the Core SDK's test key, binary, then its armour: testrepo.sh) from
+# the host path, that key's fingerprint, and the one-target packages
+# (rocm_gfx=gfx1100). The pin's origin stays the profile's default, "AMD
+# ROCm", which the test Release files say. 10.0 pairs with the librocdxg
+# .deb: the loopback HTTPS server's URL and the test .deb's SHA-256 (call
+# serve_https "$TESTREPO_ROCDXG_DIR" first). The legacy variables of
+# rocm_profile_args come first, so that a switch from a legacy release
+# meets the same ones. Debian 12 roots: --unsupported-distro
+# (forky_core_args leaves it out).
+core_profile_args() {
+  [[ -n ${HTTPS_URL:-} ]] || fail "core_profile_args: call serve_https \"\$TESTREPO_ROCDXG_DIR\" first"
+  rocm_profile_args --set "graphics_repo=$TESTREPO_GRAPHICS_REPO" --set rocm_version=10.0.0 \
+    --set "rocm_core_repo=$TESTREPO_CORE_REPO_BASE/${CORE_FOLDER:-debian12}/" \
+    --set "rocm_core_key_url=file://$TESTREPO_CORE_KEY" --set "rocm_core_key_fingerprint=$TESTREPO_CORE_KEY_FINGERPRINT" \
+    --set "rocm_gfx=$TESTREPO_CORE_GFX" --set "rocdxg_release_url=$HTTPS_URL" --set "rocdxg_sha256=$TESTREPO_ROCDXG_SHA256" "$@"
+}

@@ -62,6 +62,46 @@
 # the profile's rocdxg_url), with its SHA-256 in $TESTREPO_ROCDXG_SHA256; a
 # scenario serves it over HTTPS on the root's loopback (serve_https, lib.sh)
 # with the certificate in tls/ (a CA made for the run, $TESTREPO_TLS_DIR).
+# And ROCm 7.2.4, the last release in AMD's legacy packaging (rocm.toml's
+# 7.2.4 row: librocdxg 1.2.2 and HSA_ENABLE_DXG_DETECTION=1 as 7.2.2), the
+# 7.2.2 set again at 7.2.4.70204-1 in pool/amd724/, but laid out as AMD's
+# legacy packaging lays out a release (/opt/rocm-7.2.4, and /opt/rocm an
+# alternatives link to it made by rocm-core), in its own three indexes:
+#   rocm/apt/7.2.4, amdgpu/30.30.4/ubuntu, graphics/7.2.3/ubuntu (there is no
+#   graphics/7.2.4; the profile reuses 7.2.3)
+# so that a switch from it to the Core SDK has a release of its own to leave
+# (and to hide for an offline rollback) without touching 7.2.2's.
+# And AMD's ROCm Core SDK (10.x, built by TheRock; AMD's 10.0 install page,
+# os=wsl, and AMD's transition guide), in its deb822 layout:
+#   amdrocm/core/packages/<os>/dists/stable/{Release,InRelease,Release.gpg},
+#   .../dists/stable/main/binary-ARCH/Packages{,.gz}
+# one folder per distribution the scenarios run on (host.distro_folder:
+# debian12 for the bookworm roots, ubuntu2604 for forky dressed as 26.04),
+# all indexing the same pool/core/, each Release saying Origin "AMD ROCm",
+# Suite stable, as AMD's does (so the profile's default pin, o=AMD ROCm, is
+# the one exercised), and signed by a key of its own made for the run (AMD
+# signs it with D0F004A0…D5E02107, not repo.radeon.com's key;
+# $TESTREPO_CORE_KEY_FINGERPRINT, the binary key alone in core-key.gpg,
+# $TESTREPO_CORE_KEY_BINARY). That key is published at
+# amdrocm/gpg/packages.gpg in AMD's shape: the binary key block FOLLOWED BY
+# an ASCII-armoured copy of the same key ($TESTREPO_CORE_KEY). gpgv reads the
+# binary packets, then stops at the armour's "-----" ("invalid packet
+# (ctb=2d)"), so apt refuses the file as Signed-By as it is (sqv too, "Malformed
+# certificate"): only its binary packets may be written to /etc/apt/keyrings.
+# The packages (_define_core_packages), for 10.0 and 10.1:
+#   amdrocm10.X-gfx1100 -> amdrocm-core10.X-gfx1100   one GPU target
+#   amdrocm10.X -> amdrocm-core10.X                   every target, far larger
+#                                                     (Installed-Size), conflicting
+#                                                     with the one-target core
+# files under /opt/rocm/core-10.X (bin/, lib/), and /opt/rocm/bin and
+# /opt/rocm/lib made alternatives links to them by the core package's
+# postinst (a stand-in: AMD does not publish the link names). 10.1 ships
+# librocdxg.so in /opt/rocm/core-10.1/lib; 10.0 needs the rocdxg-roct .deb.
+# Their rocminfo never reads HSA_ENABLE_DXG_DETECTION.
+# And Ubuntu 26.04's own ROCm 7.1 (universe: libamdhip64-7 7.1.0 needing
+# libhsa-runtime64-1), in an index of its own shaped like Ubuntu's archive
+# (ubuntu/dists/resolute/universe, Origin Ubuntu; pool/ubuntu/), so that no
+# other index offers a second libhsa-runtime64-1.
 # And in NVIDIA's flat layout (`deb URI /`, Packages and a signed Release side
 # by side) at cuda/repos/wsl-ubuntu/x86_64/, holding the CUDA traps and the
 # toolkit releases of _define_cuda_packages, several versions of a name side
@@ -95,6 +135,30 @@ TESTREPO_ROCM72_GRAPHICS_DIR=7.2
 TESTREPO_ROCM72_ROCM_PACKAGES=(rocm-core rocminfo rocm-dev rocm)
 TESTREPO_ROCM72_AMDGPU_PACKAGES=(hsa-runtime-rocr4wsl-amdgpu amdgpu-install)
 TESTREPO_ROCM72_GRAPHICS_PACKAGES=(libdrm-amdgpu-common)
+# The last release in AMD's legacy packaging (rocm.toml's 7.2.4 row:
+# amdgpu/30.30.4, graphics/7.2.3), the 7.2.2 set at its versions, in
+# /opt/rocm-7.2.4 with /opt/rocm an alternatives link to it.
+TESTREPO_ROCM724_VERSION=7.2.4
+TESTREPO_ROCM724_AMDGPU_DIR=30.30.4
+TESTREPO_ROCM724_GRAPHICS_DIR=7.2.3
+# AMD's ROCm Core SDK: the repository's base (the profile's rocm_core_repo
+# is $TESTREPO_CORE_REPO_BASE/<folder>/), its folders, Suite and Origin,
+# the releases (X.Y:VERSION; 10.0.0-4 as a third-party report shows it) and
+# the GPU target of the one-target packages.
+TESTREPO_CORE_BASE=amdrocm/core/packages
+TESTREPO_CORE_REPO_BASE=file:/srv/testrepo/$TESTREPO_CORE_BASE
+TESTREPO_CORE_FOLDERS=(debian12 ubuntu2604)
+TESTREPO_CORE_SUITE=stable
+TESTREPO_CORE_ORIGIN="AMD ROCm"
+TESTREPO_CORE_RELEASES=(10.0:10.0.0-4 10.1:10.1.0-2)
+TESTREPO_CORE_GFX=gfx1100
+# AMD's key file, where AMD publishes it (under the repository's folder).
+TESTREPO_CORE_KEY_PATH=amdrocm/gpg/packages.gpg
+# Ubuntu 26.04's ROCm 7.1 (universe), for the 26.04 stand-in.
+TESTREPO_UBUNTU_BASE=ubuntu
+TESTREPO_UBUNTU_REPO=file:/srv/testrepo/$TESTREPO_UBUNTU_BASE
+TESTREPO_UBUNTU_SUITE=resolute
+TESTREPO_UBUNTU_PACKAGES=(libamdhip64-7 libhsa-runtime64-1)
 # NVIDIA's flat wsl-ubuntu layout, for the bundled cuda profile
 # (--set cuda_repo=$TESTREPO_CUDA_REPO).
 TESTREPO_CUDA_BASE=cuda/repos/wsl-ubuntu/x86_64
@@ -115,12 +179,13 @@ TESTREPO_NVCT_BASE=libnvidia-container
 TESTREPO_NVCT_REPO=file:/srv/testrepo/$TESTREPO_NVCT_BASE
 TESTREPO_NVCT_PACKAGES=(libnvidia-container1 libnvidia-container-tools nvidia-container-toolkit-base nvidia-container-toolkit)
 
-# _deb NAME VERSION DEPENDS DESCRIPTION: starts a package in $_stage/NAME.
+# _deb NAME VERSION DEPENDS DESCRIPTION: starts a package in $_stage/NAME
+# (Architecture: $_arch when set, else all).
 _deb() {
   local name=$1 version=$2 depends=$3 description=$4 dir=$_stage/$1
   mkdir -p "$dir/DEBIAN"
   {
-    printf 'Package: %s\nVersion: %s\nArchitecture: all\n' "$name" "$version"
+    printf 'Package: %s\nVersion: %s\nArchitecture: %s\n' "$name" "$version" "${_arch:-all}"
     printf 'Maintainer: wslgpu-setup tests <tests@wslgpu-setup.invalid>\nSection: misc\nPriority: optional\n'
     [[ -z $depends ]] || printf 'Depends: %s\n' "$depends"
     printf 'Description: %s\n Test package built by tests/realroot/testrepo.sh; it only looks like the real %s.\n' \
@@ -225,23 +290,50 @@ _define_cuda_packages() {
 
 # ROCm 7.2.2 in AMD's shape (much reduced), staged into $_stage like the
 # rest and sealed under their versions; test_repo builds them into
-# pool/amd7/.
+# pool/amd7/. The same set at another 7.2.x release (7.2.4, into
+# pool/amd724/) with RELEASE (7.2.4), its build number (70204) and the
+# graphics repository's (70203: graphics/7.2.3), and PREFIX: where AMD's
+# legacy packaging puts a release, /opt/rocm-7.2.4, /opt/rocm being an
+# alternatives link to it that rocm-core's postinst makes (group rocm, as
+# `update-alternatives --display rocm` shows on such a machine; the lead's
+# rocm.toml and AMD's 10.0 install page rest on it: the Core SDK needs
+# /opt/rocm as a folder). What installs into /opt/rocm afterwards (the
+# rocdxg-roct .deb) lands in the release's folder through the link. 7.2.2
+# keeps its files in /opt/rocm itself, as its scenarios were written for.
+# _define_rocm7_packages [RELEASE BUILD GRAPHICS_BUILD PREFIX]
 _define_rocm7_packages() {
-  local v=7.2.2.70202-1 p
+  local release=${1:-7.2.2} b=${2:-70202} gb=${3:-70201} prefix=${4:-/opt/rocm} p
+  local v=$release.$b-1
   _deb rocm-core "$v" "" "ROCm core: release information"
-  printf '7.2.2\n' | _file rocm-core /opt/rocm/.info/version 0644
-  _deb libdrm-amdgpu-common 1.0.0.70201-1 "" "List of AMD/ATI cards' device IDs, revision IDs and marketing names"
+  printf '%s\n' "$release" | _file rocm-core "$prefix/.info/version" 0644
+  if [[ $prefix != /opt/rocm ]]; then
+    _script rocm-core postinst <<EOF
+#!/bin/sh
+set -e
+if [ "\$1" = configure ]; then
+  update-alternatives --install /opt/rocm rocm $prefix $b
+fi
+EOF
+    _script rocm-core prerm <<EOF
+#!/bin/sh
+set -e
+if [ "\$1" = remove ] || [ "\$1" = deconfigure ]; then
+  update-alternatives --remove rocm $prefix
+fi
+EOF
+  fi
+  _deb libdrm-amdgpu-common "1.0.0.$gb-1" "" "List of AMD/ATI cards' device IDs, revision IDs and marketing names"
   printf 'fake amdgpu.ids\n' | _file libdrm-amdgpu-common /opt/amdgpu/share/libdrm/amdgpu.ids 0644
-  _deb libdrm-amdgpu-amdgpu1 1:2.4.125.70202-1 "libdrm-amdgpu-common" "Userspace interface to amdgpu-specific kernel DRM services"
+  _deb libdrm-amdgpu-amdgpu1 "1:2.4.125.$b-1" "libdrm-amdgpu-common" "Userspace interface to amdgpu-specific kernel DRM services"
   printf 'fake libdrm_amdgpu\n' | _file libdrm-amdgpu-amdgpu1 /opt/amdgpu/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1 0644
   # The standard runtime: not the WSL build, and a file name of its own.
-  _deb hsa-rocr 1.18.0.70202-1 "rocm-core, libdrm-amdgpu-amdgpu1" "AMD Heterogeneous System Architecture HSA runtime"
+  _deb hsa-rocr "1.18.0.$b-1" "rocm-core, libdrm-amdgpu-amdgpu1" "AMD Heterogeneous System Architecture HSA runtime"
   printf 'fake libhsa-runtime64 (standard build, loads librocdxg)\n' |
-    _file hsa-rocr /opt/rocm/lib/libhsa-runtime64.so.1.18.70202 0644
-  _deb rocminfo 1.0.0.70202-1 "rocm-core, hsa-rocr" "ROCm agent enumerator"
+    _file hsa-rocr "$prefix/lib/libhsa-runtime64.so.1.18.$b" 0644
+  _deb rocminfo "1.0.0.$b-1" "rocm-core, hsa-rocr" "ROCm agent enumerator"
   # Without the dxg bridge (librocdxg) or HSA_ENABLE_DXG_DETECTION=1, 7.2.x
   # finds no GPU on WSL (../shared/SEED-NOTES.md: "No WDDM adapters found").
-  _file rocminfo /opt/rocm/bin/rocminfo 0755 <<'EOS'
+  _file rocminfo "$prefix/bin/rocminfo" 0755 <<'EOS'
 #!/bin/sh
 if [ ! -e /dev/dxg ] || [ ! -f /opt/rocm/lib/librocdxg.so ] || [ "$HSA_ENABLE_DXG_DETECTION" != 1 ]; then
   echo "No WDDM adapters found."
@@ -273,15 +365,15 @@ Agent 2
 *** Done ***
 OUT
 EOS
-  _deb rocm-dev "$v" "rocm-core (= $v), hsa-rocr (= 1.18.0.70202-1), rocminfo (= 1.0.0.70202-1)" "ROCm development meta package"
+  _deb rocm-dev "$v" "rocm-core (= $v), hsa-rocr (= 1.18.0.$b-1), rocminfo (= 1.0.0.$b-1)" "ROCm development meta package"
   # A library of the full userspace that AMD's lightweight (.lw) torch
   # wheels load from /opt/rocm (the fake torch fails to import without it).
-  printf 'fake libroctx64\n' | _file rocm-dev /opt/rocm/lib/libroctx64.so.4 0644
+  printf 'fake libroctx64\n' | _file rocm-dev "$prefix/lib/libroctx64.so.4" 0644
   _deb rocm "$v" "rocm-dev (= $v)" "ROCm meta package"
   _deb amdgpu-install "$v" "" "AMD GPU installer script"
-  _file amdgpu-install /usr/bin/amdgpu-install 0755 <<'EOS'
+  _file amdgpu-install /usr/bin/amdgpu-install 0755 <<EOS
 #!/bin/sh
-echo "amdgpu-install 7.2.2 (test package): would install use cases: $*"
+echo "amdgpu-install $release (test package): would install use cases: \$*"
 EOS
   for p in rocm-core libdrm-amdgpu-common libdrm-amdgpu-amdgpu1 hsa-rocr rocminfo rocm-dev rocm amdgpu-install; do
     _seal "$p"
@@ -323,10 +415,149 @@ EOS
 # librocdxg's release .deb, named as ROCm/librocdxg names it
 # (rocdxg-roct_<ver>_amd64.deb), installing what the profile checks:
 # /opt/rocm/lib/librocdxg.so, where the runtime loads it from.
+# No Depends: the real .deb's are not published, and the same .deb goes
+# with ROCm 7.2.x (runtime hsa-rocr) and with the Core SDK 10.0 (AMD's 10.0
+# install page, os=wsl), which has no package named hsa-rocr: a Depends on
+# it would make dpkg refuse the .deb there. (Until the Core SDK it said
+# hsa-rocr; no scenario leaned on it, the profile removes rocdxg-roct by
+# name where a release does not want it.)
 _define_rocdxg_package() {
-  _deb rocdxg-roct "$TESTREPO_ROCDXG_VERSION" "hsa-rocr" "ROCm DXG bridge for WSL (librocdxg)"
+  _deb rocdxg-roct "$TESTREPO_ROCDXG_VERSION" "" "ROCm DXG bridge for WSL (librocdxg)"
   sed -i 's/^Architecture: all$/Architecture: amd64/' "$_stage/rocdxg-roct/DEBIAN/control"
   printf 'fake librocdxg %s\n' "$TESTREPO_ROCDXG_VERSION" | _file rocdxg-roct /opt/rocm/lib/librocdxg.so 0644
+}
+
+# _core_rocminfo RELEASE LIBDIR...: the Core SDK's rocminfo (stand-in), on
+# standard input: like 7.2.x's, no GPU without /dev/dxg or without
+# librocdxg.so in one of the folders LIBDIR... where RELEASE's runtime
+# looks; unlike it, HSA_ENABLE_DXG_DETECTION is never read (AMD's 10.0
+# install page, os=wsl, sets no variable; from 10.1 the runtime detects
+# /dev/dxg by default).
+_core_rocminfo() {
+  local release=$1
+  shift
+  cat <<EOS
+#!/bin/sh
+# rocminfo of the ROCm Core SDK $release (test stand-in): finds the GPU
+# through librocdxg.so in: $*
+found=""
+for dir in $*; do
+  if [ -f "\$dir/librocdxg.so" ]; then found=\$dir/librocdxg.so; break; fi
+done
+if [ ! -e /dev/dxg ] || [ -z "\$found" ]; then
+  echo "No WDDM adapters found."
+  echo "hsa api call failure at: rocminfo.cc:1306"
+  echo "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources."
+  exit 1
+fi
+cat <<OUT
+ROCm Core SDK $release (dxg bridge: \$found)
+=====================
+HSA System Attributes
+=====================
+Runtime Version:         1.18
+==========
+HSA Agents
+==========
+*******
+Agent 1
+*******
+  Name:                    AMD Ryzen 9 7950X 16-Core Processor
+  Device Type:             CPU
+*******
+Agent 2
+*******
+  Name:                    gfx1100
+  Marketing Name:          AMD Radeon RX 7900 XTX
+  Vendor Name:             AMD
+  Device Type:             GPU
+*** Done ***
+OUT
+EOS
+}
+
+# _core_runtime NAME RELEASE VERSION TARGETS DESCRIPTION: a core package of
+# the Core SDK RELEASE (10.0): its files under /opt/rocm/core-RELEASE, and
+# alternatives links under /opt/rocm (group amdrocm, a stand-in: AMD does
+# not publish the names its meta package's update-alternatives uses):
+# /opt/rocm/bin to its bin/, and /opt/rocm/lib/libamdhip64.so.7 to its
+# library. /opt/rocm/lib stays a folder (the package ships it): a link
+# there would alias the folder the rocdxg-roct .deb puts librocdxg.so in,
+# and dpkg, removing that package, would delete the link and the file of
+# whichever release it points to. A legacy /opt/rocm/bin folder left in
+# place keeps the link from being made (update-alternatives does not
+# replace a folder): AMD asks to remove ROCm 7.2.4 or older first.
+_core_runtime() {
+  local name=$1 release=$2 version=$3 targets=$4 prefix=/opt/rocm/core-$2 t
+  local priority=${2/./} d=$_stage/$1/opt/rocm/core-$2
+  _arch=amd64 _deb "$name" "$version" "" "$5"
+  # Written with the shell's own redirections, not _file: the test
+  # repository is built once per run, and these are many small files.
+  mkdir -p "$_stage/$name/opt/rocm/lib" "$d/.info" "$d/bin" "$d/lib/rocblas/library"
+  printf 'ROCm Core SDK %s (%s)\n' "$version" "$targets" >"$d/.info/version"
+  printf 'fake libamdhip64.so.7 (ROCm Core SDK %s)\n' "$release" >"$d/lib/libamdhip64.so.7"
+  printf 'fake libhsa-runtime64.so.1 (ROCm Core SDK %s)\n' "$release" >"$d/lib/libhsa-runtime64.so.1"
+  for t in $targets; do
+    printf 'fake code objects for %s\n' "$t" >"$d/lib/rocblas/library/TensileLibrary_$t.co"
+  done
+  case $release in
+    # 10.1 ships librocdxg inside ROCm (AMD's transition guide); 10.0's
+    # runtime also looks in /opt/rocm/lib, where the rocdxg-roct .deb puts it.
+    10.0) _core_rocminfo "$release" /opt/rocm/lib "$prefix/lib" >"$d/bin/rocminfo" ;;
+    *)
+      _core_rocminfo "$release" "$prefix/lib" >"$d/bin/rocminfo"
+      printf 'fake librocdxg (bundled with the ROCm Core SDK %s)\n' "$release" >"$d/lib/librocdxg.so"
+      ;;
+  esac
+  chmod 0755 "$d/bin/rocminfo"
+  _script "$name" postinst <<EOF
+#!/bin/sh
+set -e
+if [ "\$1" = configure ]; then
+  update-alternatives --install /opt/rocm/bin amdrocm $prefix/bin $priority \\
+    --slave /opt/rocm/lib/libamdhip64.so.7 amdrocm-libamdhip64 $prefix/lib/libamdhip64.so.7
+fi
+EOF
+  _script "$name" prerm <<EOF
+#!/bin/sh
+set -e
+if [ "\$1" = remove ] || [ "\$1" = deconfigure ]; then
+  update-alternatives --remove amdrocm $prefix/bin
+fi
+EOF
+}
+
+# AMD's ROCm Core SDK releases (TESTREPO_CORE_RELEASES), much reduced:
+# for each, the one-target packages for $TESTREPO_CORE_GFX and the
+# all-target ones (far larger: its Installed-Size says 40 GB, a stand-in
+# for "all GPU targets"); the two cores conflict, as both fill
+# /opt/rocm/core-X.Y. test_repo builds them into pool/core/.
+_define_core_packages() {
+  local r release version gfx=$TESTREPO_CORE_GFX all="gfx90a gfx942 gfx1030 gfx1100 gfx1101 gfx1151 gfx1200 gfx1201"
+  for r in "${TESTREPO_CORE_RELEASES[@]}"; do
+    release=${r%%:*} version=${r#*:}
+    _core_runtime "amdrocm-core$release-$gfx" "$release" "$version" "$gfx" "ROCm Core SDK $release runtime and libraries ($gfx)"
+    printf 'Conflicts: amdrocm-core%s\nReplaces: amdrocm-core%s\n' "$release" "$release" >>"$_stage/amdrocm-core$release-$gfx/DEBIAN/control"
+    _core_runtime "amdrocm-core$release" "$release" "$version" "$all" "ROCm Core SDK $release runtime and libraries (all GPU targets)"
+    printf 'Conflicts: amdrocm-core%s-%s\nReplaces: amdrocm-core%s-%s\nInstalled-Size: 40000000\n' \
+      "$release" "$gfx" "$release" "$gfx" >>"$_stage/amdrocm-core$release/DEBIAN/control"
+    _arch=amd64 _deb "amdrocm$release-$gfx" "$version" "amdrocm-core$release-$gfx (= $version)" "ROCm Core SDK $release for $gfx"
+    _arch=amd64 _deb "amdrocm$release" "$version" "amdrocm-core$release (= $version)" "ROCm Core SDK $release (all GPU targets)"
+  done
+}
+
+# Ubuntu 26.04's own ROCm 7.1 (universe; packages.ubuntu.com, resolute):
+# libamdhip64-7 needing libhsa-runtime64-1. libamdhip64.so.7 is the
+# Core SDK's soname too. The versions' Debian revisions are not verified.
+# test_repo builds them into pool/ubuntu/.
+_define_ubuntu2604_packages() {
+  _arch=amd64 _deb libhsa-runtime64-1 7.1.0-0ubuntu1 "" "HSA Runtime API and runtime for ROCm (Ubuntu's ROCm 7.1)"
+  printf 'fake libhsa-runtime64 7.1.0 (Ubuntu)\n' |
+    _file libhsa-runtime64-1 /usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1.15.0 0644
+  ln -s libhsa-runtime64.so.1.15.0 "$_stage/libhsa-runtime64-1/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1"
+  _arch=amd64 _deb libamdhip64-7 7.1.0-0ubuntu1 "libhsa-runtime64-1 (>= 7.1.0)" "HIP runtime for AMD GPUs (Ubuntu's ROCm 7.1)"
+  printf 'fake libamdhip64 7.1.0 (Ubuntu)\n' | _file libamdhip64-7 /usr/lib/x86_64-linux-gnu/libamdhip64.so.7.1.0 0644
+  ln -s libamdhip64.so.7.1.0 "$_stage/libamdhip64-7/usr/lib/x86_64-linux-gnu/libamdhip64.so.7"
 }
 
 # The container engines and NVIDIA's container toolkit, in pool/ctr/ and in
@@ -501,12 +732,15 @@ EOF
   printf 'fake libamdhip64 5.7.1\n' | _file libamdhip64-5 /usr/lib/x86_64-linux-gnu/libamdhip64.so.5.7.31921 0644
 }
 
-# _testrepo_release DIST ARCH: writes DIST/Release for the one component's
-# Packages and Packages.gz (signed later, by test_repo).
+# _testrepo_release DIST ARCH [COMPONENT]: writes DIST/Release for the one
+# component's Packages and Packages.gz (signed later, by test_repo). Its
+# Origin is $_origin when set (the Core SDK's "AMD ROCm"), its suite
+# $_suite (the Core SDK's "stable").
 _testrepo_release() {
   local dist=$1 arch=$2 component=${3:-$TESTREPO_COMPONENT} f
+  local origin=${_origin:-$TESTREPO_ORIGIN} suite=${_suite:-$TESTREPO_SUITE}
   {
-    printf 'Origin: %s\nLabel: %s\nSuite: %s\nCodename: %s\n' "$TESTREPO_ORIGIN" "$TESTREPO_ORIGIN" "$TESTREPO_SUITE" "$TESTREPO_SUITE"
+    printf 'Origin: %s\nLabel: %s\nSuite: %s\nCodename: %s\n' "$origin" "$origin" "$suite" "$suite"
     printf 'Date: %s\nArchitectures: %s\nComponents: %s\n' "$(LC_ALL=C date -Ru)" "$arch" "$component"
     printf 'Description: wslgpu-setup test repository\nSHA256:\n'
     for f in "$component/binary-$arch/Packages" "$component/binary-$arch/Packages.gz"; do
@@ -519,12 +753,13 @@ _testrepo_release() {
 # at REPO/BASE (AMD's layout, see the top) indexing only PACKAGE..., taken
 # from the index INDEX (the main one, or pool/amd7's); its pool/ is a
 # relative symlink to REPO/pool. Its component is $_component when set
-# (Docker's "stable"), else the main one's.
+# (Docker's "stable"), else the main one's; its suite $_suite when set, and
+# its Origin $_origin (_testrepo_release).
 _testrepo_subrepo() {
   local repo=$1 base=$2 arch=$3 index=$4
   shift 4
   local dir=$repo/$base component=${_component:-$TESTREPO_COMPONENT}
-  local dist=$dir/dists/$TESTREPO_SUITE
+  local dist=$dir/dists/${_suite:-$TESTREPO_SUITE}
   local packages=$dist/$component/binary-$arch/Packages
   mkdir -p "$(dirname "$packages")"
   ln -s "$(realpath --relative-to="$dir" "$repo/pool")" "$dir/pool"
@@ -566,14 +801,22 @@ _testrepo_flat() {
   } >"$dir/Release"
 }
 
+# _pool_index POOL_INDEX FOLDER: the entries of the whole pool's index
+# POOL_INDEX whose file is in pool/FOLDER/, as dpkg-scanpackages run on
+# that folder alone prints them.
+_pool_index() {
+  awk -v want="pool/$2/" 'BEGIN { RS = ""; ORS = "\n\n" }
+    { f = $0; sub(/^(.*\n)?Filename: /, "", f); sub(/\n.*/, "", f)
+      if (index(f, want) == 1 && index(substr(f, length(want) + 1), "/") == 0) print }' "$1"
+}
+
 # _testrepo_build_stage DEST: builds every package staged in $_stage into
-# DEST, then removes the stage.
+# DEST, then removes the stage. One dpkg-deb per core at a time: each
+# package is tiny, and the time is dpkg-deb's start, not its work.
 _testrepo_build_stage() {
-  local pkg
-  for pkg in "$_stage"/*; do
-    dpkg-deb --root-owner-group -Zgzip --build "$pkg" "$1" >/dev/null ||
-      fail "dpkg-deb could not build the test package ${pkg##*/}"
-  done
+  (cd "$_stage" && printf '%s\0' *) |
+    xargs -0 -P "$(nproc)" -I{} dpkg-deb --root-owner-group -Zgzip --build "$_stage/{}" "$1" >/dev/null ||
+    fail "dpkg-deb could not build a test package of $(ls "$_stage" | tr '\n' ' ')(its message is above)"
   rm -rf "$_stage"
 }
 
@@ -608,11 +851,21 @@ test_repo() {
   arch=$(dpkg --print-architecture)
   rm -rf "$repo"
   TESTREPO_ROCDXG_DIR=$repo/librocdxg/releases/download
-  mkdir -p "$repo/pool/amd7" "$repo/pool/amd72" "$repo/pool/ctr" "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION"
+  mkdir -p "$repo/pool/amd7" "$repo/pool/amd72" "$repo/pool/amd724" "$repo/pool/core" "$repo/pool/ubuntu" "$repo/pool/ctr" \
+    "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION"
   local _stage
   _stage=$(mktemp -d)
   _define_rocm7_packages
   _testrepo_build_stage "$repo/pool/amd7/"
+  _stage=$(mktemp -d)
+  _define_rocm7_packages "$TESTREPO_ROCM724_VERSION" 70204 70203 "/opt/rocm-$TESTREPO_ROCM724_VERSION"
+  _testrepo_build_stage "$repo/pool/amd724/"
+  _stage=$(mktemp -d)
+  _define_core_packages
+  _testrepo_build_stage "$repo/pool/core/"
+  _stage=$(mktemp -d)
+  _define_ubuntu2604_packages
+  _testrepo_build_stage "$repo/pool/ubuntu/"
   _stage=$(mktemp -d)
   _define_rocm72_packages
   _testrepo_build_stage "$repo/pool/amd72/"
@@ -629,16 +882,21 @@ test_repo() {
   [[ -f $rocdxg_deb ]] || fail "the test librocdxg package is not $rocdxg_deb"
   TESTREPO_ROCDXG_SHA256=$(sha256sum <"$rocdxg_deb" | cut -d' ' -f1)
 
-  # The main index holds every package but the 7.x releases' (pool/amd7/, pool/amd72/).
+  # The main index holds every package but those of pool's subfolders (the
+  # 7.x releases', the Core SDK's, Ubuntu's, the containers').
   dist=$repo/dists/$TESTREPO_SUITE
   local main_index=$dist/$TESTREPO_COMPONENT/binary-$arch/Packages amd7_index
   mkdir -p "$(dirname "$main_index")"
-  (cd "$repo" && dpkg-scanpackages --multiversion pool /dev/null 2>/dev/null) |
-    awk 'BEGIN { RS = ""; ORS = "\n\n" } $0 !~ /\nFilename: pool\/(amd72?|ctr)\// { print }' >"$main_index"
+  # One scan of the whole pool (dpkg-scanpackages is slow to start), from
+  # which each index takes its folder's packages (_pool_index).
+  local pool_index
+  pool_index=$(mktemp)
+  (cd "$repo" && dpkg-scanpackages --multiversion pool /dev/null 2>/dev/null) >"$pool_index"
+  awk 'BEGIN { RS = ""; ORS = "\n\n" } $0 !~ /\nFilename: pool\/[^\/\n]+\// { print }' "$pool_index" >"$main_index"
   gzip -9kn "$main_index"
   _testrepo_release "$dist" "$arch"
   amd7_index=$(mktemp)
-  (cd "$repo" && dpkg-scanpackages --multiversion pool/amd7 /dev/null 2>/dev/null) >"$amd7_index"
+  _pool_index "$pool_index" amd7 >"$amd7_index"
   _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM_VERSION" "$arch" "$main_index" "${TESTREPO_ROCM_PACKAGES[@]}"
   _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM_VERSION/ubuntu" "$arch" "$main_index" "${TESTREPO_AMDGPU_PACKAGES[@]}"
   _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM7_VERSION" "$arch" "$amd7_index" "${TESTREPO_ROCM7_ROCM_PACKAGES[@]}"
@@ -649,20 +907,47 @@ test_repo() {
   rm -f "$amd7_index"
   local amd72_index
   amd72_index=$(mktemp)
-  (cd "$repo" && dpkg-scanpackages --multiversion pool/amd72 /dev/null 2>/dev/null) >"$amd72_index"
+  _pool_index "$pool_index" amd72 >"$amd72_index"
   _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM72_VERSION" "$arch" "$amd72_index" "${TESTREPO_ROCM72_ROCM_PACKAGES[@]}"
   _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM72_AMDGPU_DIR/ubuntu" "$arch" "$amd72_index" \
     "${TESTREPO_ROCM72_AMDGPU_PACKAGES[@]}"
   _testrepo_subrepo "$repo" "graphics/$TESTREPO_ROCM72_GRAPHICS_DIR/ubuntu" "$arch" "$amd72_index" \
     "${TESTREPO_ROCM72_GRAPHICS_PACKAGES[@]}"
   rm -f "$amd72_index"
+  local amd724_index
+  amd724_index=$(mktemp)
+  _pool_index "$pool_index" amd724 >"$amd724_index"
+  _testrepo_subrepo "$repo" "rocm/apt/$TESTREPO_ROCM724_VERSION" "$arch" "$amd724_index" "${TESTREPO_ROCM7_ROCM_PACKAGES[@]}"
+  _testrepo_subrepo "$repo" "amdgpu/$TESTREPO_ROCM724_AMDGPU_DIR/ubuntu" "$arch" "$amd724_index" \
+    "${TESTREPO_ROCM7_AMDGPU_PACKAGES[@]}"
+  _testrepo_subrepo "$repo" "graphics/$TESTREPO_ROCM724_GRAPHICS_DIR/ubuntu" "$arch" "$amd724_index" \
+    "${TESTREPO_ROCM7_GRAPHICS_PACKAGES[@]}"
+  rm -f "$amd724_index"
+  # The Core SDK: one folder per distribution, the same packages in each.
+  local core_index core_packages folder signed_dirs=() core_dirs=()
+  core_index=$(mktemp)
+  _pool_index "$pool_index" core >"$core_index"
+  mapfile -t core_packages < <(awk '$1 == "Package:" { print $2 }' "$core_index" | sort -u)
+  for folder in "${TESTREPO_CORE_FOLDERS[@]}"; do
+    _suite=$TESTREPO_CORE_SUITE _origin=$TESTREPO_CORE_ORIGIN \
+      _testrepo_subrepo "$repo" "$TESTREPO_CORE_BASE/$folder" "$arch" "$core_index" "${core_packages[@]}"
+    core_dirs+=("$repo/$TESTREPO_CORE_BASE/$folder/dists/$TESTREPO_CORE_SUITE")
+  done
+  rm -f "$core_index"
+  local ubuntu_index
+  ubuntu_index=$(mktemp)
+  _pool_index "$pool_index" ubuntu >"$ubuntu_index"
+  _component=universe _suite=$TESTREPO_UBUNTU_SUITE _origin=Ubuntu \
+    _testrepo_subrepo "$repo" "$TESTREPO_UBUNTU_BASE" "$arch" "$ubuntu_index" "${TESTREPO_UBUNTU_PACKAGES[@]}"
+  signed_dirs+=("$repo/$TESTREPO_UBUNTU_BASE/dists/$TESTREPO_UBUNTU_SUITE")
+  rm -f "$ubuntu_index"
   _testrepo_flat "$repo" "$TESTREPO_CUDA_BASE" "$arch" "${TESTREPO_CUDA_PACKAGES[@]}"
   local ctr_index
   ctr_index=$(mktemp)
-  (cd "$repo" && dpkg-scanpackages --multiversion pool/ctr /dev/null 2>/dev/null) >"$ctr_index"
+  _pool_index "$pool_index" ctr >"$ctr_index"
   _component=stable _testrepo_subrepo "$repo" "$TESTREPO_DOCKER_BASE" "$arch" "$ctr_index" "${TESTREPO_DOCKER_PACKAGES[@]}"
   _index=$ctr_index _testrepo_flat "$repo" "$TESTREPO_NVCT_BASE/stable/deb/$arch" "$arch" "${TESTREPO_NVCT_PACKAGES[@]}"
-  rm -f "$ctr_index"
+  rm -f "$ctr_index" "$pool_index"
   _testrepo_tls "$repo/tls"
 
   gnupg=$(mktemp -d)
@@ -680,7 +965,28 @@ test_repo() {
       "$repo/rocm/apt/$TESTREPO_ROCM72_VERSION/dists/$TESTREPO_SUITE" \
       "$repo/amdgpu/$TESTREPO_ROCM72_AMDGPU_DIR/ubuntu/dists/$TESTREPO_SUITE" \
       "$repo/graphics/$TESTREPO_ROCM72_GRAPHICS_DIR/ubuntu/dists/$TESTREPO_SUITE" \
+      "$repo/rocm/apt/$TESTREPO_ROCM724_VERSION/dists/$TESTREPO_SUITE" \
+      "$repo/amdgpu/$TESTREPO_ROCM724_AMDGPU_DIR/ubuntu/dists/$TESTREPO_SUITE" \
+      "$repo/graphics/$TESTREPO_ROCM724_GRAPHICS_DIR/ubuntu/dists/$TESTREPO_SUITE" \
+      "${signed_dirs[@]}" \
       "$repo/$TESTREPO_DOCKER_BASE/dists/$TESTREPO_SUITE"; do
+      gpg --batch --quiet --clearsign -o "$d/InRelease" "$d/Release"
+      gpg --batch --quiet --armor --detach-sign -o "$d/Release.gpg" "$d/Release"
+    done
+    gpgconf --kill all
+    # The Core SDK's own key, as AMD signs it with another key than
+    # repo.radeon.com's (D0F004A0… against CA8BB472…), so that a switch of
+    # stream meets a key of its own. AMD's shape of its key file: the
+    # binary key, then the same key ASCII-armoured. core-key.gpg, outside
+    # AMD's layout, is the binary key alone, for comparisons.
+    export GNUPGHOME=$gnupg/core
+    mkdir -m 0700 "$GNUPGHOME"
+    gpg --batch --quiet --passphrase '' --quick-gen-key 'wslgpu-setup test AMD ROCm signing key <core@wslgpu-setup.invalid>' ed25519 sign never
+    gpg --batch --quiet --export >"$repo/core-key.gpg"
+    mkdir -p "$(dirname "$repo/$TESTREPO_CORE_KEY_PATH")"
+    { cat "$repo/core-key.gpg"; gpg --batch --quiet --armor --export; } >"$repo/$TESTREPO_CORE_KEY_PATH"
+    gpg --batch --with-colons --list-keys | awk -F: '$1 == "fpr" { print $10; exit }' >"$gnupg/core-fingerprint"
+    for d in "${core_dirs[@]}"; do
       gpg --batch --quiet --clearsign -o "$d/InRelease" "$d/Release"
       gpg --batch --quiet --armor --detach-sign -o "$d/Release.gpg" "$d/Release"
     done
@@ -713,6 +1019,7 @@ test_repo() {
   TESTREPO_KEY_FINGERPRINT=$(<"$gnupg/fingerprint")
   TESTREPO_OTHER_KEY_FINGERPRINT=$(<"$gnupg/other-fingerprint")
   TESTREPO_NVCT_KEY_FINGERPRINT=$(<"$gnupg/nvct-fingerprint")
+  TESTREPO_CORE_KEY_FINGERPRINT=$(<"$gnupg/core-fingerprint")
   [[ ${#TESTREPO_KEY_FINGERPRINT} == 40 && ${#TESTREPO_OTHER_KEY_FINGERPRINT} == 40 ]] ||
     fail "gpg did not print the test keys' fingerprints"
   rm -rf "$gnupg" "$gnupg.log"
@@ -722,6 +1029,8 @@ test_repo() {
   TESTREPO_KEY=$repo/key.asc
   TESTREPO_KEY_SHA256=$(sha256sum <"$repo/key.asc" | cut -d' ' -f1)
   TESTREPO_KEY_IN_ROOT=/srv/testrepo/key.asc
+  TESTREPO_CORE_KEY=$repo/$TESTREPO_CORE_KEY_PATH
+  TESTREPO_CORE_KEY_BINARY=$repo/core-key.gpg
   TESTREPO_OTHER_KEY=$repo/other-key.asc
   TESTREPO_NVCT_KEY=$repo/$TESTREPO_NVCT_BASE/gpgkey
   TESTREPO_OTHER_KEY_SHA256=$(sha256sum <"$repo/other-key.asc" | cut -d' ' -f1)
