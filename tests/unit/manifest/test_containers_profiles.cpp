@@ -74,3 +74,15 @@ TEST_CASE("containers layers run after their GPU profile's steps and keep its na
   CHECK(has_step(rocm, "amd-cdi-legacy"));
   CHECK(has_step(rocm, "amd-cdi-rocdxg"));
 }
+
+TEST_CASE("containers-rocm on the Core SDK mounts librocdxg from where the release keeps it") {
+  HostFacts resolute = wslgpu::testing::fake_wsl_host();
+  resolute.distro_version = "26.04";
+  resolute.codename = "resolute";
+  Manifest ten = load_manifest(bundled("containers-rocm"), {}, resolute);
+  CHECK(ten.vars.at("rocm_version") == "10.0.0");
+  CHECK(has_step(ten, "amd-cdi-core"));
+  CHECK(ten.vars.at("rocdxg_lib") == "/opt/rocm/lib/librocdxg.so");
+  Manifest preview = load_manifest(bundled("containers-rocm"), {{"rocm_version", "10.1.0"}}, resolute);
+  CHECK(preview.vars.at("rocdxg_lib") == "/opt/rocm/core-10.1/lib/librocdxg.so");
+}
