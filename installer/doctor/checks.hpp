@@ -32,6 +32,9 @@ struct DoctorScan {
   bool nvidia = false;                           // NVIDIA checks apply
   bool amd = false;                              // AMD checks apply
   std::string rocm_version;                      // rocm-core's version, "" when unknown
+  // The ROCm Core SDK's package (amdrocm10.0-gfx1100) when one is installed;
+  // rocm_version is then that package's version (10.0.0-4).
+  std::string rocm_core_package;
   std::optional<ProcessResult> nvidia_smi_full;  // `nvidia-smi` without arguments, when it ran
   std::string cuda_toolkit;                      // nvcc's release ("12.6"), "" when unknown
   std::vector<std::string> rocminfo_gfx;         // the gfx agents rocminfo listed: ROCm reaches the GPU

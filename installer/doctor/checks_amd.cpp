@@ -63,7 +63,32 @@ void check_dkms(DoctorScan& scan, const std::vector<std::string>& dkms) {
 }
 
 
+// The ROCm Core SDK (7.14, 10.x): no WSL runtime package and no variable
+// to set (its runtime finds /dev/dxg from 7.13 on); what the rocm profile's
+// row says of the release's known problems on WSL comes with it.
+void check_core_sdk(DoctorScan& scan) {
+  const std::string release = rocm_release(scan.rocm_version);
+  const auto row = rocm_matrix_row(scan, release);
+  const bool known = row.count("rocm_wsl") && row.at("rocm_wsl") == "core";
+  scan.add("amd.wsl-runtime", kAmdGroup, known ? FindingStatus::ok : FindingStatus::warn,
+           "the ROCm Core SDK " + release + " (" + scan.rocm_core_package + ")" +
+               (known ? "" : ", a release the rocm profile has no row for"),
+           known ? "" : "How this release runs on WSL is not known to this version of wslgpu-setup.",
+           known ? "" : "sudo wslgpu-setup install rocm (the Core SDK release AMD calls production for WSL)");
+  if (scan.legacy_wsl_runtime() || scan.installed_pkg("rocm-core"))
+    scan.add("amd.streams", kAmdGroup, FindingStatus::fail,
+             "the ROCm Core SDK and a legacy ROCm release are both installed",
+             "AMD's 10.0 install page: \"Uninstall ROCm 7.2.4 or older first\"; the legacy release makes /opt/rocm "
+             "a link to its own folder, where the Core SDK needs one of its own.",
+             "sudo wslgpu-setup install rocm --set rocm_version=" + release +
+                 " (removes the legacy release first, in a transaction that rolls back).");
+  if (auto it = row.find("rocm_known_issues"); known && it != row.end() && !it->second.empty())
+    scan.add("amd.known-issues", kAmdGroup, FindingStatus::warn, "ROCm " + release + " on WSL has known problems",
+             it->second + ".", "None to apply here; when one of them is what you see, it is not this machine's fault.");
+}
+
 void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
+  if (!scan.rocm_core_package.empty()) return check_core_sdk(scan);
   const std::string& v = scan.rocm_version;
   if (v.empty()) {
     scan.add("amd.wsl-runtime", kAmdGroup, FindingStatus::warn, "ROCm's version is unknown: rocm-core is not installed",
@@ -116,7 +141,27 @@ void check_runtime(DoctorScan& scan, const AmdFacts& facts) {
   }
 }
 
+void check_core_librocdxg(DoctorScan& scan) {
+  const std::string release = rocm_release(scan.rocm_version);
+  const auto row = rocm_matrix_row(scan, release);
+  const std::string lib = row.count("rocdxg_lib") ? row.at("rocdxg_lib") : kLibrocdxg;
+  const bool separate = row.count("rocdxg_version") && !row.at("rocdxg_version").empty();
+  if (scan.exists(lib)) {
+    scan.add("amd.librocdxg", kAmdGroup, FindingStatus::ok,
+             "librocdxg for the ROCm Core SDK " + release + " (" + lib +
+                 (separate ? ", ROCm/librocdxg's .deb" : ", shipped with ROCm") + ")");
+    return;
+  }
+  scan.add("amd.librocdxg", kAmdGroup, FindingStatus::fail,
+           "the ROCm Core SDK " + release + " without librocdxg: " + lib + " is missing",
+           std::string(separate ? "AMD's 10.0 install page installs ROCm/librocdxg's release .deb after ROCm"
+                                : "From 10.1 librocdxg ships inside ROCm (AMD's 10.1 release notes)") +
+               "; without it the runtime cannot reach the GPU through /dev/dxg." + scan.dxg_note(),
+           "sudo wslgpu-setup install rocm --set rocm_version=" + release);
+}
+
 void check_librocdxg(DoctorScan& scan) {
+  if (!scan.rocm_core_package.empty()) return check_core_librocdxg(scan);
   const std::string lib = kLibrocdxg;
   const bool legacy = scan.legacy_wsl_runtime();
   const bool pkg = scan.installed_pkg("rocdxg-roct");
@@ -161,22 +206,53 @@ void check_librocdxg(DoctorScan& scan) {
 }
 
 void check_distro_runtime(DoctorScan& scan) {
-  auto found = installed_matching(scan, {"libhsa-runtime64-1", "libhsakmt1"});
+  auto found = installed_matching(scan, {"libhsa-runtime64-1", "libhsakmt1", "libamdhip64-7"});
   if (found.empty()) {
     scan.add("amd.distro-hsa", kAmdGroup, FindingStatus::ok,
-             "no distribution HSA runtime (libhsa-runtime64-1, libhsakmt1) is installed");
+             "no distribution ROCm runtime (libhsa-runtime64-1, libhsakmt1, libamdhip64-7) is installed");
     return;
   }
-  scan.add(
-      "amd.distro-hsa", kAmdGroup, FindingStatus::fail,
-      "the distribution's ROCm runtime is installed: " + join_words(found, ", "),
-      "Ubuntu's own HSA runtime (ROCm 5.7) is found before /opt/rocm's and cannot reach the GPU under WSL.",
-      "sudo apt remove " + join_words(found, " ") + " (the rocm profile does this: sudo wslgpu-setup install rocm)");
+  scan.add("amd.distro-hsa", kAmdGroup, FindingStatus::fail,
+           "the distribution's ROCm runtime is installed: " + join_words(found, ", "),
+           "Ubuntu's own ROCm (5.7 on 24.04, 7.1 on 26.04) sits on the default linker path, where programs find it "
+           "before /opt/rocm's: 5.7's HSA runtime cannot reach the GPU under WSL, and 26.04's libamdhip64.so.7 "
+           "has the Core SDK's soname, so a program asking for it by soname loads Ubuntu's.",
+           "sudo apt remove " + join_words(found, " ") +
+               " (the rocm profile does this: sudo wslgpu-setup install rocm)");
+}
+
+// HSA_OVERRIDE_GFX_VERSION makes the runtime treat the GPU as another
+// target, a native-Linux workaround for GPUs ROCm does not list. Under WSL
+// the runtime takes the target from the Windows driver through librocdxg,
+// and a field report of ROCm 10.0 on WSL (an RX 9070 XT) needed none; an
+// override that names another target runs kernels built for that one.
+void check_gfx_override(DoctorScan& scan) {
+  static const std::regex setting(R"(\bHSA_OVERRIDE_GFX_VERSION\s*=\s*['"]?([0-9.]+))");
+  for (const auto& file : scan.login_files()) {
+    for (const auto& line : active_lines(*scan.read(file))) {
+      std::smatch m;
+      if (!std::regex_search(line, m, setting)) continue;
+      scan.add("amd.gfx-override", kAmdGroup, FindingStatus::warn,
+               "HSA_OVERRIDE_GFX_VERSION=" + m[1].str() + " is set in " + file,
+               "It makes ROCm treat the GPU as another target, a workaround for GPUs ROCm does not list on native "
+               "Linux. Under WSL the runtime takes the target from the Windows driver through librocdxg, and an "
+               "override that names another target runs kernels that were not built for this GPU (\"invalid device "
+               "function\", a device the runtime rejects).",
+               "Remove the line from " + file + ", open a new shell and run `rocminfo`; if the GPU is not in AMD's "
+               "list for WSL, no override makes it supported.");
+      return;
+    }
+  }
 }
 
 void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
   std::string rocminfo;
-  for (const char* p : {"/opt/rocm/bin/rocminfo", "/usr/bin/rocminfo"})
+  std::vector<std::string> candidates = {"/opt/rocm/bin/rocminfo"};
+  // The Core SDK's own prefix (/opt/rocm/core-10.0/bin), for when the
+  // /opt/rocm links are not there.
+  for (const auto& core : scan.list_prefixed("/opt/rocm", "core-")) candidates.push_back("/opt/rocm/" + core + "/bin/rocminfo");
+  candidates.push_back("/usr/bin/rocminfo");
+  for (const auto& p : candidates)
     if (rocminfo.empty() && scan.exists(p)) rocminfo = p;
   if (rocminfo.empty()) {
     scan.add("amd.rocminfo", kAmdGroup, FindingStatus::warn, "rocminfo not found",
@@ -189,8 +265,11 @@ void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
   ProcessResult r = scan.run({rocminfo}, env);
   const std::string output = r.out + "\n" + r.err;
   const bool rocm7 = !scan.rocm_version.empty() && compare_versions(major_minor(scan.rocm_version), "7.1") >= 0;
+  const bool core = !scan.rocm_core_package.empty();
   const std::string bridge_cause =
-      rocm7
+      core ? "The ROCm Core SDK's runtime found no GPU through librocdxg: librocdxg is missing (amd.librocdxg "
+             "above), the Windows driver is older than the release needs, or this GPU is not in AMD's list for WSL."
+      : rocm7
           ? (facts.dxg_detection_file.empty()
                  ? "ROCm 7.1 and later find the GPU through the librocdxg bridge only when HSA_ENABLE_DXG_DETECTION=1, "
                    "and it is not set."
@@ -199,7 +278,9 @@ void check_rocminfo(DoctorScan& scan, const AmdFacts& facts) {
           : "The WSL runtime found no GPU through /dev/dxg: the Windows driver has no WSL support for this GPU, or "
             "the runtime is not the WSL one.";
   const std::string bridge_fix =
-      rocm7 ? "Set `export HSA_ENABLE_DXG_DETECTION=1` in ~/.bashrc and open a new shell; on Windows, update the "
+      core ? "On Windows, update the Adrenalin driver to the release's floor (`wslgpu-setup doctor` names it under "
+             "amd.adrenalin) and run `wsl --shutdown`."
+      : rocm7 ? "Set `export HSA_ENABLE_DXG_DETECTION=1` in ~/.bashrc and open a new shell; on Windows, update the "
               "Adrenalin driver and run `wsl --shutdown`."
             : "On Windows, update the Adrenalin driver (with WSL support) and run `wsl --shutdown`; check the WSL "
               "runtime finding above.";
@@ -349,6 +430,7 @@ void check_amd(DoctorScan& scan) {
   check_librocdxg(scan);
   check_distro_runtime(scan);
   check_rocminfo(scan, facts);
+  check_gfx_override(scan);
   check_torch(scan);
 }
 

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -176,10 +177,22 @@ void learn_packages_and_vendors(DoctorScan& scan) {
   scan.nvidia = scan.exists("/usr/lib/wsl/lib/libcuda.so.1") || scan.exists("/usr/lib/wsl/lib/nvidia-smi") ||
                 !installed_matching(scan, linux_nvidia_driver_patterns()).empty() ||
                 !installed_matching(scan, {"cuda-*", "nvidia-*", "libnvidia-*"}).empty();
-  scan.amd = scan.exists("/opt/rocm") || !installed_matching(scan, {"rocm*", "hsa-*", "hip-*", "hipcc", "amdgpu-*",
-                                                                    "rock-dkms", "libhsa-runtime64-1", "libhsakmt1"})
-                                              .empty();
+  scan.amd = scan.exists("/opt/rocm") ||
+             !installed_matching(scan, {"rocm*", "hsa-*", "hip-*", "hipcc", "amdgpu-*", "amdrocm*", "rock-dkms",
+                                        "libhsa-runtime64-1", "libhsakmt1", "libamdhip64-7"})
+                  .empty();
   if (auto it = scan.installed.find("rocm-core"); it != scan.installed.end()) scan.rocm_version = it->second;
+  // The ROCm Core SDK has no rocm-core: its release is the version of its
+  // amdrocmX.Y package (amdrocm10.0-gfx1100 10.0.0-4; AMD's 10.0 install
+  // page names the packages). Beside a legacy release it is the one
+  // reported, and the two together are a finding of their own.
+  static const std::regex release_package(R"(^amdrocm[0-9]+\.[0-9]+(-gfx[0-9a-z]+)?$)");
+  for (const auto& [name, version] : scan.installed)
+    if (std::regex_match(name, release_package)) {
+      scan.rocm_core_package = name;
+      scan.rocm_version = version;
+      break;
+    }
 }
 
 }  // namespace doctor

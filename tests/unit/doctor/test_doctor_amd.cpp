@@ -154,8 +154,18 @@ TEST_CASE("doctor amd.distro-hsa: Ubuntu's own libhsa-runtime64-1 and libhsakmt1
     auto f = get(m.diagnose(), "amd.distro-hsa");
     CHECK(f.status == FindingStatus::fail);
     CHECK(f.seen == "the distribution's ROCm runtime is installed: libhsa-runtime64-1, libhsakmt1");
-    CHECK(contains(f.cause, "ROCm 5.7"));
+    CHECK(contains(f.cause, "5.7 on 24.04"));
     CHECK(f.fix.rfind("sudo apt remove libhsa-runtime64-1 libhsakmt1", 0) == 0);
+  }
+  {
+    // Ubuntu 26.04's ROCm 7.1, whose soname is the Core SDK's.
+    DoctorFixture m;
+    m.make_amd();
+    m.packages["libamdhip64-7"] = "7.1.0-0ubuntu2";
+    auto f = get(m.diagnose(), "amd.distro-hsa");
+    CHECK(f.status == FindingStatus::fail);
+    CHECK(f.seen == "the distribution's ROCm runtime is installed: libamdhip64-7");
+    CHECK(contains(f.cause, "has the Core SDK's soname"));
   }
 }
 
@@ -294,4 +304,65 @@ TEST_CASE("doctor amd.librocdxg: present and the matrix's version for 7.2.x, nev
     CHECK(f.seen ==
           "both the legacy WSL runtime (hsa-runtime-rocr4wsl-amdgpu) and librocdxg (rocdxg-roct) are installed");
   }
+}
+
+namespace {
+
+// The ROCm Core SDK as the rocm profile installs it: the package of the
+// GPU's target, the release's own prefix, rocminfo there.
+void make_core_sdk(DoctorFixture& m, const std::string& series, const std::string& version) {
+  const std::string rocminfo = "/opt/rocm/core-" + series + "/bin/rocminfo";
+  m.fs.add_file(rocminfo, "elf", 0755);
+  m.packages["amdrocm" + series + "-gfx1100"] = version;
+  m.packages["amdrocm-core" + series + "-gfx1100"] = version;
+  m.outputs[{rocminfo}] = output(kRocminfo);
+}
+
+}  // namespace
+
+TEST_CASE("doctor amd on the ROCm Core SDK: the release from its package, librocdxg where it keeps it, known issues") {
+  {
+    DoctorFixture m;
+    make_core_sdk(m, "10.0", "10.0.0-4");
+    m.fs.add_file("/opt/rocm/lib/librocdxg.so", "elf");
+    m.packages["rocdxg-roct"] = "1.2.2";
+    auto findings = m.diagnose();
+    auto runtime = get(findings, "amd.wsl-runtime");
+    CHECK(runtime.status == FindingStatus::ok);
+    CHECK(runtime.seen == "the ROCm Core SDK 10.0.0 (amdrocm10.0-gfx1100)");
+    CHECK(get(findings, "amd.librocdxg").status == FindingStatus::ok);
+    CHECK(get(findings, "amd.rocminfo").seen == "rocminfo lists gfx1100");  // from /opt/rocm/core-10.0/bin
+    auto issues = get(findings, "amd.known-issues");
+    CHECK(issues.status == FindingStatus::warn);
+    CHECK(contains(issues.cause, "[CreateContext] fail 11"));
+  }
+  {
+    // 10.1 keeps librocdxg inside ROCm; without it, the finding names that path.
+    DoctorFixture m;
+    make_core_sdk(m, "10.1", "10.1.0-2");
+    auto f = get(m.diagnose(), "amd.librocdxg");
+    CHECK(f.status == FindingStatus::fail);
+    CHECK(f.seen == "the ROCm Core SDK 10.1.0 without librocdxg: /opt/rocm/core-10.1/lib/librocdxg.so is missing");
+    CHECK(contains(f.cause, "ships inside ROCm"));
+  }
+  {
+    // A legacy release left beside it.
+    DoctorFixture m;
+    make_core_sdk(m, "10.0", "10.0.0-4");
+    m.packages["rocm-core"] = "7.2.4.70204-1";
+    auto f = get(m.diagnose(), "amd.streams");
+    CHECK(f.status == FindingStatus::fail);
+    CHECK(contains(f.cause, "Uninstall ROCm 7.2.4 or older first"));
+  }
+}
+
+TEST_CASE("doctor amd.gfx-override: HSA_OVERRIDE_GFX_VERSION in a login file is a warning naming the file") {
+  DoctorFixture m;
+  m.make_amd("7.2.4.70204-1~24.04");
+  CHECK_FALSE(lookup(m.diagnose(), "amd.gfx-override"));
+  m.fs.add_file("/etc/profile.d/zz-override.sh", "export HSA_OVERRIDE_GFX_VERSION=11.0.0\n");
+  auto f = get(m.diagnose(), "amd.gfx-override");
+  CHECK(f.status == FindingStatus::warn);
+  CHECK(f.seen == "HSA_OVERRIDE_GFX_VERSION=11.0.0 is set in /etc/profile.d/zz-override.sh");
+  CHECK(contains(f.fix, "Remove the line from /etc/profile.d/zz-override.sh"));
 }
