@@ -84,8 +84,8 @@ EOF
 The one package, amd64, installs on Ubuntu 22.04, 24.04 and 26.04 and on
 Debian 12 and 13, but the GPU profiles support **Ubuntu only**: the NVIDIA
 ones Ubuntu 22.04, 24.04 and 26.04 (the release \`wsl --install\` gives
-today), \`rocm\` Ubuntu 22.04 and 24.04 (on 26.04 AMD publishes only its ROCm
-Core SDK, which this release does not install yet). AMD and NVIDIA publish
+today), \`rocm\` Ubuntu 22.04 and 24.04 with ROCm 7.2.4, and 26.04 with AMD's
+ROCm Core SDK 10.0.0, the only ROCm AMD publishes there. AMD and NVIDIA publish
 their WSL packages for Ubuntu; elsewhere \`plan\` and \`install\` refuse with
 exit 3 unless given \`--unsupported-distro\`.
 
