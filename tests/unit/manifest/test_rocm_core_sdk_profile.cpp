@@ -7,6 +7,7 @@
 
 #include "bundled_profiles.hpp"
 #include "installer/host/windows_gpus.hpp"
+#include "installer/manifest/substitute.hpp"
 #include "installer/system/error.hpp"
 
 using namespace wslgpu;
@@ -97,4 +98,31 @@ TEST_CASE("pytorch-rocm on the Core SDK takes AMD's whl-next wheels with the GPU
   std::vector<std::string> no_cp314 = refusals(legacy, ubuntu("26.04", "resolute"));
   REQUIRE(no_cp314.size() == 1);
   CHECK(no_cp314[0].find("no Python 3.14 (cp314) wheel of PyTorch for ROCm 7.2.4") != std::string::npos);
+}
+
+TEST_CASE("rocm warns before any change of an integrated AMD GPU and names the release's Adrenalin floor") {
+  HostFacts host = wslgpu::testing::fake_wsl_host();
+  host.windows_gpus = std::make_shared<const LazyWindowsGpus>([] {
+    return windows_gpu_facts({{"AMD Radeon RX 7900 XTX", "32.0.21041.1000", 24ull << 30},
+                              {"AMD Radeon(TM) Graphics", "32.0.21041.1000", 512ull << 20}});
+  });
+  Manifest m = load_manifest(bundled("rocm"), {}, host);
+  Variables scope = host.as_variables();
+  for (const auto& [k, v] : m.vars) scope[k] = v;
+  std::vector<std::string> warnings;
+  for (const auto& w : m.guards.warn_if)
+    if (w.when->evaluate([&](const std::string& n) -> std::optional<std::string> {
+          auto it = scope.find(n);
+          return it == scope.end() ? std::nullopt : std::optional<std::string>(it->second);
+        }))
+    {
+      std::vector<Diagnostic> diagnostics;
+      warnings.push_back(substitute(w.reason, scope, SourcePos{}, diagnostics));
+      CHECK(diagnostics.empty());
+    }
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0].rfind("Windows lists an integrated AMD GPU beside AMD Radeon RX 7900 XTX.", 0) == 0);
+  CHECK(warnings[1] == "ROCm 7.2.4 needs AMD's Adrenalin 26.2.2 or later on Windows; Windows reports AMD Radeon RX "
+                       "7900 XTX's driver as 32.0.21041.1000, which does not say its Adrenalin release: check it in AMD "
+                       "Software on Windows before installing");
 }
