@@ -103,11 +103,24 @@ TEST_CASE("jax-cuda refuses a driver before 525, and the newest JAX on Ubuntu 22
   CHECK(has(reasons, "--set jax_build=0.11.0-cuda12"));
 }
 
-TEST_CASE("onnxruntime-cuda takes onnxruntime-gpu 1.26.0 on Python 3.12 and 1.23.0 on Ubuntu 22.04's 3.10") {
+TEST_CASE("onnxruntime-cuda takes the CUDA 13 build on a 580 driver, 1.26.0 (CUDA 12) on older ones, 1.23.0 on 3.10") {
   HostFacts noble = with_driver("581.57", "13.0");
   Manifest m = load_manifest(bundled("onnxruntime-cuda"), {}, noble);
   CHECK(m.base_name == "cuda-driver");
-  CHECK(m.vars.at("ort_version") == "1.26.0");
+  CHECK(m.vars.at("ort_cuda") == "13");
+  CHECK(m.vars.at("ort13_version") == "1.31.1");
+  CHECK(m.vars.at("ort_min_driver") == "580");
+  // A driver that runs CUDA 12 but not 13: the CUDA 12 line.
+  HostFacts r570 = with_driver("572.83", "12.8");
+  Manifest twelve = load_manifest(bundled("onnxruntime-cuda"), {}, r570);
+  CHECK(twelve.vars.at("ort_cuda") == "12");
+  CHECK(twelve.vars.at("ort_version") == "1.26.0");
+  CHECK(refusals(twelve, r570).empty());
+  // Asked for, on the newer driver too.
+  CHECK(load_manifest(bundled("onnxruntime-cuda"), {{"ort_cuda", "12"}}, noble).vars.at("ort_min_driver") == "525");
+  // CUDA 13 asked for on a 57x driver is refused, naming the floor.
+  CHECK(has(refusals(load_manifest(bundled("onnxruntime-cuda"), {{"ort_cuda", "13"}}, r570), r570),
+            "CUDA 13 build needs NVIDIA's Windows driver 580 or later"));
   CHECK(m.vars.at("venv") == "/home/alice/.venvs/onnxruntime");
   CHECK(refusals(m, noble).empty());
   Manifest jammy = load_manifest(bundled("onnxruntime-cuda"), {}, jammy_with_driver("581.57", "13.0"));
@@ -119,7 +132,7 @@ TEST_CASE("onnxruntime-cuda takes onnxruntime-gpu 1.26.0 on Python 3.12 and 1.23
   CHECK(patched.vars.at("ort_python") == "3.10");
   CHECK(refusals(patched, jammy_host).empty());
   HostFacts old = with_driver("516.94", "11.7");
-  CHECK(has(refusals(load_manifest(bundled("onnxruntime-cuda"), {}, old), old), "built with CUDA 12"));
+  CHECK(has(refusals(load_manifest(bundled("onnxruntime-cuda"), {}, old), old), "CUDA 12 build needs NVIDIA's Windows driver 525"));
 }
 
 TEST_CASE("tensorflow-rocm, jax-rocm and onnxruntime-rocm refuse on every machine, in AMD's words, naming install pytorch") {
@@ -155,7 +168,9 @@ TEST_CASE("on Ubuntu 26.04 the frameworks with cp314 wheels take Python 3.14") {
   }
   Manifest jax = load_manifest(bundled("jax-cuda"), {}, resolute);
   CHECK(jax.vars.at("jax_build") == "0.11.2-cuda13");
-  CHECK(load_manifest(bundled("onnxruntime-cuda"), {}, resolute).vars.at("ort_version") == "1.26.0");
+  Manifest ort = load_manifest(bundled("onnxruntime-cuda"), {}, resolute);
+  CHECK(ort.vars.at("ort_cuda") == "13");  // driver 591.86: the CUDA 13 build, cp314
+  CHECK(ort.vars.at("ort_version") == "1.26.0");  // the CUDA 12 line's, kept for --set ort_cuda=12
 }
 
 TEST_CASE("tensorflow-cuda on Ubuntu 26.04 is refused for Python 3.14, naming what works there") {
