@@ -83,6 +83,10 @@ struct StepContext {
   // notes the venvs it created ({"VENV": {"created": true}}), so that a
   // later python_packages step records that its venv is the run's own.
   nlohmann::json made_by_earlier_steps = nlohmann::json::object();
+  // Under this key of made_by_earlier_steps, during plan: the packages an
+  // earlier step's plan removes ({NAME: VERSION}), which dpkg's status still
+  // lists, so that a later step does not take them as installed.
+  static constexpr const char* kPackagesRemovedByEarlierSteps = "packages removed";
   // --allow-partial-undo: a rollback goes on without what undo_blocker()
   // said is gone, and the step's undo leaves that part as it is.
   bool allow_partial_undo = false;

@@ -107,6 +107,11 @@ class AptRemoveStep : public Step {
     }
     p.verdict = Verdict::change;
     p.summary = "remove " + name_list(removed);
+    // For the later steps of the same plan, which read dpkg's status as it
+    // is now: a deb_install of a package removed here installs it again.
+    for (const auto& a : tx.changes())
+      if (a.kind == AptAction::Kind::remove || a.kind == AptAction::Kind::purge)
+        ctx.made_by_earlier_steps[StepContext::kPackagesRemovedByEarlierSteps][a.name] = a.old_version;
     // Apply removes exactly these: with auto_remove, what only they needed
     // is named here, so that apply takes nothing the plan did not show.
     if (auto_remove) p.fingerprint["apt:remove"] = request;

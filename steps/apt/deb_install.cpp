@@ -81,6 +81,12 @@ class DebInstallStep : public Step {
     p.fingerprint["file:" + deb] = "sha256:" + sha256_of_host_file(ctx.fs.host_path(deb));
     DpkgStatus status = DpkgStatus::read(ctx.fs);
     const DpkgPackage* now = status.find(pkg.name);
+    // An earlier step of this plan removes it (rocm's legacy-rocdxg, which
+    // takes librocdxg away with the release it lies in): by then it is not
+    // installed, and this step puts it back.
+    if (now && ctx.made_by_earlier_steps.value(StepContext::kPackagesRemovedByEarlierSteps, nlohmann::json::object())
+                   .contains(pkg.name))
+      now = nullptr;
     p.fingerprint["dpkg:" + pkg.name] = now && now->installed() ? now->version : std::string("absent");
 
     std::string problem = kernel_module_problem(pkg);
