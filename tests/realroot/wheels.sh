@@ -7,6 +7,8 @@
 #   $HTTPS_URL/whl/cu130/, whl/cu126/    PEP 503 indexes like download.pytorch.org's (torch_index_base)
 #   $HTTPS_URL/pypi/                     a PEP 503 index for the dependencies (numpy; pypi_index)
 #   $HTTPS_URL/v1.2.2/                   librocdxg's .deb (rocdxg_release_url), as rocm7_profile_args expects
+#   $HTTPS_URL/rocm/whl-next/            a PEP 503 index like AMD's whl-next (rocm_whl_index): the ROCm
+#                                        Core SDK's wheels (pytorch_core_www)
 
 REALROOT_FAKE_WHEELS=$REALROOT_LIB_DIR/../support/fake_wheels.py
 # The profiles' default venv (${host.user_home}/.venvs/pytorch) for the
@@ -122,6 +124,76 @@ pytorch_rocm_args() {
   esac
   printf '%s\n' --set "torch_wheel_repo=$HTTPS_URL/manylinux" --set "torch_cp=$PYTORCH_CP" \
     --set "torch_python=$PYTORCH_PYTHON" --set "pypi_index=$HTTPS_URL/pypi" "$@"
+}
+
+# pytorch_core_wheels RELEASE: the wheels that manifests/pytorch-rocm.toml's
+# torch-core step asks AMD's whl-next index for on the ROCm Core SDK
+# RELEASE (10.0.0), "NAME VERSION" per line: rocm at RELEASE, and torch,
+# torchvision and torchaudio at the [matrix.rocm_version."RELEASE"] row's
+# torch_core_version, torchvision_core_version and torchaudio_core_version
+# (read with the host's python3, tomllib), torch with the local version
+# +rocmRELEASE as AMD's are. A release without a torch_core_version fails;
+# one whose torchvision or torchaudio the row leaves open is not served.
+pytorch_core_wheels() {
+  local manifest=${PYTORCH_ROCM_MANIFEST:-$REALROOT_LIB_DIR/../../manifests/pytorch-rocm.toml}
+  [[ -f $manifest ]] || fail "pytorch_core_wheels: $manifest does not exist"
+  python3 - "$manifest" "$1" <<'PY' || fail "pytorch_core_wheels: manifests/pytorch-rocm.toml has no torch_core_version for ROCm $1"
+import sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    row = tomllib.load(f).get("matrix", {}).get("rocm_version", {}).get(sys.argv[2], {})
+if not row.get("torch_core_version"):
+    sys.exit(1)
+print("rocm", sys.argv[2])
+print("torch", row["torch_core_version"] + "+rocm" + sys.argv[2])
+for name in ("torchvision", "torchaudio"):
+    if row.get(name + "_core_version"):
+        print(name, row[name + "_core_version"])
+PY
+}
+
+# pytorch_core_www [--without NAME]...: builds a stand-in for AMD's whl-next
+# index in $REALROOT_SCENARIO_TMP/www/rocm/whl-next/ (PEP 503; the wheels in
+# rocm/whl-files/), serves it with librocdxg's .deb under v1.2.2/
+# (serve_https: $HTTPS_URL, which core_profile_args needs too) and records
+# every wheel's SHA-256 in $REALROOT_SCENARIO_TMP/wheels.sha256. The Core
+# SDK 10.0.0 set of pytorch_core_wheels, built with --rocm-sdk
+# (tests/support/fake_wheels.py): rocm 10.0.0 (Provides-Extra libraries,
+# device-gfx1100, device-all) needing rocm-sdk-core (the runtime, librocdxg
+# in it) and, by extra, rocm-sdk-libraries and rocm-sdk-device-gfx1100 or
+# rocm-sdk-device-all; a torch that needs rocm[libraries] and, by its
+# device-TARGET extra, rocm[device-TARGET], and runs kernels only with that
+# target's device wheel in the venv; torchvision and torchaudio pinning it;
+# NumPy for torchvision (the index serves the dependencies, as whl-next
+# does). --without NAME leaves NAME out of the index.
+pytorch_core_www() {
+  local www=$REALROOT_SCENARIO_TMP/www sums=$REALROOT_SCENARIO_TMP/wheels.sha256 without=() specs release=10.0.0
+  while (($#)); do
+    case $1 in
+      --without) without+=("$2"); shift 2 ;;
+      *) fail "pytorch_core_www: unknown option $1" ;;
+    esac
+  done
+  mkdir -p "$www"
+  ln -sfn "$TESTREPO_ROCDXG_DIR/v$TESTREPO_ROCDXG_VERSION" "$www/v$TESTREPO_ROCDXG_VERSION"
+  mapfile -t specs < <({
+    pytorch_core_wheels "$release"
+    printf '%s\n' "rocm-sdk-core $release" "rocm-sdk-libraries $release" "rocm-sdk-device-$TESTREPO_CORE_GFX $release" \
+      "rocm-sdk-device-all $release" "numpy 2.1.0"
+  } | awk -v skip=" ${without[*]} " -v cp="$PYTORCH_CP" 'NF == 2 && index(skip, " " $1 " ") == 0 { print $1; print $2; print cp }')
+  fake_wheels --rocm-sdk --folder rocm/whl-files --index rocm/whl-next "$www" "${specs[@]}" >"$sums"
+  chmod -R a+rX "$www"
+  serve_https "$www"
+}
+
+# pytorch_core_args [ARG...]: the options that point `install pytorch` on an
+# AMD root at the test repository's ROCm Core SDK 10.0.0 (core_profile_args:
+# rocm_gfx=gfx1100) and at the stand-in whl-next index (call
+# pytorch_core_www first), one per line, then ARG... The roots are Debian
+# 12, whose Python (3.11) no [matrix.torch_cp] row names: torch_cp=cp311,
+# torch_python=3.11.
+pytorch_core_args() {
+  core_profile_args --set "rocm_whl_index=$HTTPS_URL/rocm/whl-next/" --set "torch_cp=$PYTORCH_CP" \
+    --set "torch_python=$PYTORCH_PYTHON" "$@"
 }
 
 # pytorch_cuda_args [ARG...]: the same for an NVIDIA root (cuda_driver_args

@@ -9,7 +9,9 @@ here, never downloaded.
         triton 3.5.1+rocm7.2.2.gita272dfa8 cp311
 
 NAME is one of torch, torchvision, torchaudio, triton, pytorch_triton_rocm,
-numpy. Each wheel is a zip in the binary distribution format (PEP 427): a
+numpy, or one of the ROCm Core SDK's Python wheels (AMD's whl-next index):
+rocm, rocm-sdk-core, rocm-sdk-libraries, rocm-sdk-device-TARGET (gfx1100,
+all, ...). Each wheel is a zip in the binary distribution format (PEP 427): a
 .dist-info folder with WHEEL, METADATA (core metadata 2.1, Requires-Dist
 naming the other wheels of the same run) and RECORD (every file with its
 urlsafe-base64 SHA-256 and size), so pip installs it as it installs the
@@ -22,7 +24,10 @@ relative so that the tree works over https:// and as a file: path).
 Prints one line per wheel written: NAME VERSION FILE SHA256 (hex).
 
 The fake torch decides from the machine it runs on, as the real one fails
-(docs/testing.md, "Fake PyTorch wheels"): see TORCH_MACHINE below.
+(docs/testing.md, "Fake PyTorch wheels"): see TORCH_MACHINE below. With
+--rocm-sdk a ROCm torch is the Core SDK's: it loads ROCm from the venv's
+rocm-sdk-* wheels, never from /opt/rocm, and runs kernels only with the
+device wheel of this GPU's target (rocm-sdk-device-gfx1100, or -all).
 """
 import argparse
 import base64
@@ -34,7 +39,12 @@ import sys
 import urllib.parse
 import zipfile
 
-KNOWN = ("torch", "torchvision", "torchaudio", "triton", "pytorch_triton_rocm", "numpy")
+KNOWN = ("torch", "torchvision", "torchaudio", "triton", "pytorch_triton_rocm", "numpy",
+         "rocm", "rocm-sdk-core", "rocm-sdk-libraries")
+# The Core SDK's device wheels: one per GPU target, or every target.
+ROCM_SDK_DEVICE = re.compile(r"rocm-sdk-device-(gfx[0-9a-f]+|all)")
+# The GPU of the test machine (the device name below, rocminfo's gfx1100).
+GPU_TARGET = "gfx1100"
 # Fixed zip timestamps: the same arguments give the same bytes (and hashes).
 EPOCH = (2024, 1, 1, 0, 0, 0)
 
@@ -49,6 +59,8 @@ import subprocess
 BUILD = @BUILD@            # "rocm" or "cuda"
 WHEEL_CUDA = @CUDA@        # "13.0" for a +cu130 build
 KERNELS = @KERNELS@        # False: a wheel without this GPU's architecture
+ROCM_SDK = @ROCM_SDK@      # True: the Core SDK's torch, ROCm from the venv's rocm-sdk-* wheels
+GPU_TARGET = @GPU_TARGET@
 LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
 WSL_RUNTIME = "/opt/rocm/lib/libhsa-runtime64.so.1"
 ROCDXG = "/opt/rocm/lib/librocdxg.so"
@@ -88,10 +100,37 @@ def driver_cuda():
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+def sdk_module(name):
+    """The folder of the venv's module NAME (a rocm-sdk-* wheel's), or None."""
+    import importlib.util
+    spec = importlib.util.find_spec(name)
+    return os.path.dirname(spec.origin) if spec and spec.origin else None
+
+
+def sdk_kernels():
+    """The device wheel with this GPU's code objects, or None."""
+    return sdk_module("_rocm_sdk_device_" + GPU_TARGET) or sdk_module("_rocm_sdk_device_all")
+
+
+def kernels():
+    """Whether kernels run once the GPU is available."""
+    if not KERNELS:
+        return False
+    return sdk_kernels() is not None if ROCM_SDK else True
+
+
 def why_not():
     """None when the GPU can be used; else why not, in words."""
     if not has_dxg():
         return "no /dev/dxg: the GPU is not shared with this distribution"
+    if ROCM_SDK:
+        # TheRock's rocm_sdk/_dist_info.py: librocdxg is in the core wheel.
+        core = sdk_module("_rocm_sdk_core")
+        if core is None:
+            return "rocm-sdk-core is not installed in this venv: no ROCm runtime"
+        if not os.path.exists(os.path.join(core, "lib", "librocdxg.so")):
+            return "the venv's rocm-sdk-core has no librocdxg.so"
+        return None
     if BUILD == "cuda":
         if not os.path.exists(LIBCUDA):
             return LIBCUDA + " is missing: no WSL driver stub"
@@ -118,6 +157,9 @@ TORCH_INIT = r'''"""A fake torch for tests (tests/support/fake_wheels.py): no te
 what a smoke test needs."""
 import os as _os
 
+if @ROCM_SDK@:
+    # The Core SDK's torch preloads ROCm's libraries from the rocm wheel.
+    import rocm_sdk  # noqa: F401
 if @LIGHTWEIGHT@ and not _os.path.exists("/opt/rocm/lib/libroctx64.so.4"):
     # AMD's lightweight (.lw) wheels load ROCm's libraries from /opt/rocm,
     # and fail here without the full userspace (only the runtime installed).
@@ -160,7 +202,7 @@ def get_device_name(device=0):
 
 
 def _kernels_run():
-    return is_available() and _machine.KERNELS
+    return is_available() and _machine.kernels()
 
 
 def synchronize(device=None):
@@ -238,12 +280,14 @@ def pystr(value):
 
 def platform_for(name, version):
     # AMD's wheels are linux_x86_64; PyTorch's and NumPy's are manylinux.
+    if name.startswith("rocm-sdk-"):
+        return "manylinux_2_28_x86_64"
     if name == "numpy" or "+cu" in version or "+" not in version and name in ("torch", "triton"):
         return "manylinux_2_28_x86_64"
     return "linux_x86_64"
 
 
-def torch_files(version, bundled_hsa, kernels):
+def torch_files(version, bundled_hsa, kernels, rocm_sdk=False):
     local = version.split("+", 1)[1] if "+" in version else ""
     # The installed distribution says 2.9.1+rocm7.2.2.lw.git127a149a,
     # torch.__version__ 2.9.1+rocm7.2.2.git127a149a (without ".lw").
@@ -266,6 +310,7 @@ def torch_files(version, bundled_hsa, kernels):
                 .replace("@GIT@", pystr(git.group(1) if git else None))
                 .replace("@HIP@", pystr(hip)).replace("@CUDA@", pystr(cuda))
                 .replace("@BUILD@", repr(build)).replace("@KERNELS@", repr(kernels))
+                .replace("@ROCM_SDK@", repr(rocm_sdk and build == "rocm")).replace("@GPU_TARGET@", repr(GPU_TARGET))
                 .replace("@DEVICE_NAME@", repr(device))
                 .replace("@LIGHTWEIGHT@", repr(".lw." in version)))
 
@@ -288,9 +333,29 @@ def torch_files(version, bundled_hsa, kernels):
     return files
 
 
+def rocm_sdk_files(name, version):
+    """The Core SDK's Python wheels (TheRock's layout, much reduced): rocm is
+    the rocm_sdk module, each rocm-sdk-* wheel an _rocm_sdk_* one."""
+    if name == "rocm":
+        return {"rocm_sdk/__init__.py": '"""A fake rocm_sdk for tests."""\n__version__ = %r\n' % version}
+    module = "_" + name.replace("-", "_")
+    files = {module + "/__init__.py": '"""A fake %s for tests."""\n__version__ = %r\n' % (name, version)}
+    if name == "rocm-sdk-core":
+        files[module + "/lib/libamdhip64.so.7"] = "fake libamdhip64.so.7 (ROCm Core SDK %s wheel)\n" % version
+        files[module + "/lib/librocdxg.so"] = "fake librocdxg (ROCm Core SDK %s wheel)\n" % version
+    elif name == "rocm-sdk-libraries":
+        files[module + "/lib/librocblas.so.5"] = "fake librocblas.so.5 (ROCm Core SDK %s wheel)\n" % version
+    else:
+        target = ROCM_SDK_DEVICE.fullmatch(name).group(1)
+        files[module + "/lib/rocblas/library/TensileLibrary_%s.co" % target] = "fake code objects for %s\n" % target
+    return files
+
+
 def package_files(name, version, args):
     if name == "torch":
-        return torch_files(version, args.bundled_hsa, not args.no_kernels)
+        return torch_files(version, args.bundled_hsa, not args.no_kernels, args.rocm_sdk)
+    if name.startswith("rocm"):
+        return rocm_sdk_files(name, version)
     module = {"pytorch_triton_rocm": "triton"}.get(name, name)
     body = '"""A fake %s for tests (tests/support/fake_wheels.py)."""\n__version__ = %r\n' % (name, version)
     if name in ("torchvision", "torchaudio"):
@@ -298,10 +363,40 @@ def package_files(name, version, args):
     return {module + "/__init__.py": body}
 
 
+def device_targets(specs):
+    """The GPU targets of the run's rocm-sdk-device-* wheels."""
+    return [ROCM_SDK_DEVICE.fullmatch(n).group(1) for n, _, _ in specs if ROCM_SDK_DEVICE.fullmatch(n)]
+
+
+def provided_extras(name, specs):
+    """Provides-Extra: rocm's libraries and device-TARGET, torch's device-TARGET
+    (only with rocm in the run: the Core SDK's torch)."""
+    names = {n for n, _, _ in specs}
+    if name == "rocm":
+        return ["libraries"] + ["device-" + t for t in device_targets(specs)]
+    if name == "torch" and "rocm" in names:
+        return ["device-" + t for t in device_targets(specs)]
+    return []
+
+
 def requirements(name, specs):
     """Requires-Dist lines: each wheel needs the others of the run as the real ones do."""
     versions = {n: v for n, v, _ in specs}
     reqs = []
+    if name == "rocm":
+        # AMD's `pip install "rocm[libraries,device-gfxNNNN]==X"`: the runtime
+        # always, the libraries and one target's kernels as extras.
+        reqs.append("rocm-sdk-core==%s" % versions[name])
+        if "rocm-sdk-libraries" in versions:
+            reqs.append('rocm-sdk-libraries==%s; extra == "libraries"' % versions["rocm-sdk-libraries"])
+        for t in device_targets(specs):
+            reqs.append('rocm-sdk-device-%s==%s; extra == "device-%s"' % (t, versions["rocm-sdk-device-" + t], t))
+    if name == "torch" and "rocm" in versions:
+        # The Core SDK's torch: ROCm's libraries from the rocm wheel, and
+        # the kernels of the target its device-TARGET extra names.
+        reqs.append("rocm[libraries]==%s" % versions["rocm"])
+        for t in device_targets(specs):
+            reqs.append('rocm[device-%s]==%s; extra == "device-%s"' % (t, versions["rocm"], t))
     if name == "torch":
         for triton in ("triton", "pytorch_triton_rocm"):
             if triton in versions:
@@ -315,12 +410,17 @@ def requirements(name, specs):
 
 def build_wheel(name, version, cp, specs, args):
     platform = platform_for(name, version)
-    tag = "%s-%s-%s" % (cp, cp, platform)
+    # The Core SDK's ROCm wheels hold no Python extension: py3-none (rocm
+    # itself pure Python), as TheRock builds them.
+    tag = ("py3-none-any" if name == "rocm" else "py3-none-" + platform) if name.startswith("rocm") else \
+        "%s-%s-%s" % (cp, cp, platform)
     dist = dist_escape(name)
     info = "%s-%s.dist-info" % (dist, version)
     files = {p: c.encode() for p, c in package_files(name, version, args).items()}
     metadata = "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: fake %s for tests (not the real one)\n" % (
         name, version, name)
+    for extra in provided_extras(name, specs):
+        metadata += "Provides-Extra: %s\n" % extra
     for req in requirements(name, specs):
         metadata += "Requires-Dist: %s\n" % req
     files[info + "/METADATA"] = metadata.encode()
@@ -409,10 +509,13 @@ def main(argv):
                    help="a ROCm torch ships torch/lib/libhsa-runtime64.so and .so.1, as AMD's legacy wheels do")
     p.add_argument("--no-kernels", action="store_true",
                    help="torch lacks this GPU's architecture: is_available() may be True, kernels still fail")
+    p.add_argument("--rocm-sdk", action="store_true",
+                   help="a ROCm torch is the Core SDK's: ROCm from the venv's rocm-sdk-* wheels, kernels only with "
+                        "the device wheel of this GPU's target")
     p.add_argument("out")
     p.add_argument("spec", nargs="+", help="NAME VERSION CPTAG, repeated")
     args = p.parse_args(argv)
-    specs = parse_specs(p, args.spec, KNOWN)
+    specs = parse_specs(p, args.spec, KNOWN + tuple(n for n in args.spec[0::3] if ROCM_SDK_DEVICE.fullmatch(n)))
     folder = os.path.join(args.out, args.folder)
     os.makedirs(folder, exist_ok=True)
     for name, version, cp in specs:
