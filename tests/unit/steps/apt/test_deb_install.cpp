@@ -138,3 +138,24 @@ TEST_CASE("deb_install needs exactly one of path and url") {
   REQUIRE_FALSE(diags.empty());
   CHECK(diags[0].message == "give either \"path\" or \"url\", not both");
 }
+
+TEST_CASE("deb_install installs again a package that an earlier step of the same plan removes") {
+  TempDir work, root;
+  work.write("r/DEBIAN/control", "Package: rocdxg-roct\nVersion: 1.2.2\nArchitecture: amd64\nMaintainer: t <t@x>\n"
+                                 "Description: t\n");
+  work.write("r/opt/rocm/lib/librocdxg.so", "ELF");
+  std::filesystem::create_directories(root.path() + "/var/cache/debs");
+  build_deb(work, "r", root.path() + "/var/cache/debs/rocdxg-roct_1.2.2_amd64.deb");
+  root.write("var/lib/dpkg/status", status_text({{"rocdxg-roct", "1.2.2"}}));
+  RootedFileSystem fs(root.path());
+  FakeProcessRunner runner;
+  HostFacts host;
+  StepContext ctx{fs, runner, host, "test"};
+  auto step = make_step("deb_install", "path = \"/var/cache/debs/rocdxg-roct_1.2.2_amd64.deb\"\n");
+  CHECK(step->plan(ctx).summary == "rocdxg-roct 1.2.2 is already installed");
+  // An apt_remove before it in the plan takes it away (rocm's legacy-rocdxg).
+  ctx.made_by_earlier_steps[StepContext::kPackagesRemovedByEarlierSteps]["rocdxg-roct"] = "1.2.2";
+  StepPlan p = step->plan(ctx);
+  CHECK(p.verdict == Verdict::change);
+  CHECK(p.summary == "install rocdxg-roct 1.2.2 from /var/cache/debs/rocdxg-roct_1.2.2_amd64.deb (1 file)");
+}
