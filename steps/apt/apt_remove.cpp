@@ -39,7 +39,7 @@ class AptRemoveStep : public Step {
       if (status.is_installed(p)) out.push_back(p);
     if (!matching.empty())
       for (const auto& [name, version] : status.installed()) {
-        if (name.find(':') != std::string::npos || contains(out, name)) continue;
+        if (name.find(':') != std::string::npos || std::find(out.begin(), out.end(), name) != out.end()) continue;
         for (const auto& pattern : matching)
           if (glob_match(pattern, name)) {
             out.push_back(name);
@@ -87,7 +87,7 @@ class AptRemoveStep : public Step {
     if (auto_remove && errors.empty()) {
       std::vector<std::string> baseline_errors;
       for (const auto& a : simulate_apt(ctx, {"autoremove"}, *config, baseline_errors).changes())
-        if (!contains(todo, a.name)) already_unneeded.insert(a.name);
+        if (std::find(todo.begin(), todo.end(), a.name) == todo.end()) already_unneeded.insert(a.name);
     }
     if (!errors.empty()) {
       p.verdict = Verdict::refused;
