@@ -153,6 +153,43 @@ rocm724_profile_args() {
   rocm7_profile_args --set "rocm_version=$TESTREPO_ROCM724_VERSION" "$@"
 }
 
+# hide_rocm724: the 7.2.4 repositories (indexes and the pool they point
+# to) gone from the root's view of the test repository, as when AMD takes
+# an old release off its server: what the offline rollbacks of a switch
+# away from 7.2.4 run without.
+hide_rocm724() {
+  local d
+  for d in "rocm/apt/$TESTREPO_ROCM724_VERSION" "amdgpu/$TESTREPO_ROCM724_AMDGPU_DIR" \
+    "graphics/$TESTREPO_ROCM724_GRAPHICS_DIR" pool/amd724; do
+    mount -t tmpfs -o size=1M,mode=0755 gone "$ROOT/srv/testrepo/$d" || fail "cannot hide $d"
+  done
+  [[ ! -e $ROOT/srv/testrepo/rocm/apt/$TESTREPO_ROCM724_VERSION/dists ]] || fail "7.2.4 is still there"
+}
+
+# ROCM724_PACKAGES: what the 7.2.4 install leaves installed.
+ROCM724_PACKAGES=(rocm rocm-dev rocm-core rocminfo hsa-rocr)
+
+# assert_rocm724_layout CORE_PACKAGE...: 7.2.4 installed in AMD's legacy
+# layout (/opt/rocm a link to /opt/rocm-7.2.4, librocdxg's file gone there
+# through it), and none of CORE_PACKAGE.
+assert_rocm724_layout() {
+  assert_installed "$ROOT" "${ROCM724_PACKAGES[@]}" rocdxg-roct
+  assert_not_installed "$ROOT" "$@"
+  assert_eq "$(dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Version}' rocm)" 7.2.4.70204-1 "rocm's version"
+  [[ -L $ROOT/opt/rocm ]] || fail "/opt/rocm is not a link on 7.2.4"
+  expect_status 0 in_root readlink -f /opt/rocm
+  assert_eq "$LAST_OUTPUT" "/opt/rocm-$TESTREPO_ROCM724_VERSION" "/opt/rocm on 7.2.4"
+  [[ -f $ROOT/opt/rocm-$TESTREPO_ROCM724_VERSION/lib/librocdxg.so ]] || fail "librocdxg.so is not in /opt/rocm-7.2.4/lib"
+}
+
+# legacy_rocm_packages_left: the installed packages of the legacy packaging
+# (rocm-*, hsa-*), one "NAME VERSION" per line; empty after a switch to the
+# Core SDK.
+legacy_rocm_packages_left() {
+  dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${db:Status-Abbrev} ${Package} ${Version}\n' |
+    awk '$1 != "un" && $1 != "pn" && ($2 ~ /^rocm/ || $2 ~ /^hsa-/) { print $2, $3 }'
+}
+
 # core_profile_args [ARG...]: the global options that point the bundled
 # rocm profile's ROCm Core SDK rows (AMD's 10.x; 10.0.0 here, an ARG
 # --set rocm_version=10.1.0 after it wins) at the test repository, one per

@@ -40,32 +40,13 @@ scenario() {
   with_root switch_from_724_to_core_100_keeps_librocdxg
 }
 
-LEGACY_724=(rocm rocm-dev rocm-core rocminfo hsa-rocr)
 CORE_100=(amdrocm10.0-gfx1100 amdrocm-core10.0-gfx1100)
 
 snap() { snapshot "$ROOT" "$REALROOT_SCENARIO_TMP/$1" --exclude "$REALROOT_STATE_DIR"; }
 version_of() { dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${Version}' "$1"; }
 
-# hide_724: the 7.2.4 repositories (indexes and the pool they point to)
-# gone from the root's view of the test repository, as when AMD takes an
-# old release off its server.
-hide_724() {
-  local d
-  for d in "rocm/apt/$TESTREPO_ROCM724_VERSION" "amdgpu/$TESTREPO_ROCM724_AMDGPU_DIR" \
-    "graphics/$TESTREPO_ROCM724_GRAPHICS_DIR" pool/amd724; do
-    mount -t tmpfs -o size=1M,mode=0755 gone "$ROOT/srv/testrepo/$d" || fail "cannot hide $d"
-  done
-  [[ ! -e $ROOT/srv/testrepo/rocm/apt/$TESTREPO_ROCM724_VERSION/dists ]] || fail "7.2.4 is still there"
-}
-
 on_724() {
-  assert_installed "$ROOT" "${LEGACY_724[@]}" rocdxg-roct
-  assert_not_installed "$ROOT" "${CORE_100[@]}"
-  assert_eq "$(version_of rocm)" 7.2.4.70204-1 "rocm's version"
-  [[ -L $ROOT/opt/rocm ]] || fail "/opt/rocm is not a link on 7.2.4"
-  expect_status 0 in_root readlink -f /opt/rocm
-  assert_eq "$LAST_OUTPUT" "/opt/rocm-$TESTREPO_ROCM724_VERSION" "/opt/rocm on 7.2.4"
-  [[ -f $ROOT/opt/rocm-$TESTREPO_ROCM724_VERSION/lib/librocdxg.so ]] || fail "librocdxg.so is not in /opt/rocm-7.2.4/lib"
+  assert_rocm724_layout "${CORE_100[@]}"
   expect_status 0 in_root bash -lc rocminfo
   assert_contains "$LAST_OUTPUT" 'gfx1100' "rocminfo on 7.2.4"
 }
@@ -76,10 +57,9 @@ on_core_100() {
   assert_eq "$(version_of amdrocm10.0-gfx1100)" 10.0.0-4 "amdrocm10.0-gfx1100's version"
   assert_eq "$(version_of rocdxg-roct)" "$TESTREPO_ROCDXG_VERSION" "rocdxg-roct's version on 10.0"
   assert_not_installed "$ROOT" hsa-runtime-rocr4wsl-amdgpu amdgpu-install
-  left=$(dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f '${db:Status-Abbrev} ${Package} ${Version}\n' |
-    awk '$1 != "un" && $1 != "pn" && ($2 ~ /^rocm/ || $2 ~ /^hsa-/) { print $2, $3 }')
+  left=$(legacy_rocm_packages_left)
   [[ -z $left ]] || fail "legacy packages left after the switch to 10.0:"$'\n'"$left"
-  for p in "${LEGACY_724[@]}"; do assert_not_installed "$ROOT" "$p"; done
+  for p in "${ROCM724_PACKAGES[@]}"; do assert_not_installed "$ROOT" "$p"; done
   # The Core SDK layout: /opt/rocm a folder, the .deb's librocdxg.so in its
   # lib/ (where 10.0's runtime and the rocdxg-lib check look), nothing of
   # the legacy release's folder.
@@ -113,7 +93,7 @@ dpkg_order() {
   local first=$1 log=$ROOT/var/log/dpkg.log p line first_core rocdxg_out rocdxg_in core_out
   first_core=$(awk -v from="$first" 'NR >= from && $3 == "install" && $4 ~ /^amdrocm/ { print NR; exit }' "$log")
   [[ -n $first_core ]] || fail "the dpkg log shows no amdrocm package installed by the switch"
-  for p in "${LEGACY_724[@]}" rocdxg-roct; do
+  for p in "${ROCM724_PACKAGES[@]}" rocdxg-roct; do
     line=$(awk -v from="$first" -v p="$p" 'NR >= from && ($3 == "remove" || $3 == "purge") && $4 ~ "^" p ":" { print NR; exit }' "$log")
     [[ -n $line ]] || fail "the dpkg log shows no removal of $p by the switch"
     ((line < first_core)) || fail "$p was removed (dpkg.log line $line) after the Core SDK's first install (line $first_core)"
@@ -170,7 +150,7 @@ switch_from_724_to_core_100_keeps_librocdxg() {
   tool --root "$ROOT" history "$switch"
   assert_contains "$TOOL_OUT" 'kept for undo: .*rocm-core 7\.2\.4\.70204-1' "history of the switch"
 
-  hide_724
+  hide_rocm724
   expect_status 0 in_root apt-get clean
   network_off
   tool --root "$ROOT" rollback "$switch" --yes
@@ -178,7 +158,7 @@ switch_from_724_to_core_100_keeps_librocdxg() {
   snap undone
   assert_same_snapshot "$REALROOT_SCENARIO_TMP/on-724" "$REALROOT_SCENARIO_TMP/undone" \
     "rolling back the switch to 10.0 offline"
-  assert_installed "$ROOT" "${LEGACY_724[@]}" rocdxg-roct
+  assert_installed "$ROOT" "${ROCM724_PACKAGES[@]}" rocdxg-roct
   assert_not_installed "$ROOT" "${CORE_100[@]}"
   [[ -f $ROOT/opt/rocm-$TESTREPO_ROCM724_VERSION/lib/librocdxg.so ]] || fail "librocdxg.so is not back in /opt/rocm-7.2.4/lib"
 }
