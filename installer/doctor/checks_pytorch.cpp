@@ -22,6 +22,8 @@
 #include "installer/doctor/checks.hpp"
 #include "installer/doctor/profile_defaults.hpp"
 #include "installer/formats/python_dist.hpp"
+#include "installer/formats/python_requirement.hpp"
+#include "installer/formats/wheel_name.hpp"
 #include "installer/host/nvidia_driver.hpp"
 #include "installer/system/paths.hpp"
 #include "steps/python/python_common.hpp"
@@ -263,6 +265,7 @@ struct Venv {
   std::string torch_site;  // the site-packages holding torch
   std::optional<InstalledDist> torch;
   std::optional<InstalledDist> numpy;
+  std::vector<InstalledDist> all;  // every distribution, the first of each key
 };
 
 // ---------------------------------------------------------------- AMD
@@ -436,8 +439,80 @@ void check_numpy(DoctorScan& scan, const Venv& v, const TorchBuild& b) {
                "pytorch, which pins it.");
 }
 
-void check_amd_torch(DoctorScan& scan, const Venv& v, const TorchBuild& b) {
+// The ROCm Core SDK as wheels (AMD's whl-next: `rocm[libraries,
+// device-gfxNNNN]`): the kernels of a GPU target come with its device-
+// extra. pip only warns when asked for an extra a distribution does not
+// provide ("does not provide the extra"), and then installs it without
+// kernels, so torch fails at its first kernel ("no kernel image", "invalid
+// device function"). What the venv holds is read from the rocm wheel's own
+// METADATA: its device-* extras, and whether what each requires is there.
+void check_rocm_device_kernels(DoctorScan& scan, const Venv& v, const std::string& python_version) {
+  const InstalledDist* rocm = nullptr;
+  for (const auto& d : v.all)
+    if (d.key == "rocm") rocm = &d;
+  if (!rocm || scan.rocminfo_gfx.empty()) return;
+  const std::string gfx = scan.rocminfo_gfx.front();
+  auto text = scan.read(rocm->dist_info + "/METADATA");
+  if (!text) return;
+  const DistMetadata meta = parse_metadata(*text);
+  PythonTarget target;
+  if (auto dot = python_version.find('.'); dot != std::string::npos) {
+    target.major = std::atoi(python_version.substr(0, dot).c_str());
+    target.minor = std::atoi(python_version.substr(dot + 1).c_str());
+  }
+  const MarkerEnvironment env = marker_environment(target, python_version);
+  auto installed = [&](const std::string& name) {
+    const std::string key = normalize_project_name(name);
+    return std::any_of(v.all.begin(), v.all.end(), [&](const InstalledDist& d) { return d.key == key; });
+  };
+  std::vector<std::string> device_extras, present;
+  for (const auto& extra : meta.provides_extra) {
+    const std::string e = normalize_project_name(extra);
+    if (e.rfind("device-", 0) != 0) continue;
+    device_extras.push_back(e);
+    bool all_there = true, any = false;
+    for (const auto& line : meta.requires_dist) {
+      std::string error;
+      auto r = parse_python_requirement(line, error);
+      if (!r || !requirement_applies(*r, env, {e}) || requirement_applies(*r, env, {})) continue;
+      any = true;
+      all_there = all_there && installed(r->name);
+    }
+    if (any && all_there) present.push_back(e);
+  }
+  if (device_extras.empty()) return;  // not a wheel that splits its kernels by target
+  const std::string want = "device-" + gfx;
+  const bool provided = std::find(device_extras.begin(), device_extras.end(), want) != device_extras.end();
+  const bool covered = std::find(present.begin(), present.end(), want) != present.end() ||
+                       std::find(present.begin(), present.end(), "device-all") != present.end();
+  const std::string where = "rocm " + rocm->version + " in " + v.choice.venv;
+  if (covered) {
+    scan.add("pytorch.rocm-kernels", kGroup, FindingStatus::ok,
+             where + " has the kernels of " + gfx + " (" + join_words(present, ", ") + ")");
+    return;
+  }
+  if (!provided) {
+    scan.add("pytorch.rocm-kernels", kGroup, FindingStatus::fail,
+             where + " has no " + want + " extra: AMD builds no kernels of " + gfx + " into it",
+             "rocminfo names this GPU " + gfx + "; AMD's wheel offers " + join_words(device_extras, ", ") +
+                 ". pip only warns when asked for an extra that does not exist, and installs the rest.",
+             "Use a GPU AMD lists for the ROCm Core SDK, or `sudo wslgpu-setup install pytorch --set rocm_gfx=all` "
+             "(every target AMD builds).");
+    return;
+  }
+  scan.add("pytorch.rocm-kernels", kGroup, FindingStatus::fail,
+           where + " lacks the kernels of " + gfx + " (installed: " +
+               (present.empty() ? std::string("no device extra") : join_words(present, ", ")) + ")",
+           "The ROCm Core SDK's wheels carry the kernels of one GPU target per device- extra, and rocminfo names "
+           "this GPU " + gfx + ": torch fails at its first kernel (\"no kernel image\", \"invalid device "
+           "function\").",
+           "sudo wslgpu-setup install pytorch --set rocm_gfx=" + gfx + " (or, as the venv's owner, pip install "
+           "\"rocm[libraries," + want + "]==" + rocm->version + "\" from AMD's index).");
+}
+
+void check_amd_torch(DoctorScan& scan, const Venv& v, const TorchBuild& b, const std::string& python_version) {
   check_bundled_hsa(scan, v);
+  check_rocm_device_kernels(scan, v, python_version);
   if (!b.rocm) return;
   check_wheel_source(scan, b);
   check_rocm_userspace(scan, b);
@@ -656,6 +731,8 @@ void check_pytorch(DoctorScan& scan) {
       continue;  // an unreadable folder: as if empty, and the venv finding says torch is missing
     }
     for (auto& d : dists) {
+      if (std::none_of(v.all.begin(), v.all.end(), [&](const InstalledDist& seen) { return seen.key == d.key; }))
+        v.all.push_back(d);
       if (d.key == "torch" && !v.torch) {
         v.torch = d;
         v.torch_site = sp;
@@ -694,7 +771,7 @@ void check_pytorch(DoctorScan& scan) {
   scan.add("pytorch.venv", kGroup, FindingStatus::ok,
            "venv " + c.venv + " (" + c.how + "): torch " + v.torch->version + python_text);
   TorchBuild b = torch_build(scan, *v.torch);
-  if (scan.amd) check_amd_torch(scan, v, b);
+  if (scan.amd) check_amd_torch(scan, v, b, python_version);
   if (scan.nvidia) check_nvidia_torch(scan, b);
 }
 

@@ -659,5 +659,49 @@ TEST_CASE("doctor pytorch.venv: a venv whose Python a distribution upgrade took 
   CHECK(m.pythons_started() == 0);
 }
 
-}  // namespace pytorch_doctor_test
 
+TEST_CASE("doctor pytorch.rocm-kernels: the Core SDK's wheels with the GPU's device extra, without it, or none for it") {
+  auto machine = [](const std::string& device_installed) {
+    auto m = std::make_unique<Machine>();
+    m->amd_librocdxg();  // rocminfo names gfx1151
+    m->venv("2.13.0+rocm10.0.0");
+    m->fs.add_file(std::string(kSite) + "/rocm-10.0.0.dist-info/METADATA",
+                   "Metadata-Version: 2.1\nName: rocm\nVersion: 10.0.0\nProvides-Extra: libraries\n"
+                   "Provides-Extra: device-gfx1151\nProvides-Extra: device-gfx1201\nProvides-Extra: device-all\n"
+                   "Requires-Dist: rocm-sdk-core==10.0.0\n"
+                   "Requires-Dist: rocm-sdk-libraries==10.0.0; extra == \"libraries\"\n"
+                   "Requires-Dist: rocm-sdk-device-gfx1151==10.0.0; extra == \"device-gfx1151\"\n"
+                   "Requires-Dist: rocm-sdk-device-gfx1201==10.0.0; extra == \"device-gfx1201\"\n"
+                   "Requires-Dist: rocm-sdk-device-gfx1151==10.0.0; extra == \"device-all\"\n"
+                   "Requires-Dist: rocm-sdk-device-gfx1201==10.0.0; extra == \"device-all\"\n\n");
+    m->fs.add_file(std::string(kSite) + "/rocm-10.0.0.dist-info/RECORD", "rocm/__init__.py,sha256=abc,10\n");
+    if (!device_installed.empty()) m->dist(kSite, device_installed, "10.0.0");
+    return m;
+  };
+  {
+    auto m = machine("rocm_sdk_device_gfx1151");
+    auto f = get(m->diagnose(), "pytorch.rocm-kernels");
+    CHECK(f.status == FindingStatus::ok);
+    CHECK(f.seen == "rocm 10.0.0 in /home/alice/.venvs/pytorch has the kernels of gfx1151 (device-gfx1151)");
+  }
+  {
+    // Installed for another target: torch fails at its first kernel.
+    auto m = machine("rocm_sdk_device_gfx1201");
+    auto f = get(m->diagnose(), "pytorch.rocm-kernels");
+    CHECK(f.status == FindingStatus::fail);
+    CHECK(f.seen == "rocm 10.0.0 in /home/alice/.venvs/pytorch lacks the kernels of gfx1151 (installed: "
+                    "device-gfx1201)");
+    CHECK(contains(f.fix, "--set rocm_gfx=gfx1151"));
+  }
+  {
+    // A GPU whose target the wheel has no extra for.
+    auto m = machine("");
+    m->outputs[{"/opt/rocm/bin/rocminfo"}] = said("  Name:                    gfx1036\n");
+    auto f = get(m->diagnose(), "pytorch.rocm-kernels");
+    CHECK(f.status == FindingStatus::fail);
+    CHECK(f.seen == "rocm 10.0.0 in /home/alice/.venvs/pytorch has no device-gfx1036 extra: AMD builds no kernels of "
+                    "gfx1036 into it");
+  }
+}
+
+}  // namespace pytorch_doctor_test
