@@ -458,4 +458,22 @@ DpkgStatus read_dpkg_for_plan(const FileSystem& fs, const std::vector<std::strin
   return status;
 }
 
+std::vector<std::string> package_patterns(StepKeys& keys, const std::string& key, const std::string& everything) {
+  std::vector<std::string> out;
+  for (const auto& pattern : keys.string_list(key)) {
+    if (pattern.empty() || pattern.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+-.*?") != std::string::npos) {
+      keys.error(key, "\"" + pattern + "\" is not a package name or pattern: use only lowercase letters, digits, '+', "
+                      "'-', '.' and the wildcards '*' and '?'");
+      continue;
+    }
+    if (!everything.empty() && pattern.find_first_not_of("*?") == std::string::npos) {
+      keys.error(key, "\"" + pattern + "\" would " + everything + " every package; name the packages this step " +
+                          everything + "s");
+      continue;
+    }
+    out.push_back(pattern);
+  }
+  return out;
+}
+
 }  // namespace wslgpu

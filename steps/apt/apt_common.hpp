@@ -12,6 +12,7 @@
 
 #include "installer/formats/apt_simulation.hpp"
 #include "installer/formats/dpkg_status.hpp"
+#include "installer/manifest/step_keys.hpp"
 #include "steps/step.hpp"
 
 namespace wslgpu {
@@ -30,6 +31,13 @@ std::string command_failure(const Command& cmd, const ProcessResult& result);
 
 // Package names for a summary line: "a, b, c, … (12 in all)".
 std::string name_list(const std::vector<std::string>& names, std::size_t shown = 5);
+
+// KEY's list of package names or shell patterns ('*', '?'), as apt_install's
+// `replaces` and apt_remove's `matching` and `if_installed` take them: each
+// checked, an error at its key otherwise. EVERYTHING names what a pattern
+// matching every package would do ("replace", "remove"), which is refused;
+// empty allows it.
+std::vector<std::string> package_patterns(StepKeys& keys, const std::string& key, const std::string& everything);
 
 // A sources file newer than the newest list (which then does not describe
 // it), or "". Only where the tool has no record of its own refresh

@@ -643,18 +643,7 @@ std::shared_ptr<Step> make_apt_install_step(StepKeys& keys) {
     }
     s->versions.emplace_back(name, *spec);
   }
-  for (const auto& pattern : keys.string_list("replaces")) {
-    if (pattern.empty() || pattern.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+-.*?") != std::string::npos) {
-      keys.error("replaces", "\"" + pattern + "\" is not a package name or pattern: use only lowercase letters, "
-                                                "digits, '+', '-', '.' and the wildcards '*' and '?'");
-      continue;
-    }
-    if (pattern.find_first_not_of("*?") == std::string::npos) {
-      keys.error("replaces", "\"" + pattern + "\" would replace every package; name the packages this step replaces");
-      continue;
-    }
-    s->replaces.push_back(pattern);
-  }
+  s->replaces = package_patterns(keys, "replaces", "replace");
   s->install_recommends = keys.boolean("install_recommends", false);
   s->no_dkms = keys.boolean("no_dkms", true);
   s->lock_timeout = keys.integer("lock_timeout", 120, 0, 86400);

@@ -255,27 +255,9 @@ class AptRemoveStep : public Step {
 std::shared_ptr<Step> make_apt_remove_step(StepKeys& keys) {
   auto s = std::make_shared<AptRemoveStep>();
   s->packages = keys.has("packages") || !keys.has("matching") ? keys.packages("packages") : std::vector<std::string>{};
-  for (const auto& pattern : keys.string_list("matching")) {
-    if (pattern.empty() || pattern.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+-.*?") != std::string::npos) {
-      keys.error("matching", "\"" + pattern + "\" is not a package name or pattern: use only lowercase letters, "
-                                                "digits, '+', '-', '.' and the wildcards '*' and '?'");
-      continue;
-    }
-    if (pattern.find_first_not_of("*?") == std::string::npos) {
-      keys.error("matching", "\"" + pattern + "\" would remove every package; name the packages this step removes");
-      continue;
-    }
-    s->matching.push_back(pattern);
-  }
+  s->matching = package_patterns(keys, "matching", "remove");
   s->auto_remove = keys.boolean("auto_remove", false);
-  for (const auto& pattern : keys.string_list("if_installed")) {
-    if (pattern.empty() || pattern.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+-.*?") != std::string::npos) {
-      keys.error("if_installed", "\"" + pattern + "\" is not a package name or pattern: use only lowercase letters, "
-                                                    "digits, '+', '-', '.' and the wildcards '*' and '?'");
-      continue;
-    }
-    s->if_installed.push_back(pattern);
-  }
+  s->if_installed = package_patterns(keys, "if_installed", "");
   s->lock_timeout = keys.integer("lock_timeout", 120, 0, 86400);
   return s;
 }

@@ -333,7 +333,8 @@ EOF
   _deb rocminfo "1.0.0.$b-1" "rocm-core, hsa-rocr" "ROCm agent enumerator"
   # Without the dxg bridge (librocdxg) or HSA_ENABLE_DXG_DETECTION=1, 7.2.x
   # finds no GPU on WSL (../shared/SEED-NOTES.md: "No WDDM adapters found").
-  _file rocminfo "$prefix/bin/rocminfo" 0755 <<'EOS'
+  {
+    cat <<'EOS'
 #!/bin/sh
 if [ ! -e /dev/dxg ] || [ ! -f /opt/rocm/lib/librocdxg.so ] || [ "$HSA_ENABLE_DXG_DETECTION" != 1 ]; then
   echo "No WDDM adapters found."
@@ -347,24 +348,10 @@ HSA System Attributes
 =====================
 Runtime Version:         1.18
 Runtime Ext Version:     1.11
-==========
-HSA Agents
-==========
-*******
-Agent 1
-*******
-  Name:                    AMD Ryzen 9 7950X 16-Core Processor
-  Device Type:             CPU
-*******
-Agent 2
-*******
-  Name:                    gfx1100
-  Marketing Name:          AMD Radeon RX 7900 XTX
-  Vendor Name:             AMD
-  Device Type:             GPU
-*** Done ***
-OUT
 EOS
+    _rocminfo_agents
+    printf 'OUT\n'
+  } | _file rocminfo "$prefix/bin/rocminfo" 0755
   _deb rocm-dev "$v" "rocm-core (= $v), hsa-rocr (= 1.18.0.$b-1), rocminfo (= 1.0.0.$b-1)" "ROCm development meta package"
   # A library of the full userspace that AMD's lightweight (.lw) torch
   # wheels load from /opt/rocm (the fake torch fails to import without it).
@@ -427,8 +414,32 @@ _define_rocdxg_package() {
   printf 'fake librocdxg %s\n' "$TESTREPO_ROCDXG_VERSION" | _file rocdxg-roct /opt/rocm/lib/librocdxg.so 0644
 }
 
+# _rocminfo_agents: the agents a 7.x rocminfo stand-in lists when it finds
+# the GPU (a Radeon RX 7900 XTX, gfx1100, beside the CPU), on standard
+# output, for the legacy 7.2.x and the Core SDK stand-ins alike.
+_rocminfo_agents() {
+  cat <<'AGENTS'
+==========
+HSA Agents
+==========
+*******
+Agent 1
+*******
+  Name:                    AMD Ryzen 9 7950X 16-Core Processor
+  Device Type:             CPU
+*******
+Agent 2
+*******
+  Name:                    gfx1100
+  Marketing Name:          AMD Radeon RX 7900 XTX
+  Vendor Name:             AMD
+  Device Type:             GPU
+*** Done ***
+AGENTS
+}
+
 # _core_rocminfo RELEASE LIBDIR...: the Core SDK's rocminfo (stand-in), on
-# standard input: like 7.2.x's, no GPU without /dev/dxg or without
+# standard output: like 7.2.x's, no GPU without /dev/dxg or without
 # librocdxg.so in one of the folders LIBDIR... where RELEASE's runtime
 # looks; unlike it, HSA_ENABLE_DXG_DETECTION is never read (AMD's 10.0
 # install page, os=wsl, sets no variable; from 10.1 the runtime detects
@@ -456,24 +467,9 @@ ROCm Core SDK $release (dxg bridge: \$found)
 HSA System Attributes
 =====================
 Runtime Version:         1.18
-==========
-HSA Agents
-==========
-*******
-Agent 1
-*******
-  Name:                    AMD Ryzen 9 7950X 16-Core Processor
-  Device Type:             CPU
-*******
-Agent 2
-*******
-  Name:                    gfx1100
-  Marketing Name:          AMD Radeon RX 7900 XTX
-  Vendor Name:             AMD
-  Device Type:             GPU
-*** Done ***
-OUT
 EOS
+  _rocminfo_agents
+  printf 'OUT\n'
 }
 
 # _core_runtime NAME RELEASE VERSION TARGETS DESCRIPTION: a core package of
